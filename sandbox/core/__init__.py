@@ -1,0 +1,1 @@
+"""Core: units and frames, seeded dice streams, the exception tree."""
