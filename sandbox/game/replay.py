@@ -1,0 +1,274 @@
+"""Replay files: the scene, seed, actions, dice, events and recorded poses of one game.
+
+Format (version 1)
+------------------
+A zip archive written by :func:`numpy.savez_compressed` (so no pickle: it is read back with
+``allow_pickle=False``), holding:
+
+- ``header.json`` (stored as a uint8 array): ``{"format": "brikwars-replay", "version": 1,
+  "scene": {...}, "seed": int, "actions": [...], "events": [...], "bodies": [...],
+  "frame_dt": seconds, "frames": int, "checksum": sha256 hex}``.
+- per body ``i``: ``b{i}_frames`` (k,) int32 frame numbers, ``b{i}_pos`` (k, 3) int32
+  positions in 1/10000 inch, ``b{i}_quat`` (k, 4) int16 quaternions × 32767.
+
+Bodies at rest cost nothing: a body's pose is stored only on frames where it moved more than
+:data:`POSITION_TOLERANCE_IN` or turned more than :data:`ANGLE_TOLERANCE_RAD` since the last
+stored pose (and always on its first and last frame). The checksum is the SHA-256 of the
+header (without the checksum) and every array's bytes; a truncated or corrupted file raises
+:class:`~sandbox.core.errors.ReplayError`. Writes go to a temporary file in the same folder
+that replaces the target only once complete, so a failed write never destroys a good replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import ReplayError
+
+FORMAT_NAME = "brikwars-replay"
+FORMAT_VERSION = 1
+#: Position quantum: 1/10000 inch.
+POSITION_SCALE = 10000.0
+QUAT_SCALE = 32767.0
+#: A body's pose is stored again once it moved this far (inches) ...
+POSITION_TOLERANCE_IN = 0.001
+#: ... or turned this much (radians).
+ANGLE_TOLERANCE_RAD = 0.002
+
+
+@dataclass
+class BodyTrack:
+    """Recorded poses of one body: frame numbers (k,), positions (k, 3) in, quats (k, 4)."""
+
+    key: str
+    frames: list[int] = field(default_factory=list)
+    positions: list[tuple[float, float, float]] = field(default_factory=list)
+    quats: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    def pose_at(self, frame: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pose at a frame: the last stored pose at or before it (bodies at rest were skipped)."""
+        if not self.frames:
+            raise ReplayError(f"body {self.key!r} has no recorded poses")
+        idx = int(np.searchsorted(np.asarray(self.frames), frame, side="right")) - 1
+        idx = max(idx, 0)
+        return np.asarray(self.positions[idx]), np.asarray(self.quats[idx])
+
+
+def _angle_between(q1, q2) -> float:
+    d = abs(float(np.dot(q1, q2)))
+    return 2.0 * float(np.arccos(min(1.0, d)))
+
+
+class Recorder:
+    """Collects poses per frame, keeping only the frames where a body moved.
+
+    Parameters
+    ----------
+    frame_dt : float
+        Seconds between recorded frames.
+    """
+
+    def __init__(self, frame_dt: float):
+        self.frame_dt = float(frame_dt)
+        self.frame = 0
+        self.tracks: dict[str, BodyTrack] = {}
+
+    def record(self, poses: dict[str, tuple], force: bool = False) -> None:
+        """Record the poses ``{key: (pos(3), quat(4))}`` of one frame, then advance the frame."""
+        for key, (pos, quat) in poses.items():
+            tr = self.tracks.get(key)
+            if tr is None:
+                tr = self.tracks[key] = BodyTrack(key)
+            pos = tuple(round(float(v) * POSITION_SCALE) / POSITION_SCALE for v in pos)
+            quat = tuple(round(float(v) * QUAT_SCALE) / QUAT_SCALE for v in quat)
+            if tr.frames and not force:
+                moved = float(np.linalg.norm(np.subtract(pos, tr.positions[-1])))
+                turned = _angle_between(quat, tr.quats[-1])
+                if moved < POSITION_TOLERANCE_IN and turned < ANGLE_TOLERANCE_RAD:
+                    continue
+            tr.frames.append(self.frame)
+            tr.positions.append(pos)  # type: ignore[arg-type]
+            tr.quats.append(quat)  # type: ignore[arg-type]
+        self.frame += 1
+
+    def finish(self, poses: dict[str, tuple]) -> None:
+        """Store every body's final pose on the last frame (so a replay ends exactly there)."""
+        last = max(self.frame - 1, 0)
+        for key, (pos, quat) in poses.items():
+            tr = self.tracks.setdefault(key, BodyTrack(key))
+            pos = tuple(round(float(v) * POSITION_SCALE) / POSITION_SCALE for v in pos)
+            quat = tuple(round(float(v) * QUAT_SCALE) / QUAT_SCALE for v in quat)
+            if tr.frames and tr.frames[-1] == last:
+                tr.positions[-1], tr.quats[-1] = pos, quat  # type: ignore[assignment]
+            elif not tr.frames or tr.positions[-1] != pos or tr.quats[-1] != quat:
+                tr.frames.append(last)
+                tr.positions.append(pos)  # type: ignore[arg-type]
+                tr.quats.append(quat)  # type: ignore[arg-type]
+
+
+@dataclass
+class Replay:
+    """A loaded or freshly recorded replay.
+
+    Attributes
+    ----------
+    scene : dict
+        The scene spec as a plain dict.
+    seed : int
+    actions : list of dict
+    events : list of dict
+        The event log (each with a ``type``).
+    tracks : dict of str to BodyTrack
+    frame_dt : float
+        Seconds per recorded frame.
+    frames : int
+        Number of recorded frames.
+    """
+
+    scene: dict
+    seed: int
+    actions: list
+    events: list
+    tracks: dict[str, BodyTrack]
+    frame_dt: float
+    frames: int
+
+    def header(self) -> dict:
+        return {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "scene": self.scene,
+            "seed": self.seed,
+            "actions": self.actions,
+            "events": self.events,
+            "bodies": list(self.tracks),
+            "frame_dt": self.frame_dt,
+            "frames": self.frames,
+        }
+
+    def stored_poses(self) -> int:
+        """Total number of stored (body, frame) poses."""
+        return sum(len(t.frames) for t in self.tracks.values())
+
+
+def _arrays(replay: Replay) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for i, tr in enumerate(replay.tracks.values()):
+        arrays[f"b{i}_frames"] = np.asarray(tr.frames, dtype=np.int32).reshape(-1)
+        arrays[f"b{i}_pos"] = np.rint(
+            np.asarray(tr.positions, dtype=float).reshape(-1, 3) * POSITION_SCALE
+        ).astype(np.int32)
+        arrays[f"b{i}_quat"] = np.rint(
+            np.asarray(tr.quats, dtype=float).reshape(-1, 4) * QUAT_SCALE
+        ).astype(np.int16)
+    return arrays
+
+
+def _checksum(header: dict, arrays: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps(header, sort_keys=True, separators=(",", ":")).encode())
+    for name in sorted(arrays):
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return h.hexdigest()
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder.
+
+    The target is replaced only after the whole file is written and flushed, so an error
+    (a full disk, a crash) leaves any previous file untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def save_replay(replay: Replay, path: str | Path) -> Path:
+    """Write a replay file atomically (see module docstring for the format)."""
+    arrays = _arrays(replay)
+    header = replay.header()
+    header["checksum"] = _checksum(header, arrays)
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf,
+        header_json=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
+        **arrays,
+    )
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Read and check a replay file.
+
+    Raises
+    ------
+    ReplayError
+        Missing, truncated or corrupted file, unknown format or version, checksum mismatch.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read replay: {exc}") from None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+            data = {k: npz[k] for k in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        raise ReplayError(f"{path}: not a readable replay file (truncated or corrupted?): {exc}") from None
+    if "header_json" not in data:
+        raise ReplayError(f"{path}: no header in replay file")
+    try:
+        header = json.loads(data.pop("header_json").tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReplayError(f"{path}: corrupted replay header: {exc}") from None
+    if header.get("format") != FORMAT_NAME:
+        raise ReplayError(f"{path}: not a BrikWars replay (format {header.get('format')!r})")
+    if header.get("version") != FORMAT_VERSION:
+        raise ReplayError(
+            f"{path}: replay version {header.get('version')!r} is not supported "
+            f"(this build reads version {FORMAT_VERSION})"
+        )
+    stored = header.pop("checksum", None)
+    if stored != _checksum(header, data):
+        raise ReplayError(f"{path}: checksum mismatch: the replay file is corrupted")
+    tracks: dict[str, BodyTrack] = {}
+    try:
+        for i, key in enumerate(header["bodies"]):
+            frames = data[f"b{i}_frames"].astype(int).tolist()
+            pos = (data[f"b{i}_pos"].astype(float) / POSITION_SCALE).tolist()
+            quat = (data[f"b{i}_quat"].astype(float) / QUAT_SCALE).tolist()
+            tracks[key] = BodyTrack(key, frames, [tuple(p) for p in pos], [tuple(q) for q in quat])
+        return Replay(
+            scene=header["scene"],
+            seed=int(header["seed"]),
+            actions=list(header["actions"]),
+            events=list(header["events"]),
+            tracks=tracks,
+            frame_dt=float(header["frame_dt"]),
+            frames=int(header["frames"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"{path}: incomplete replay: missing {exc}") from None

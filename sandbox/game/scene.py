@@ -1,0 +1,287 @@
+"""Scene files (TOML) validated with pydantic: the immutable spec of a game.
+
+A scene file describes the battlefield, the creations and units on it (LDraw files, submodels
+of them, or built-in parts), their BrikWars stats, the players, the seed and an optional
+scripted list of actions. Lengths are inches, angles degrees (converted to radians inside).
+
+Placement rule: a model is first turned into the world frame (Z up), then moved so that its
+footprint's centre sits on the origin and its lowest point on the table (z = 0); then the
+scene's ``rotation`` (degrees about X, Y, Z, applied in that order) and ``position`` (inches)
+apply. A ``submodel`` taken with ``keep_model_placement = true`` (the default) stays where the
+whole model puts it, so pieces cut from one model (a tower, the guard on it) keep standing
+where the author built them.
+
+Errors: :func:`load_scene` raises :class:`~sandbox.core.errors.SceneError` whose message names
+the file, each offending field (``creations[0].stats.armor``) and the value found.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..core.errors import SceneError
+
+_DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
+
+Vec3 = tuple[float, float, float]
+Vec2 = tuple[float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def parse_armor(value: int | str) -> tuple[int | None, tuple[int, int] | None]:
+    """Armor as ``(fixed, None)`` for a number or ``(None, (count, sides))`` for ``"3d10"``.
+
+    Raises
+    ------
+    ValueError
+        For anything else.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"Armor must be a number or dice like '3d10', got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"Armor cannot be negative, got {value}")
+        return value, None
+    m = _DICE_RE.match(str(value))
+    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 2:
+        raise ValueError(f"Armor must be a number or dice like '3d10', got {value!r}")
+    return None, (int(m.group(1)), int(m.group(2)))
+
+
+class Stats(_Strict):
+    """BrikWars stats a body carries (BrikWars ch. 8 and core rules)."""
+
+    size: float = Field(1.0, gt=0, description="Size in inches")
+    armor: Union[int, str] = Field(4, description="fixed Armor (4) or dice ('3d10')")
+    weight_class: int = Field(1, ge=0, le=12, description="Weight class (Fire catches above it)")
+    action_die: int = Field(6, description="Action die (d6 for a minifig)")
+    move: float = Field(5.0, ge=0, description="Move in inches")
+    flight: bool = Field(False, description="can fly or has a parachute (no Big Drop damage)")
+
+    @field_validator("armor")
+    @classmethod
+    def _armor(cls, v):
+        parse_armor(v)
+        return v
+
+    @field_validator("action_die")
+    @classmethod
+    def _die(cls, v):
+        if v not in (4, 6, 8, 10, 12, 20):
+            raise ValueError(f"Action die must be one of d4, d6, d8, d10, d12, d20, got d{v}")
+        return v
+
+
+class PartRef(_Strict):
+    """One built-in or library part placed directly in the scene."""
+
+    part: str = Field(description="LDraw part number or file name, e.g. '3001' or '3001.dat'")
+    colour: int = Field(16, description="LDraw colour code")
+    position: Vec3 = (0.0, 0.0, 0.0)
+    rotation: Vec3 = (0.0, 0.0, 0.0)
+
+
+class _Placed(_Strict):
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    name: str | None = None
+    model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the scene")
+    submodel: str | None = Field(None, description="embedded file of an MPD to take alone")
+    keep_model_placement: bool = True
+    parts: list[PartRef] | None = None
+    colour: int = Field(16, description="colour of the whole model where its lines say 16")
+    position: Vec3 = (0.0, 0.0, 0.0)
+    rotation: Vec3 = (0.0, 0.0, 0.0)
+    owner: str | None = None
+    fixed: bool = Field(False, description="nailed to the table (never moves)")
+    stats: Stats = Stats()
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.model is None) == (self.parts is None):
+            raise ValueError("give exactly one of 'model' or 'parts'")
+        if self.submodel is not None and self.model is None:
+            raise ValueError("'submodel' needs 'model'")
+        if self.parts is not None and not self.parts:
+            raise ValueError("'parts' is empty")
+        return self
+
+
+class Creation(_Placed):
+    """A brick creation (a wall, a tower, a vehicle): Cumulative Damage against an Armor Roll."""
+
+    kind: Literal["creation"] = "creation"
+
+
+class Unit(_Placed):
+    """A minifig or creature: each hit compared with its Armor on its own."""
+
+    kind: Literal["unit"] = "unit"
+
+
+class Player(_Strict):
+    name: str = Field(min_length=1)
+    colour: int = 4
+    strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
+
+
+class ExplosivePayload(_Strict):
+    kind: Literal["explosive"]
+    part: str = "3005"
+    colour: int = 0
+
+
+class SupplyPayload(_Strict):
+    kind: Literal["supply"]
+    part: str = "3001"
+    colour: int = 14
+    stats: Stats = Stats(size=1.0, armor=2)
+
+
+class UnitPayload(_Strict):
+    kind: Literal["unit"]
+    unit: str = Field(description="id of a unit in 'reserves' delivered as Reinforcements")
+
+
+Payload = Annotated[Union[ExplosivePayload, SupplyPayload, UnitPayload], Field(discriminator="kind")]
+
+
+class BigDrop(_Strict):
+    """The Big Drop (BrikWars 13.2): a Payload held 5" per Strategy brick above the target."""
+
+    type: Literal["big_drop"]
+    player: str
+    payload: Payload
+    strategy_bricks: int = Field(ge=1, le=20)
+    target: Vec2 = Field(description="(x, y) in inches")
+    id: str | None = None
+
+
+Action = Annotated[Union[BigDrop], Field(discriminator="type")]
+
+
+class Battlefield(_Strict):
+    width: float = Field(36.0, gt=0, le=1000, description="inches along X")
+    depth: float = Field(24.0, gt=0, le=1000, description="inches along Y")
+    ground_colour: tuple[float, float, float] = (0.36, 0.5, 0.3)
+
+
+class Expect(_Strict):
+    """Expectations a CI scene checks after running."""
+
+    min_impacts: int = 0
+    collision_rolls_min: int = 0
+    destroyed: list[str] = []
+    standing: list[str] = []
+
+
+class SceneSpec(_Strict):
+    """The whole scene file. Field names are those of the TOML file."""
+
+    name: str = "untitled"
+    description: str = ""
+    seed: int = 0
+    format: int = Field(1, description="scene file format version")
+    battlefield: Battlefield = Battlefield()
+    players: list[Player] = []
+    creations: list[Creation] = []
+    units: list[Unit] = []
+    reserves: list[Unit] = []
+    actions: list[Action] = []
+    forced_dice: dict[str, list[int]] = Field(
+        default_factory=dict, description="dice to force per stream, for re-enacting examples"
+    )
+    expect: Expect | None = None
+
+    @model_validator(mode="after")
+    def _cross_refs(self):
+        ids = [c.id for c in self.creations] + [u.id for u in self.units] + [
+            r.id for r in self.reserves
+        ]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate ids: {dup}")
+        if "ground" in ids:
+            raise ValueError("the id 'ground' is reserved for the battlefield")
+        names = [p.name for p in self.players]
+        for i, a in enumerate(self.actions):
+            if a.player not in names:
+                raise ValueError(f"actions[{i}].player {a.player!r} is not one of {names}")
+            if isinstance(a.payload, UnitPayload) and a.payload.unit not in {
+                r.id for r in self.reserves
+            }:
+                raise ValueError(
+                    f"actions[{i}].payload.unit {a.payload.unit!r} is not a unit in 'reserves'"
+                )
+        for owner in [c.owner for c in self.creations + self.units + self.reserves]:
+            if owner is not None and owner not in names:
+                raise ValueError(f"owner {owner!r} is not one of the players {names}")
+        return self
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = [f"{source}: invalid scene ({err.error_count()} problem(s))"]
+    for e in err.errors():
+        loc = ""
+        for part in e["loc"]:
+            loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+        value = e.get("input")
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        lines.append(f"  {loc or '(top level)'}: {e['msg']} (got {shown})")
+    return "\n".join(lines)
+
+
+def scene_from_dict(data: dict, source: str = "<scene>") -> SceneSpec:
+    """Validate a scene given as a dict.
+
+    Raises
+    ------
+    SceneError
+        Naming each offending field and value.
+    """
+    try:
+        return SceneSpec.model_validate(data)
+    except ValidationError as err:
+        raise SceneError(_format_errors(err, source)) from None
+
+
+def load_scene(path: str | Path) -> tuple[SceneSpec, Path]:
+    """Read and validate a TOML scene file.
+
+    Returns
+    -------
+    spec : SceneSpec
+    base : Path
+        The folder that relative model paths are resolved against.
+
+    Raises
+    ------
+    SceneError
+        Unreadable file, TOML syntax error (with line and column), or invalid fields.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(f"{p}: no such scene file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SceneError(f"{p}: cannot read scene file: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SceneError(f"{p}: not valid TOML: {exc}") from None
+    return scene_from_dict(data, str(p)), p.resolve().parent
+
+
+def scene_to_dict(spec: SceneSpec) -> dict:
+    """A plain, JSON/TOML-ready dict of the spec (round-trips through :func:`scene_from_dict`)."""
+    return spec.model_dump(mode="json", exclude_none=True)

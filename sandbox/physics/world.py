@@ -1,0 +1,571 @@
+"""The pybullet world: the only module family that imports pybullet.
+
+Units and frames: inches, Z up, seconds, radians, grams (so forces are g·in/s² and impulses
+g·in/s). pybullet runs in DIRECT mode (headless) with a fixed time step; bodies are created in
+a fixed order by the caller (the game layer sorts them), so the same scene gives the same poses.
+
+Collision shapes (issue 2): each part of a creation is one box, the part's bounds in its own
+frame; a creation is one rigid compound body of those boxes. The body frame is the creation's
+centre of mass with its axes along the principal axes of inertia, so mass, centre of mass and
+inertia come from the parts (solid boxes of the parts' masses), not from Bullet's bounding-box
+approximation of compound shapes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pybullet
+from pybullet_utils.bullet_client import BulletClient
+
+from ..core.units import GRAVITY_IN_S2
+
+#: Fixed physics time step in seconds. 1/480 s keeps a brick falling at 100 in/s to a
+#: 0.21" step, below half the height of a brick (0.378"), so thin parts do not tunnel.
+DEFAULT_TIME_STEP: float = 1.0 / 480.0
+
+#: A body is at rest when its speed stays below these for :data:`REST_HOLD_S` seconds.
+REST_LINEAR_IN_S: float = 0.6
+REST_ANGULAR_RAD_S: float = 0.15
+REST_HOLD_S: float = 0.25
+
+#: Speed cap of bodies (in/s), far above anything thrown on a table (a 12"/turn Rocket is slow).
+MAX_SPEED_IN_S: float = 20000.0
+
+#: Contacts whose relative normal speed is below this are resting, not impacts (in/s).
+IMPACT_MIN_SPEED_IN_S: float = 2.0
+
+
+@dataclass(frozen=True)
+class BoxShape:
+    """One collision box of a compound body, in the world frame.
+
+    Attributes
+    ----------
+    centre : (3,) float
+        Box centre, inches, world frame.
+    half_extents : (3,) float
+        Half sizes along the box's own axes, inches.
+    rotation : (3, 3) float
+        Box axes in the world frame (columns).
+    mass : float
+        Grams.
+    tag : int
+        Caller's index (e.g. the part placement index), kept with the child shape.
+    """
+
+    centre: tuple[float, float, float]
+    half_extents: tuple[float, float, float]
+    rotation: tuple[tuple[float, float, float], ...]
+    mass: float
+    tag: int = -1
+
+
+@dataclass
+class Body:
+    """A body in the world.
+
+    Attributes
+    ----------
+    key : str
+        The game's name for it (creation id, unit id, payload id).
+    uid : int
+        pybullet body unique id.
+    mass : float
+        Grams (0 for static bodies).
+    frame_rotation : (3, 3) float
+        Rotation of the body frame relative to the world at creation time.
+    frame_origin : (3,) float
+        Body frame origin (centre of mass) in the world at creation time, inches.
+    child_tags : list of int
+        Tag of each child box, in pybullet's child order.
+    """
+
+    key: str
+    uid: int
+    mass: float
+    frame_rotation: np.ndarray
+    frame_origin: np.ndarray
+    child_tags: list[int] = field(default_factory=list)
+    static: bool = False
+
+
+@dataclass(frozen=True)
+class ImpactEvent:
+    """Two bodies that came into contact with a relative normal speed.
+
+    Attributes
+    ----------
+    time : float
+        Seconds since the world started.
+    body_a, body_b : str
+        Keys of the two bodies (``"ground"`` for the battlefield).
+    position : (3,) float
+        Contact point on ``body_b``, inches.
+    normal : (3,) float
+        Contact normal from ``body_b`` towards ``body_a`` (pybullet's convention).
+    normal_speed : float
+        Relative approach speed along the normal just before contact, in/s (>= 0).
+    impulse : float
+        Normal impulse during the first contact step, g·in/s.
+    """
+
+    time: float
+    body_a: str
+    body_b: str
+    position: tuple[float, float, float]
+    normal: tuple[float, float, float]
+    normal_speed: float
+    impulse: float
+
+    def to_dict(self) -> dict:
+        return {
+            "time": round(self.time, 6),
+            "body_a": self.body_a,
+            "body_b": self.body_b,
+            "position": [round(v, 4) for v in self.position],
+            "normal": [round(v, 4) for v in self.normal],
+            "normal_speed": round(self.normal_speed, 3),
+            "impulse": round(self.impulse, 3),
+        }
+
+
+def _inertia_box(mass: float, half: np.ndarray) -> np.ndarray:
+    """Inertia tensor (3, 3) of a solid box about its centre, in its own axes (g·in²)."""
+    a, b, c = 2.0 * half
+    return (mass / 12.0) * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+
+
+def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, centre of mass and inertia tensor of solid boxes.
+
+    Parameters
+    ----------
+    boxes : sequence of BoxShape
+        World-frame boxes with masses in grams.
+
+    Returns
+    -------
+    mass : float
+        Grams.
+    com : (3,) float
+        Centre of mass, inches, world frame.
+    inertia : (3, 3) float
+        Inertia tensor about the centre of mass, world axes, g·in².
+
+    Raises
+    ------
+    ValueError
+        If there are no boxes or the total mass is not positive.
+    """
+    if not boxes:
+        raise ValueError("a compound body needs at least one box")
+    masses = np.array([b.mass for b in boxes], dtype=float)
+    total = float(masses.sum())
+    if total <= 0:
+        raise ValueError(f"total mass must be positive, got {total}")
+    centres = np.array([b.centre for b in boxes], dtype=float)
+    com = (masses[:, None] * centres).sum(axis=0) / total
+    inertia = np.zeros((3, 3))
+    for b, m, c in zip(boxes, masses, centres):
+        r = np.asarray(b.rotation, dtype=float)
+        i_local = _inertia_box(m, np.asarray(b.half_extents, dtype=float))
+        d = c - com
+        inertia += r @ i_local @ r.T + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+    return total, com, inertia
+
+
+def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigen-decomposition of an inertia tensor into a proper rotation and diagonal."""
+    vals, vecs = np.linalg.eigh(inertia)
+    if np.linalg.det(vecs) < 0:
+        vecs[:, 2] = -vecs[:, 2]
+    # Deterministic sign choice: make the largest component of each axis positive.
+    for k in range(3):
+        i = int(np.argmax(np.abs(vecs[:, k])))
+        if vecs[i, k] < 0:
+            vecs[:, k] = -vecs[:, k]
+            vecs[:, (k + 1) % 3] = -vecs[:, (k + 1) % 3]
+    return vecs, np.maximum(vals, 1e-9)
+
+
+def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
+    """Rotation matrix (3, 3) to a pybullet quaternion (x, y, z, w)."""
+    m = np.asarray(m, dtype=float)
+    t = np.trace(m)
+    if t > 0:
+        s = math.sqrt(t + 1.0) * 2
+        w, x = 0.25 * s, (m[2, 1] - m[1, 2]) / s
+        y, z = (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
+        w, x = (m[2, 1] - m[1, 2]) / s, 0.25 * s
+        y, z = (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
+    elif m[1, 1] > m[2, 2]:
+        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
+        w, x = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s
+        y, z = 0.25 * s, (m[1, 2] + m[2, 1]) / s
+    else:
+        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
+        w, x = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s
+        y, z = (m[1, 2] + m[2, 1]) / s, 0.25 * s
+    q = np.array([x, y, z, w])
+    q /= np.linalg.norm(q)
+    return tuple(float(v) for v in q)  # type: ignore[return-value]
+
+
+def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
+    """pybullet quaternion (x, y, z, w) to a rotation matrix (3, 3)."""
+    x, y, z, w = (float(v) for v in q)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+class PhysicsWorld:
+    """A headless pybullet world in inches with a fixed time step.
+
+    Parameters
+    ----------
+    time_step : float
+        Seconds per step (default :data:`DEFAULT_TIME_STEP`).
+    gravity : float
+        Downward acceleration, in/s² (default 386.09).
+
+    Notes
+    -----
+    Each world owns its own DIRECT-mode client, so several worlds can live in one process
+    (tests compare two runs side by side). Call :meth:`close` when done (or use ``with``).
+    """
+
+    def __init__(self, time_step: float = DEFAULT_TIME_STEP, gravity: float = GRAVITY_IN_S2):
+        if not (0 < time_step <= 0.1):
+            raise ValueError(f"time_step must be in (0, 0.1] seconds, got {time_step}")
+        self.time_step = float(time_step)
+        self.gravity = float(gravity)
+        self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        c = self.client
+        c.resetSimulation()
+        c.setGravity(0, 0, -self.gravity)
+        c.setPhysicsEngineParameter(
+            fixedTimeStep=self.time_step,
+            numSubSteps=1,
+            numSolverIterations=50,
+            deterministicOverlappingPairs=1,
+        )
+        self.bodies: dict[str, Body] = {}
+        self._by_uid: dict[int, Body] = {}
+        self.time = 0.0
+        self.steps = 0
+        self._in_contact: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Disconnect the pybullet client."""
+        if getattr(self, "client", None) is not None:
+            try:
+                self.client.disconnect()
+            except pybullet.error:
+                pass
+            self.client = None  # type: ignore[assignment]
+
+    def __enter__(self) -> "PhysicsWorld":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ bodies
+    def _register(self, body: Body) -> Body:
+        if body.key in self.bodies:
+            raise ValueError(f"a body called {body.key!r} already exists")
+        self.bodies[body.key] = body
+        self._by_uid[body.uid] = body
+        return body
+
+    def add_ground(self, width: float, depth: float, thickness: float = 1.0) -> Body:
+        """Add the battlefield: a static box whose top face is z = 0.
+
+        Parameters
+        ----------
+        width, depth : float
+            Table size along X and Y, inches (centred on the origin).
+        thickness : float
+            Inches below z = 0.
+        """
+        if width <= 0 or depth <= 0:
+            raise ValueError(f"battlefield size must be positive, got {width} x {depth}")
+        c = self.client
+        shape = c.createCollisionShape(
+            pybullet.GEOM_BOX, halfExtents=[width / 2, depth / 2, thickness / 2]
+        )
+        uid = c.createMultiBody(0, shape, -1, [0, 0, -thickness / 2], [0, 0, 0, 1])
+        c.changeDynamics(uid, -1, lateralFriction=0.7, restitution=0.1)
+        return self._register(
+            Body("ground", uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True)
+        )
+
+    def add_compound(
+        self,
+        key: str,
+        boxes: Sequence[BoxShape],
+        static: bool = False,
+        friction: float = 0.5,
+        restitution: float = 0.1,
+    ) -> Body:
+        """Add a rigid compound body made of boxes.
+
+        Parameters
+        ----------
+        key : str
+            Unique name.
+        boxes : sequence of BoxShape
+            World-frame boxes (the body is created where the boxes are).
+        static : bool
+            A fixed body (mass 0) that never moves.
+        friction, restitution : float
+            Contact coefficients (ABS on ABS is about 0.3-0.5 friction).
+
+        Returns
+        -------
+        Body
+            Its ``frame_origin`` is the centre of mass and ``frame_rotation`` the principal
+            axes; the body's child boxes keep their order (``child_tags``).
+
+        Raises
+        ------
+        ValueError
+            On a duplicate key, no boxes, or non-positive mass.
+        """
+        mass, com, inertia = compound_mass_properties(boxes)
+        rot, diag = _principal_frame(inertia)
+        c = self.client
+        halfs, positions, orientations = [], [], []
+        for b in boxes:
+            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3)
+            halfs.append(h.tolist())
+            positions.append((rot.T @ (np.asarray(b.centre, dtype=float) - com)).tolist())
+            orientations.append(matrix_to_quat(rot.T @ np.asarray(b.rotation, dtype=float)))
+        shape = c.createCollisionShapeArray(
+            shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
+            halfExtents=halfs,
+            collisionFramePositions=positions,
+            collisionFrameOrientations=orientations,
+        )
+        uid = c.createMultiBody(
+            0.0 if static else mass, shape, -1, com.tolist(), matrix_to_quat(rot)
+        )
+        dyn = dict(
+            lateralFriction=friction,
+            restitution=restitution,
+            rollingFriction=0.0,
+            # btMultiBody damping is quadratic in speed: in inches it would act as strong
+            # air drag (a 10" fall lost 20% of its speed), so switch it off.
+            linearDamping=0.0,
+            angularDamping=0.0,
+            # btMultiBody clamps speeds at 100 units/s by default: 100 in/s is a 13" fall.
+            maxJointVelocity=MAX_SPEED_IN_S,
+        )
+        if not static:
+            dyn["localInertiaDiagonal"] = diag.tolist()
+        c.changeDynamics(uid, -1, **dyn)
+        body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static)
+        return self._register(body)
+
+    def remove(self, key: str) -> None:
+        """Remove a body from the world."""
+        body = self.bodies.pop(key)
+        self._by_uid.pop(body.uid, None)
+        self.client.removeBody(body.uid)
+        self._in_contact = {p for p in self._in_contact if body.uid not in p}
+
+    # ------------------------------------------------------------------ state
+    def pose(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Position (3,) inches and quaternion (x, y, z, w) of a body's frame."""
+        pos, orn = self.client.getBasePositionAndOrientation(self.bodies[key].uid)
+        return np.array(pos), np.array(orn)
+
+    def set_pose(self, key: str, position: Sequence[float], orientation: Sequence[float]) -> None:
+        """Teleport a body (frame position in inches, quaternion x, y, z, w)."""
+        self.client.resetBasePositionAndOrientation(
+            self.bodies[key].uid, list(position), list(orientation)
+        )
+
+    def velocity(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Linear (in/s) and angular (rad/s) velocity of a body."""
+        lin, ang = self.client.getBaseVelocity(self.bodies[key].uid)
+        return np.array(lin), np.array(ang)
+
+    def set_velocity(
+        self, key: str, linear: Sequence[float], angular: Sequence[float] = (0, 0, 0)
+    ) -> None:
+        """Set a body's linear (in/s) and angular (rad/s) velocity."""
+        self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))
+
+    def aabb(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """World axis-aligned bounds (min, max) of a body, inches."""
+        lo, hi = self.client.getAABB(self.bodies[key].uid)
+        return np.array(lo), np.array(hi)
+
+    def body_to_world(self, key: str, local: np.ndarray) -> np.ndarray:
+        """Map points (..., 3) from a body's frame to the world, inches."""
+        pos, orn = self.pose(key)
+        return np.asarray(local, dtype=float) @ quat_to_matrix(orn).T + pos
+
+    def dynamic_keys(self) -> list[str]:
+        """Keys of the movable bodies, in creation order."""
+        return [k for k, b in self.bodies.items() if not b.static]
+
+    def closest_distance(self, key: str, point: Sequence[float], max_distance: float) -> float | None:
+        """Distance (inches) from a point to a body's surface, or None beyond ``max_distance``.
+
+        Uses a tiny sphere probe and pybullet's closest-point query, so it measures to the
+        nearest collision box, not to the body centre.
+        """
+        c = self.client
+        probe_shape = c.createCollisionShape(pybullet.GEOM_SPHERE, radius=1e-3)
+        probe = c.createMultiBody(0, probe_shape, -1, list(point), [0, 0, 0, 1])
+        try:
+            pts = c.getClosestPoints(probe, self.bodies[key].uid, max_distance)
+        finally:
+            c.removeBody(probe)
+        if not pts:
+            return None
+        return max(0.0, min(p[8] for p in pts) + 1e-3)
+
+    # ------------------------------------------------------------------ stepping
+    def _speeds(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        out = {}
+        for b in self._by_uid.values():
+            if b.static:
+                continue
+            lin, ang = self.client.getBaseVelocity(b.uid)
+            pos, _ = self.client.getBasePositionAndOrientation(b.uid)
+            out[b.uid] = (np.array(lin), np.array(ang), np.array(pos))
+        return out
+
+    @staticmethod
+    def _point_velocity(state, point: np.ndarray) -> np.ndarray:
+        if state is None:
+            return np.zeros(3)
+        lin, ang, pos = state
+        return lin + np.cross(ang, point - pos)
+
+    def step(self) -> list[ImpactEvent]:
+        """Advance one fixed time step; return impacts that began during it."""
+        before = self._speeds()
+        self.client.stepSimulation()
+        self.steps += 1
+        self.time = self.steps * self.time_step
+        contacts: dict[tuple[int, int], list] = {}
+        for cp in self.client.getContactPoints():
+            a, b = cp[1], cp[2]
+            if a not in self._by_uid or b not in self._by_uid:
+                continue
+            pair = (a, b) if a < b else (b, a)
+            contacts.setdefault(pair, []).append(cp)
+        events = []
+        for pair in sorted(contacts):
+            if pair in self._in_contact:
+                continue
+            best = None
+            impulse = 0.0
+            for cp in contacts[pair]:
+                a, b = cp[1], cp[2]
+                pos_b = np.array(cp[6])
+                normal = np.array(cp[7])  # from B towards A
+                va = self._point_velocity(before.get(a), pos_b)
+                vb = self._point_velocity(before.get(b), pos_b)
+                speed = float(-np.dot(va - vb, normal))
+                impulse += cp[9] * self.time_step
+                if best is None or speed > best[0]:
+                    best = (speed, a, b, pos_b, normal)
+            speed, a, b, pos_b, normal = best
+            if speed < IMPACT_MIN_SPEED_IN_S:
+                continue
+            # Report the lighter/moving body first and the ground last, for readable logs.
+            ka, kb = self._by_uid[a].key, self._by_uid[b].key
+            if self._by_uid[a].static and not self._by_uid[b].static:
+                ka, kb, normal = kb, ka, -normal
+            events.append(
+                ImpactEvent(
+                    self.time,
+                    ka,
+                    kb,
+                    tuple(float(v) for v in pos_b),
+                    tuple(float(v) for v in normal),
+                    speed,
+                    float(impulse),
+                )
+            )
+        self._in_contact = set(contacts)
+        return events
+
+    def is_at_rest(self) -> bool:
+        """True when every dynamic body moves slower than the rest thresholds now."""
+        for b in self._by_uid.values():
+            if b.static:
+                continue
+            lin, ang = self.client.getBaseVelocity(b.uid)
+            if np.linalg.norm(lin) > REST_LINEAR_IN_S or np.linalg.norm(ang) > REST_ANGULAR_RAD_S:
+                return False
+        return True
+
+    def step_until_rest(
+        self,
+        max_seconds: float = 10.0,
+        min_seconds: float = 0.0,
+        on_step: Callable[["PhysicsWorld", list[ImpactEvent]], None] | None = None,
+    ) -> list[ImpactEvent]:
+        """Step until every body has been at rest for :data:`REST_HOLD_S`, or a time cap.
+
+        Parameters
+        ----------
+        max_seconds : float
+            Cap on simulated time for this call, seconds.
+        min_seconds : float
+            Always simulate at least this long (so a body released at rest gets moving).
+        on_step : callable, optional
+            Called after every step with the world and that step's impacts (for recording).
+
+        Returns
+        -------
+        list of ImpactEvent
+            Every impact, in time order.
+        """
+        events: list[ImpactEvent] = []
+        start = self.time
+        hold_steps_needed = max(1, int(round(REST_HOLD_S / self.time_step)))
+        rest_steps = 0
+        while self.time - start < max_seconds - 1e-12:
+            ev = self.step()
+            events.extend(ev)
+            if on_step is not None:
+                on_step(self, ev)
+            if self.time - start < min_seconds:
+                continue
+            rest_steps = rest_steps + 1 if self.is_at_rest() else 0
+            if rest_steps >= hold_steps_needed:
+                break
+        return events
+
+    def poses(self, keys: Iterable[str] | None = None) -> dict[str, tuple[list[float], list[float]]]:
+        """Poses of bodies as plain lists ``{key: ([x, y, z], [qx, qy, qz, qw])}``."""
+        out = {}
+        for k in keys if keys is not None else self.bodies:
+            pos, orn = self.client.getBasePositionAndOrientation(self.bodies[k].uid)
+            out[k] = (list(pos), list(orn))
+        return out

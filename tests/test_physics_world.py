@@ -1,0 +1,103 @@
+"""The pybullet world in inches: falls, impacts, mass properties, determinism."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sandbox.core.units import GRAVITY_IN_S2, INCH_PER_LDU
+from sandbox.physics.world import BoxShape, PhysicsWorld, compound_mass_properties, matrix_to_quat, quat_to_matrix
+
+BRICK_HALF = tuple(np.array([40.0, 20.0, 12.0]) * INCH_PER_LDU)  # a 2x4 brick's body, inches
+EYE = tuple(map(tuple, np.eye(3)))
+
+
+def drop_brick(height=10.0, xy=(1.0, 2.0)):
+    w = PhysicsWorld()
+    w.add_ground(36, 24)
+    w.add_compound("brick", [BoxShape((xy[0], xy[1], height + BRICK_HALF[2]), BRICK_HALF, EYE, 2.3)])
+    events = w.step_until_rest(max_seconds=5)
+    pos, quat = w.pose("brick")
+    w.close()
+    return events, pos, quat
+
+
+def test_brick_dropped_from_10_inches_lands_below_and_hits_at_free_fall_speed():
+    events, pos, _ = drop_brick(10.0)
+    # Lands within 0.5" of the point below its release point, resting on the table.
+    assert math.hypot(pos[0] - 1.0, pos[1] - 2.0) < 0.5
+    assert pos[2] == pytest.approx(BRICK_HALF[2], abs=0.01)
+    first = events[0]
+    assert {first.body_a, first.body_b} == {"brick", "ground"}
+    expected = math.sqrt(2 * GRAVITY_IN_S2 * 10.0)  # 87.9 in/s
+    assert first.normal_speed == pytest.approx(expected, rel=0.02)
+    # The impulse stops a 2.3 g brick: at least m*v, at most m*v*(1+restitution)+slack.
+    assert 2.3 * expected * 0.95 < first.impulse < 2.3 * expected * 1.3
+
+
+def test_impacts_scale_with_height():
+    low, _, _ = drop_brick(2.0)
+    high, _, _ = drop_brick(20.0)
+    assert low[0].normal_speed == pytest.approx(math.sqrt(2 * GRAVITY_IN_S2 * 2.0), rel=0.03)
+    assert high[0].normal_speed == pytest.approx(math.sqrt(2 * GRAVITY_IN_S2 * 20.0), rel=0.02)
+
+
+def test_same_world_twice_is_bit_identical():
+    a = drop_brick(7.0, (0.3, -0.2))
+    b = drop_brick(7.0, (0.3, -0.2))
+    assert [e.to_dict() for e in a[0]] == [e.to_dict() for e in b[0]]
+    assert a[1].tolist() == b[1].tolist() and a[2].tolist() == b[2].tolist()
+
+
+def test_compound_mass_properties_of_two_boxes():
+    half = (0.5, 0.5, 0.5)
+    boxes = [BoxShape((0, 0, 0), half, EYE, 1.0), BoxShape((2, 0, 0), half, EYE, 3.0)]
+    m, com, inertia = compound_mass_properties(boxes)
+    assert m == 4.0
+    np.testing.assert_allclose(com, [1.5, 0, 0])
+    # Ixx: two unit cubes, (m/12)(1+1) each; Iyy adds parallel-axis terms 1*1.5^2 + 3*0.5^2.
+    assert inertia[0, 0] == pytest.approx(4 / 6)
+    assert inertia[1, 1] == pytest.approx(4 / 6 + 1 * 1.5**2 + 3 * 0.5**2)
+
+
+def test_compound_body_frame_is_centre_of_mass():
+    w = PhysicsWorld()
+    half = (0.5, 0.5, 0.5)
+    body = w.add_compound("pair", [BoxShape((0, 0, 5), half, EYE, 1.0), BoxShape((2, 0, 5), half, EYE, 3.0)])
+    pos, _ = w.pose("pair")
+    np.testing.assert_allclose(pos, [1.5, 0, 5], atol=1e-9)
+    assert body.mass == 4.0
+    w.close()
+
+
+def test_quaternion_round_trip():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        m = quat_to_matrix(q)
+        q2 = np.array(matrix_to_quat(m))
+        assert min(np.abs(q2 - q).max(), np.abs(q2 + q).max()) < 1e-9
+
+
+def test_closest_distance_measures_to_surface_not_centre():
+    w = PhysicsWorld()
+    w.add_compound("wall", [BoxShape((0, 0, 1), (2.0, 0.25, 1.0), EYE, 10.0)], static=True)
+    d = w.closest_distance("wall", (0, 3.25, 1), max_distance=10)
+    assert d == pytest.approx(3.0, abs=0.05)  # 3.25 to the centre, 3.0 to the face
+    assert w.closest_distance("wall", (0, 30, 1), max_distance=5) is None
+    w.close()
+
+
+def test_bad_inputs_raise():
+    w = PhysicsWorld()
+    with pytest.raises(ValueError):
+        w.add_ground(0, 5)
+    with pytest.raises(ValueError):
+        w.add_compound("x", [])
+    w.add_ground(10, 10)
+    with pytest.raises(ValueError, match="already exists"):
+        w.add_ground(10, 10)
+    w.close()
+    with pytest.raises(ValueError):
+        PhysicsWorld(time_step=0)
