@@ -1,0 +1,72 @@
+"""Build a :class:`~sandbox.render.view.SceneView` from game state or a replay frame.
+
+Rendering reads state and never changes it: these functions only read poses, meshes and
+statuses, and return new view records.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .view import Camera, Marker, RenderBody, RenderMesh, SceneView
+
+#: Tint mixed into a destroyed body's colours (scorched grey), and the mix fraction.
+DESTROYED_TINT = np.array([0.18, 0.17, 0.16, 1.0], dtype=np.float32)
+DESTROYED_MIX = 0.55
+
+
+def render_mesh_of(asset, destroyed: bool = False) -> RenderMesh:
+    """A RenderMesh from a game asset's body-frame arrays (vertices, normals, colours)."""
+    colours = asset.local_colours
+    if destroyed:
+        colours = (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
+    return RenderMesh(asset.local_vertices, asset.local_normals, colours,
+                      edges=asset.local_edges, name=asset.name)
+
+
+def scene_view(
+    assets: Mapping[str, object],
+    poses: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    battlefield: tuple[float, float],
+    ground_colour: Sequence[float] = (0.36, 0.5, 0.3),
+    destroyed: Sequence[str] = (),
+    markers: Sequence[Marker] = (),
+    camera: Camera | None = None,
+    frame_keys: Sequence[str] | None = None,
+    aspect: float = 4 / 3,
+) -> SceneView:
+    """A view of bodies at given poses.
+
+    Parameters
+    ----------
+    assets : mapping of key to asset
+        Objects with ``local_vertices (n, 3)``, ``local_normals``, ``local_colours (n, 4)``,
+        ``local_edges (m, 2, 3) or None`` and ``name`` (body frame, inches).
+    poses : mapping of key to (position (3,), quaternion (x, y, z, w))
+        World poses; bodies without a pose are not drawn (exploded, removed).
+    battlefield : (width, depth)
+        Inches.
+    destroyed : sequence of str
+        Keys drawn scorched.
+    camera : Camera, optional
+        Default: a 3/4 view framing the bodies listed in ``frame_keys`` (all when None).
+    """
+    bodies = []
+    dead = set(destroyed)
+    for key, asset in assets.items():
+        if key not in poses:
+            continue
+        pos, quat = poses[key]
+        bodies.append(RenderBody(render_mesh_of(asset, key in dead), np.asarray(pos, float),
+                                 np.asarray(quat, float), key=key))
+    if camera is None and bodies:
+        chosen = [b for b in bodies if frame_keys is None or b.key in frame_keys] or bodies
+        lo = np.min([b.world_bounds()[0] for b in chosen], axis=0)
+        hi = np.max([b.world_bounds()[1] for b in chosen], axis=0)
+        lo[2] = min(lo[2], 0.0)
+        camera = Camera.framing(lo, hi, aspect=aspect)
+    rgba = tuple(ground_colour) + ((1.0,) if len(ground_colour) == 3 else ())
+    return SceneView(bodies=bodies, markers=markers, battlefield=tuple(battlefield),
+                     ground_colour=rgba, camera=camera)

@@ -1,0 +1,198 @@
+"""numpy arrays → Panda3D Geoms: one Geom per mesh, one for its edges, and overlay shapes.
+
+Every builder writes whole numpy blocks into the vertex arrays (no per-vertex Python loop)
+and makes one non-indexed primitive, so a body costs one draw call however many parts were
+concatenated into its mesh. Units are the world's: inches.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from panda3d.core import (
+    Geom,
+    GeomLines,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexArrayFormat,
+    GeomVertexData,
+    GeomVertexFormat,
+)
+
+from sandbox.render.view import Marker, MarkerKind, RenderMesh
+
+__all__ = [
+    "mesh_geom",
+    "edge_geom",
+    "lines_geom",
+    "triangles_geom",
+    "marker_geom",
+    "box_triangles",
+]
+
+
+def _format(with_normal: bool) -> GeomVertexFormat:
+    array = GeomVertexArrayFormat()
+    array.add_column("vertex", 3, Geom.NT_float32, Geom.C_point)
+    if with_normal:
+        array.add_column("normal", 3, Geom.NT_float32, Geom.C_normal)
+    array.add_column("color", 4, Geom.NT_float32, Geom.C_color)
+    return GeomVertexFormat.register_format(GeomVertexFormat(array))
+
+
+_FMT_LIT = _format(True)
+_FMT_UNLIT = _format(False)
+
+
+def _vertex_data(name: str, columns: list[np.ndarray], fmt: GeomVertexFormat) -> GeomVertexData:
+    """Interleave float32 ``columns`` (each (n, k)) into one static GeomVertexData."""
+    block = np.ascontiguousarray(np.concatenate(columns, axis=1), dtype=np.float32)
+    vdata = GeomVertexData(name, fmt, Geom.UH_static)
+    vdata.unclean_set_num_rows(block.shape[0])
+    array = vdata.modify_array(0)
+    memoryview(array).cast("B")[:] = block.tobytes()
+    return vdata
+
+
+def triangles_geom(name: str, vertices: np.ndarray, normals: np.ndarray,
+                   colours: np.ndarray) -> Geom:
+    """One lit Geom from a triangle soup.
+
+    Parameters
+    ----------
+    vertices, normals : (n, 3) float
+        Corners (inches) and unit normals; n a multiple of 3.
+    colours : (n, 4) float
+        RGBA 0..1 per corner.
+    """
+    vdata = _vertex_data(name, [vertices, normals, colours], _FMT_LIT)
+    prim = GeomTriangles(Geom.UH_static)
+    if len(vertices):
+        prim.add_consecutive_vertices(0, len(vertices))
+    geom = Geom(vdata)
+    geom.add_primitive(prim)
+    return geom
+
+
+def lines_geom(name: str, segments: np.ndarray, colours: np.ndarray) -> Geom:
+    """One unlit line Geom.
+
+    Parameters
+    ----------
+    segments : (m, 2, 3) float
+        Segment end points, inches.
+    colours : (m, 4) float
+        RGBA 0..1 per segment.
+    """
+    points = np.asarray(segments, np.float32).reshape(-1, 3)
+    cols = np.repeat(np.asarray(colours, np.float32), 2, axis=0)
+    vdata = _vertex_data(name, [points, cols], _FMT_UNLIT)
+    prim = GeomLines(Geom.UH_static)
+    if len(points):
+        prim.add_consecutive_vertices(0, len(points))
+    geom = Geom(vdata)
+    geom.add_primitive(prim)
+    return geom
+
+
+def mesh_geom(mesh: RenderMesh) -> Geom:
+    """The single triangle Geom of a :class:`RenderMesh` (its draw call)."""
+    return triangles_geom(mesh.name, mesh.vertices, mesh.normals, mesh.colours)
+
+
+def edge_geom(mesh: RenderMesh) -> Geom | None:
+    """The single line Geom of a mesh's edges, or ``None`` when it has none."""
+    if mesh.edges is None or mesh.n_edges == 0:
+        return None
+    return lines_geom(mesh.name + ":edges", mesh.edges, mesh.edge_colours)
+
+
+def box_triangles(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat-shaded triangles of the axis-aligned box ``[lo, hi]``.
+
+    Returns
+    -------
+    vertices, normals : (36, 3) float32
+        Inches, outward unit normals.
+    """
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    verts, norms = [], []
+    for axis in range(3):
+        for side in (0, 1):
+            n = np.zeros(3)
+            n[axis] = 1.0 if side else -1.0
+            u, v = (axis + 1) % 3, (axis + 2) % 3
+            quad = []
+            for du, dv in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                p = np.empty(3)
+                p[axis] = hi[axis] if side else lo[axis]
+                p[u] = hi[u] if du else lo[u]
+                p[v] = hi[v] if dv else lo[v]
+                quad.append(p)
+            tri = [quad[0], quad[1], quad[2], quad[0], quad[2], quad[3]]
+            if not side:  # keep counter-clockwise seen from outside
+                tri = [tri[0], tri[2], tri[1], tri[3], tri[5], tri[4]]
+            verts += tri
+            norms += [n] * 6
+    return np.asarray(verts, np.float32), np.asarray(norms, np.float32)
+
+
+def _target_x(marker: Marker) -> Geom:
+    """Two crossed flat red bricks with studs, ``width`` inches across, at the point."""
+    size = marker.width
+    long_, wide, tall = size / math.sqrt(2.0), size * 0.16, size * 0.08
+    verts, norms = [], []
+    for angle in (math.pi / 4, -math.pi / 4):
+        c, s = math.cos(angle), math.sin(angle)
+        rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        lift = tall if angle < 0 else 0.0  # the second bar rests on the first
+        v, n = box_triangles(np.array([-long_, -wide / 2, lift]),
+                             np.array([long_, wide / 2, lift + tall]))
+        # studs: small boxes along the bar (cheap, read as studs at marker scale)
+        k = 4
+        for i in range(k):
+            x = -long_ + (i + 0.5) * 2 * long_ / k
+            r = wide * 0.3
+            sv, sn = box_triangles(np.array([x - r, -r, lift + tall]),
+                                   np.array([x + r, r, lift + tall * 1.6]))
+            v, n = np.concatenate([v, sv]), np.concatenate([n, sn])
+        verts.append(v @ rot.T)
+        norms.append(n @ rot.T)
+    v = np.concatenate(verts) + marker.points[0]
+    n = np.concatenate(norms)
+    cols = np.tile(np.asarray(marker.colour, np.float32), (len(v), 1))
+    return triangles_geom("target", v, n, cols)
+
+
+def _ring(marker: Marker, segments: int = 96) -> Geom:
+    """A flat annulus of ``radius`` ± ``width`` / 2 inches, facing +Z, at the centre."""
+    r0 = max(marker.radius - marker.width / 2, 0.0)
+    r1 = marker.radius + marker.width / 2
+    a = np.linspace(0.0, 2 * math.pi, segments + 1)
+    cs = np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
+    inner, outer = cs * r0, cs * r1
+    i0, i1, o0, o1 = inner[:-1], inner[1:], outer[:-1], outer[1:]
+    tris = np.stack([i0, o0, o1, i0, o1, i1], axis=1).reshape(-1, 3) + marker.points[0]
+    norms = np.tile(np.array([0, 0, 1], np.float32), (len(tris), 1))
+    cols = np.tile(np.asarray(marker.colour, np.float32), (len(tris), 1))
+    return triangles_geom("ring", tris, norms, cols)
+
+
+def _polyline(marker: Marker) -> Geom:
+    p = marker.points
+    segs = np.stack([p[:-1], p[1:]], axis=1)
+    cols = np.tile(np.asarray(marker.colour, np.float32), (len(segs), 1))
+    return lines_geom("line", segs, cols)
+
+
+def marker_geom(marker: Marker) -> GeomNode:
+    """A GeomNode (one Geom) for a marker, in world coordinates."""
+    node = GeomNode(marker.kind.value)
+    if marker.kind is MarkerKind.TARGET:
+        node.add_geom(_target_x(marker))
+    elif marker.kind is MarkerKind.RING:
+        node.add_geom(_ring(marker))
+    else:
+        node.add_geom(_polyline(marker))
+    return node

@@ -1,0 +1,110 @@
+"""The GLSL program that lights bricks and the table: hemisphere ambient, sun with shadows.
+
+Panda3D's own shader generator (``setShaderAuto``) writes Cg, which fails on Mesa llvmpipe
+("The profile is not supported") and silently falls back to fixed-function lighting without
+shadows; this small GLSL 1.30 program uses Panda3D's built-in light inputs
+(``p3d_LightSource[i].shadowMap`` / ``shadowViewMatrix``) instead, and runs on llvmpipe and on
+real GPUs alike.
+
+Inputs set by the renderer (world units are inches):
+
+``u_sky``, ``u_ground`` : vec4
+    Hemisphere ambient colours for normals pointing up / down.
+``u_shadow_offset`` : float
+    Normal offset (inches) applied before the shadow look-up, against shadow acne.
+``u_shadow_texel`` : float
+    One shadow-map texel in texture coordinates, for percentage-closer filtering.
+"""
+
+from __future__ import annotations
+
+#: Number of directional lights the program reads (sun, then fill).
+N_LIGHTS = 2
+
+VERTEX = """
+#version 130
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat4 p3d_ModelViewMatrix;
+uniform mat3 p3d_NormalMatrix;
+uniform mat4 p3d_ViewMatrix;
+uniform struct p3d_LightSourceParameters {
+    vec4 color;
+    vec4 position;
+    sampler2DShadow shadowMap;
+    mat4 shadowViewMatrix;
+} p3d_LightSource[2];
+uniform float u_shadow_offset;
+
+in vec4 p3d_Vertex;
+in vec3 p3d_Normal;
+in vec4 p3d_Color;
+
+out vec3 v_normal;
+out vec4 v_colour;
+out vec3 v_up;
+out vec4 v_shadow[2];
+
+void main() {
+    vec4 view_pos = p3d_ModelViewMatrix * p3d_Vertex;
+    vec3 n = normalize(p3d_NormalMatrix * p3d_Normal);
+    v_normal = n;
+    v_colour = p3d_Color;
+    v_up = normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz);
+    vec4 offset_pos = view_pos + vec4(n * u_shadow_offset, 0.0);
+    for (int i = 0; i < 2; ++i) {
+        v_shadow[i] = p3d_LightSource[i].shadowViewMatrix * offset_pos;
+    }
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+FRAGMENT = """
+#version 130
+uniform struct p3d_LightSourceParameters {
+    vec4 color;
+    vec4 position;
+    sampler2DShadow shadowMap;
+    mat4 shadowViewMatrix;
+} p3d_LightSource[2];
+uniform vec4 p3d_ColorScale;
+uniform vec4 u_sky;
+uniform vec4 u_ground;
+uniform float u_shadow_texel;
+
+in vec3 v_normal;
+in vec4 v_colour;
+in vec3 v_up;
+in vec4 v_shadow[2];
+
+out vec4 o_colour;
+
+float shadow_pcf(int i) {
+    // 3x3 percentage-closer filter; the hardware comparison gives 2x2 bilinear on top.
+    vec4 s = v_shadow[i];
+    float lit = 0.0;
+    for (int dx = -1; dx <= 1; ++dx) {
+        for (int dy = -1; dy <= 1; ++dy) {
+            vec4 o = vec4(float(dx), float(dy), 0.0, 0.0) * u_shadow_texel * s.w;
+            if (i == 0) lit += textureProj(p3d_LightSource[0].shadowMap, s + o);
+            else lit += textureProj(p3d_LightSource[1].shadowMap, s + o);
+        }
+    }
+    return lit / 9.0;
+}
+
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) n = -n;
+    vec4 base = v_colour * p3d_ColorScale;
+    float up = dot(n, v_up) * 0.5 + 0.5;
+    vec3 light = mix(u_ground.rgb, u_sky.rgb, up);
+    for (int i = 0; i < 2; ++i) {
+        vec3 l = normalize(p3d_LightSource[i].position.xyz);
+        float diffuse = max(dot(n, l), 0.0);
+        if (diffuse > 0.0) {
+            light += p3d_LightSource[i].color.rgb * diffuse * shadow_pcf(i);
+        }
+    }
+    o_colour = vec4(base.rgb * light, base.a);
+}
+"""
