@@ -132,6 +132,8 @@ class Replay:
         Seconds per recorded frame.
     frames : int
         Number of recorded frames.
+    meta : dict
+        Where it was recorded (``scene_dir``), for re-simulation.
     """
 
     scene: dict
@@ -141,9 +143,11 @@ class Replay:
     tracks: dict[str, BodyTrack]
     frame_dt: float
     frames: int
+    meta: dict = field(default_factory=dict)
 
     def header(self) -> dict:
         return {
+            "meta": self.meta,
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
             "scene": self.scene,
@@ -269,6 +273,7 @@ def load_replay(path: str | Path) -> Replay:
             tracks=tracks,
             frame_dt=float(header["frame_dt"]),
             frames=int(header["frames"]),
+            meta=dict(header.get("meta", {})),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"{path}: incomplete replay: missing {exc}") from None

@@ -13,13 +13,39 @@ approximation of compound shapes.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-import pybullet
-from pybullet_utils.bullet_client import BulletClient
+
+
+@contextlib.contextmanager
+def _quiet_c_stdout():
+    """Silence what pybullet's C code prints to file descriptor 1 ("pybullet build time",
+    "argv[0]=") so the turn log on stdout stays readable."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+with _quiet_c_stdout():
+    import pybullet
+    from pybullet_utils.bullet_client import BulletClient
 
 from ..core.units import GRAVITY_IN_S2
 
@@ -34,6 +60,9 @@ REST_HOLD_S: float = 0.25
 
 #: Speed cap of bodies (in/s), far above anything thrown on a table (a 12"/turn Rocket is slow).
 MAX_SPEED_IN_S: float = 20000.0
+
+#: Contacts slower than this (in/s) do not bounce (a fall of about 0.03").
+RESTITUTION_MIN_SPEED_IN_S: float = 5.0
 
 #: Contacts whose relative normal speed is below this are resting, not impacts (in/s).
 IMPACT_MIN_SPEED_IN_S: float = 2.0
@@ -250,7 +279,8 @@ class PhysicsWorld:
             raise ValueError(f"time_step must be in (0, 0.1] seconds, got {time_step}")
         self.time_step = float(time_step)
         self.gravity = float(gravity)
-        self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        with _quiet_c_stdout():
+            self.client = BulletClient(connection_mode=pybullet.DIRECT)
         c = self.client
         c.resetSimulation()
         c.setGravity(0, 0, -self.gravity)
@@ -259,6 +289,9 @@ class PhysicsWorld:
             numSubSteps=1,
             numSolverIterations=50,
             deterministicOverlappingPairs=1,
+            # Bullet's default (0.2, tuned for metres) is 0.2 in/s here: resting bricks kept
+            # bouncing on micro-contacts. Slower contacts than this do not bounce.
+            restitutionVelocityThreshold=RESTITUTION_MIN_SPEED_IN_S,
         )
         self.bodies: dict[str, Body] = {}
         self._by_uid: dict[int, Body] = {}
@@ -496,9 +529,12 @@ class PhysicsWorld:
             speed, a, b, pos_b, normal = best
             if speed < IMPACT_MIN_SPEED_IN_S:
                 continue
-            # Report the lighter/moving body first and the ground last, for readable logs.
+            # Report the faster-moving body first (the one that did the hitting) and static
+            # bodies (the ground) last, so logs read "payload hit tower", "tower hit ground".
             ka, kb = self._by_uid[a].key, self._by_uid[b].key
-            if self._by_uid[a].static and not self._by_uid[b].static:
+            speed_a = float(np.linalg.norm(before[a][0])) if a in before else -1.0
+            speed_b = float(np.linalg.norm(before[b][0])) if b in before else -1.0
+            if speed_b > speed_a:
                 ka, kb, normal = kb, ka, -normal
             events.append(
                 ImpactEvent(

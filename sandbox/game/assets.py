@@ -1,0 +1,202 @@
+"""Scene entries → physics boxes and render arrays, through the LDraw reader.
+
+A :class:`BodyAsset` is what the game needs to put one body on the table: its collision boxes
+(one per part, world frame, with the part's mass) and its triangle soup with LDraw colours.
+Once the physics world has created the body, :meth:`BodyAsset.attach` expresses the mesh in
+the body's frame (centre of mass, principal axes) so a renderer can draw it at any pose.
+
+Inline ``parts`` of a scene and single-part payloads are written as a small LDraw document
+and loaded by the same reader as any model, so they behave exactly like parts of a file.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..bricks.mesh import model_bounds_in, model_mesh, placement_boxes
+from ..bricks.model import Model, load_model
+from ..core.errors import SceneError
+from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
+from ..physics.world import BoxShape
+
+
+def rotation_xyz_deg(angles) -> np.ndarray:
+    """Rotation matrix (3, 3) for angles in degrees about X, then Y, then Z (world axes)."""
+    ax, ay, az = (math.radians(float(a)) for a in angles)
+    cx, sx, cy, sy, cz, sz = math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay), math.cos(az), math.sin(az)
+    rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    return rz @ ry @ rx
+
+
+@dataclass
+class BodyAsset:
+    """Geometry of one body, first in the world frame, then (after :meth:`attach`) its own.
+
+    Attributes
+    ----------
+    name : str
+    boxes : list of BoxShape
+        Collision boxes in the world frame (inches), masses in grams.
+    vertices, normals : (n, 3) float32
+        World-frame triangle soup, inches.
+    colours : (n, 4) float32
+        RGBA 0..1.
+    part_count : int
+    warnings : list of str
+        Reader warnings ("file:line: message").
+    local_vertices, local_normals, local_colours :
+        The mesh in the body frame, set by :meth:`attach`.
+    """
+
+    name: str
+    boxes: list[BoxShape]
+    vertices: np.ndarray
+    normals: np.ndarray
+    colours: np.ndarray
+    part_count: int
+    warnings: list[str] = field(default_factory=list)
+    local_vertices: np.ndarray | None = None
+    local_normals: np.ndarray | None = None
+    local_colours: np.ndarray | None = None
+    local_edges: np.ndarray | None = None
+
+    def bounds(self) -> np.ndarray:
+        """(2, 3) world bounds of the mesh, inches."""
+        return np.stack([self.vertices.min(axis=0), self.vertices.max(axis=0)])
+
+    def transform(self, rotation: np.ndarray, translation) -> None:
+        """Apply ``x → R x + t`` to the world-frame geometry (before :meth:`attach`)."""
+        r = np.asarray(rotation, dtype=float)
+        t = np.asarray(translation, dtype=float)
+        self.vertices = (self.vertices @ r.T + t).astype(np.float32)
+        self.normals = (self.normals @ r.T).astype(np.float32)
+        self.boxes = [
+            BoxShape(tuple(r @ np.asarray(b.centre) + t), b.half_extents,
+                     tuple(map(tuple, r @ np.asarray(b.rotation))), b.mass, b.tag)
+            for b in self.boxes
+        ]
+
+    def move_to_drop(self, xy, height: float) -> None:
+        """Place the footprint centre over ``xy`` (inches) with the lowest point at ``height``."""
+        lo, hi = self.bounds()
+        centre = (lo + hi) / 2
+        self.transform(np.eye(3), [xy[0] - centre[0], xy[1] - centre[1], height - lo[2]])
+
+    def attach(self, origin, rotation) -> None:
+        """Express the mesh in the body frame (origin (3,), rotation (3, 3) in the world)."""
+        r = np.asarray(rotation, dtype=float)
+        o = np.asarray(origin, dtype=float)
+        self.local_vertices = ((self.vertices - o) @ r).astype(np.float32)
+        self.local_normals = (self.normals @ r).astype(np.float32)
+        self.local_colours = self.colours.astype(np.float32)
+
+
+def _asset_from_model(model: Model, name: str, placements=None, default_colour: int | None = None) -> BodyAsset:
+    pls = list(model.placements if placements is None else placements)
+    if not pls:
+        raise SceneError(f"{name}: the model has no parts to put on the table")
+    mesh = model_mesh(model, pls)
+    boxes = []
+    for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls))):
+        mass = float(model.parts[p.part].mass_g)
+        boxes.append(BoxShape(tuple(float(v) for v in box.centre),
+                              tuple(float(v) for v in box.half_extents),
+                              tuple(map(tuple, np.asarray(box.rotation, dtype=float))),
+                              max(mass, 0.05), i))
+    warnings = [str(w) for w in model.warnings]
+    return BodyAsset(name, boxes, np.asarray(mesh.vertices, np.float32),
+                     np.asarray(mesh.normals, np.float32), np.asarray(mesh.colours, np.float32),
+                     len(pls), warnings)
+
+
+def _placement_chain(p) -> tuple[str, ...]:
+    chain = getattr(p, "chain", None)
+    return tuple(chain) if chain else (p.source,)
+
+
+def _select_submodel(model: Model, submodel: str, where: str):
+    want = submodel.lower()
+    known = {s.lower() for s in model.submodels}
+    if want not in known:
+        raise SceneError(f"{where}.submodel {submodel!r} is not a submodel of {model.path.name} "
+                         f"(it has {len(model.submodels)}: {', '.join(model.submodels[:8])}...)")
+    chosen = [p for p in model.placements if want in (s.lower() for s in _placement_chain(p))]
+    if not chosen:
+        raise SceneError(f"{where}.submodel {submodel!r} holds no parts")
+    return chosen
+
+
+def _ldraw_line(part: str, colour: int, position_in, rotation_deg) -> str:
+    """A type-1 LDraw line placing ``part`` at a world pose (inches, degrees)."""
+    r_world = rotation_xyz_deg(rotation_deg)
+    r = LDRAW_TO_WORLD_ROT
+    m = r.T @ r_world @ r  # the same turn, in LDraw axes
+    t = world_points_to_ldraw(np.asarray(position_in, dtype=float))
+    name = part if part.lower().endswith(".dat") else f"{part}.dat"
+    nums = [*t, *m.reshape(-1)]
+    return f"1 {colour} " + " ".join(f"{v:.6f}" for v in nums) + f" {name}"
+
+
+def _load_inline(lines: list[str], name: str, ldrawdir) -> Model:
+    with tempfile.TemporaryDirectory(prefix="sandbox-inline-") as tmp:
+        path = Path(tmp) / f"{name}.ldr"
+        path.write_text(f"0 {name}\n0 Name: {name}.ldr\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        return load_model(path, ldrawdir=ldrawdir)
+
+
+def build_part_asset(part: str, colour: int, ldrawdir=None, name: str | None = None) -> BodyAsset:
+    """A one-part body (a payload): the part at the origin, upright."""
+    model = _load_inline([_ldraw_line(part, colour, (0, 0, 0), (0, 0, 0))], "payload", ldrawdir)
+    return _asset_from_model(model, name or f"part {part}")
+
+
+def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True) -> BodyAsset:
+    """The asset of a scene creation or unit, placed as the scene says.
+
+    Parameters
+    ----------
+    entry : Creation or Unit
+        The validated scene entry.
+    base_dir : Path
+        Folder of the scene file (model paths are relative to it).
+    ldrawdir : path, optional
+        LDraw library.
+    placed : bool
+        Apply the entry's rotation and position (False for reserves, placed later).
+
+    Raises
+    ------
+    SceneError
+        A missing model file or submodel (naming the entry); LDraw errors pass through.
+    """
+    where = f"{entry.kind}s[{entry.id}]"
+    if entry.model is not None:
+        path = (base_dir / entry.model)
+        if not path.is_file():
+            raise SceneError(f"{where}.model: no such file {str(path)!r}")
+        model = load_model(path, ldrawdir=ldrawdir)
+        pls = list(model.placements)
+        bounds_all = model_bounds_in(model, pls)
+        if entry.submodel is not None:
+            pls = _select_submodel(model, entry.submodel, where)
+            if not entry.keep_model_placement:
+                bounds_all = model_bounds_in(model, pls)
+    else:
+        lines = [_ldraw_line(p.part, p.colour, p.position, p.rotation) for p in entry.parts]
+        model = _load_inline(lines, entry.id, ldrawdir)
+        pls = list(model.placements)
+        bounds_all = model_bounds_in(model, pls)
+    asset = _asset_from_model(model, entry.name or entry.id, pls)
+    # Normalise: footprint centre of the whole model on the origin, lowest point on the table.
+    lo, hi = bounds_all
+    asset.transform(np.eye(3), [-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
+    if placed:
+        asset.transform(rotation_xyz_deg(entry.rotation), entry.position)
+    return asset

@@ -1,0 +1,297 @@
+"""The game loop of a headless run: scene → physics → rules → event log → replay.
+
+``game/`` is the only layer that sequences things (DESIGN.md): apply an action, step physics
+until everything rests, turn what physics reports into rules facts, apply the outcomes, log.
+
+Event log: every event is a dict with a ``type`` and a ``text`` a player can read; dice rolls
+are events of type ``roll`` with the stream, die, result and reason, in the order rolled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..core.dice import Dice, DiceExpression
+from ..core.errors import RulesError, SceneError
+from ..physics.world import ImpactEvent, PhysicsWorld
+from ..rules import collision as collision_rules
+from ..rules.damage import explosion_at, explosion_rings
+from .assets import BodyAsset, build_asset, build_part_asset
+from .replay import Recorder, Replay
+from .scene import BigDrop, ExplosivePayload, SceneSpec, Stats, SupplyPayload, UnitPayload, parse_armor, scene_to_dict
+
+#: Physics steps per recorded replay frame (480 Hz physics → 60 frames per second).
+STEPS_PER_FRAME: int = 8
+#: Longest a single action may take to come to rest, simulated seconds.
+MAX_ACTION_SECONDS: float = 8.0
+#: Time allowed for the scene to settle before the first action, seconds.
+SETTLE_SECONDS: float = 1.5
+
+
+@dataclass
+class BodyState:
+    """Mutable battle state of one body on the table."""
+
+    key: str
+    kind: str  # "creation", "unit", "payload"
+    name: str
+    owner: str | None
+    stats: Stats
+    damage: collision_rules.DamageState = field(default_factory=collision_rules.DamageState)
+    explosive_dice: int = 0
+
+    @property
+    def cumulative(self) -> bool:
+        return self.kind == "creation"
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "kind": self.kind, "name": self.name, "owner": self.owner,
+                **self.damage.to_dict()}
+
+
+class Game:
+    """One headless game built from a scene spec.
+
+    Parameters
+    ----------
+    spec : SceneSpec
+        The validated scene.
+    base_dir : Path
+        Folder that model paths in the scene are relative to.
+    ldrawdir : str or Path, optional
+        LDraw library (else ``LDRAWDIR``; with none, the built-in catalogue).
+    seed : int, optional
+        Overrides the scene's seed.
+    on_event : callable, optional
+        Called with every event dict as it happens (the CLI prints them).
+    """
+
+    def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
+                 seed: int | None = None, on_event: Callable[[dict], None] | None = None):
+        self.spec = spec
+        self.base_dir = Path(base_dir)
+        self.ldrawdir = ldrawdir
+        self.seed = spec.seed if seed is None else int(seed)
+        self.dice = Dice(self.seed, forced=spec.forced_dice)
+        self.world = PhysicsWorld()
+        self.recorder = Recorder(self.world.time_step * STEPS_PER_FRAME)
+        self.events: list[dict] = []
+        self.bodies: dict[str, BodyState] = {}
+        self.assets: dict[str, BodyAsset] = {}
+        self.warnings: list[str] = []
+        self._on_event = on_event
+        self._rolls_logged: set[tuple[str, int]] = set()
+        self._explode_now: list[tuple[str, np.ndarray]] = []
+        self.turn = 0
+
+    # ------------------------------------------------------------------ logging
+    def log(self, type_: str, text: str, **fields) -> dict:
+        """Append an event (``{"type", "time", "text", ...}``) to the log."""
+        self._flush_rolls()
+        ev = {"type": type_, "time": round(self.world.time, 6), "turn": self.turn, "text": text, **fields}
+        self.events.append(ev)
+        if self._on_event:
+            self._on_event(ev)
+        return ev
+
+    def _flush_rolls(self) -> None:
+        new = [r for r in self.dice.records() if (r.stream, r.index) not in self._rolls_logged]
+        for r in new:
+            self._rolls_logged.add((r.stream, r.index))
+            ev = {"type": "roll", "time": round(self.world.time, 6), "turn": self.turn,
+                  "text": f"{r.reason}: d{r.sides} rolled {r.result}" + (" (forced)" if r.forced else ""),
+                  **r.to_dict()}
+            self.events.append(ev)
+            if self._on_event:
+                self._on_event(ev)
+
+    # ------------------------------------------------------------------ setup
+    def setup(self) -> None:
+        """Build the battlefield and every body, in file order, and let them settle."""
+        bf = self.spec.battlefield
+        self.world.add_ground(bf.width, bf.depth)
+        self.log("setup", f"Battlefield {bf.width:g}\" x {bf.depth:g}\", seed {self.seed}",
+                 width=bf.width, depth=bf.depth, seed=self.seed)
+        for kind, entries in (("creation", self.spec.creations), ("unit", self.spec.units)):
+            for entry in entries:
+                asset = build_asset(entry, self.base_dir, self.ldrawdir)
+                self._add_body(entry.id, kind, entry.name or entry.id, entry.owner, entry.stats,
+                               asset, static=entry.fixed)
+        self._record_frame(force=True)
+        self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
+        self.log("ready", f"{len(self.bodies)} bodies on the table, at rest after "
+                 f"{self.world.time:.2f} s", bodies=len(self.bodies))
+
+    def _add_body(self, key, kind, name, owner, stats, asset: BodyAsset, static=False) -> None:
+        for w in asset.warnings:
+            self.warnings.append(w)
+            self.log("warning", f"{key}: {w}", body=key, message=w)
+        body = self.world.add_compound(key, asset.boxes, static=static)
+        asset.attach(body.frame_origin, body.frame_rotation)
+        self.assets[key] = asset
+        self.bodies[key] = BodyState(key, kind, name, owner, stats)
+        lo, hi = self.world.aabb(key)
+        self.log("body", f"{name} ({kind}): {asset.part_count} parts, {body.mass:.1f} g, "
+                 f"bounds {np.round(lo, 2).tolist()} to {np.round(hi, 2).tolist()}",
+                 body=key, kind=kind, parts=asset.part_count, mass_g=round(body.mass, 3))
+
+    # ------------------------------------------------------------------ stepping
+    def _record_frame(self, force: bool = False) -> None:
+        self.recorder.record(self.world.poses(self.world.dynamic_keys()), force=force)
+
+    def _on_step_quiet(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
+        if world.steps % STEPS_PER_FRAME == 0:
+            self._record_frame()
+
+    def _on_step(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
+        for ev in events:
+            self._handle_impact(ev)
+        for key, point in self._explode_now:
+            self._explode(key, point)
+        self._explode_now.clear()
+        if world.steps % STEPS_PER_FRAME == 0:
+            self._record_frame()
+
+    def _handle_impact(self, ev: ImpactEvent) -> None:
+        a = self.bodies.get(ev.body_a)
+        b = self.bodies.get(ev.body_b)
+        names = f"{a.name if a else ev.body_a} hit {b.name if b else ev.body_b}"
+        self.log("impact", f"{names} at {ev.normal_speed:.1f} in/s "
+                 f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
+                 **ev.to_dict())
+        victims = [s for s in (a, b) if s is not None and not s.damage.destroyed]
+        for s in victims:
+            if s.kind == "payload" and s.explosive_dice and s.key not in {k for k, _ in self._explode_now}:
+                self._explode_now.append((s.key, np.array(ev.position)))
+        victims = [s for s in victims if not (s.kind == "payload" and s.explosive_dice)]
+        if not victims:
+            return
+        rolls = collision_rules.roll_collision_damage(
+            self.dice.stream("collision"), ev.normal_speed, " and ".join(v.name for v in victims))
+        if not rolls:
+            return
+        damage = sum(r.result for r in rolls)
+        for v in victims:
+            self._damage(v, damage, "Collision Damage")
+            if (v.kind == "payload" and not v.stats.flight and not v.damage.disrupted
+                    and not v.damage.destroyed):
+                v.damage.disrupted = True
+                self.log("disrupted", f"{v.name} is Disrupted by the landing", body=v.key)
+
+    def _damage(self, victim: BodyState, damage: int, what: str) -> None:
+        fixed, dice = parse_armor(victim.stats.armor)
+        out = collision_rules.apply_damage(victim.damage, damage, fixed, dice, victim.cumulative,
+                                           self.dice.stream("armor"), victim.name)
+        verdict = "destroyed" if out.destroyed else "holds"
+        against = "Cumulative Damage " + str(out.total) if victim.cumulative else str(out.total)
+        self.log("damage", f"{victim.name} takes {damage} {what}: {against} against Armor "
+                 f"{out.compared_with} — {verdict}", body=victim.key, damage=damage, source=what,
+                 total=out.total, armor=out.compared_with, destroyed=out.destroyed)
+        if out.destroyed:
+            self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
+
+    def _explode(self, key: str, point: np.ndarray) -> None:
+        state = self.bodies[key]
+        if state.damage.destroyed:
+            return
+        state.damage.destroyed = True
+        expr = DiceExpression.parse(f"{state.explosive_dice}d10 Exp")
+        rings = explosion_rings(expr.roll(self.dice.stream("explosion"), f"Explosion of {state.name}"))
+        self.world.remove(key)
+        radius = rings[-1].outer_in if rings else 0.0
+        self.log("explosion", f"{state.name} explodes at {np.round(point, 2).tolist()}: "
+                 + ", ".join(f"{r.damage} Damage within {r.outer_in:g}\"" for r in rings),
+                 body=key, point=[round(float(v), 4) for v in point],
+                 rings=[r.damage for r in rings], radius=radius)
+        for other in list(self.world.dynamic_keys()) + [k for k, b in self.world.bodies.items()
+                                                         if b.static and k != "ground"]:
+            st = self.bodies.get(other)
+            if st is None or st.damage.destroyed:
+                continue
+            d = self.world.closest_distance(other, point, radius)
+            if d is None:
+                continue
+            ring = explosion_at(rings, d)
+            if ring is not None and ring.damage > 0:
+                self._damage(st, ring.damage, f"Explosion Damage ({d:.2f}\" from the blast)")
+
+    # ------------------------------------------------------------------ actions
+    def run(self) -> None:
+        """Set up, play every scripted action (turn 1), and finish."""
+        self.setup()
+        self.turn = 1
+        self.log("turn", "Turn 1 begins")
+        for i, action in enumerate(self.spec.actions):
+            self.apply(action, i)
+        self.log("end", f"Finished after {self.world.time:.2f} s of simulated time",
+                 states=[s.to_dict() for s in self.bodies.values()])
+        self.recorder.finish(self.world.poses(self.world.dynamic_keys()))
+
+    def apply(self, action, index: int = 0) -> None:
+        """Apply one action (only :class:`BigDrop` so far)."""
+        if isinstance(action, BigDrop):
+            self._big_drop(action, index)
+        else:  # pragma: no cover - the schema allows nothing else yet
+            raise RulesError(f"unknown action {action!r}")
+
+    def _big_drop(self, a: BigDrop, index: int) -> None:
+        height = collision_rules.big_drop_height(a.strategy_bricks)
+        key = a.id or f"payload{index + 1}"
+        if key in self.bodies:
+            raise SceneError(f"actions[{index}].id {key!r} is already used by another body")
+        p = a.payload
+        if isinstance(p, UnitPayload):
+            entry = next(r for r in self.spec.reserves if r.id == p.unit)
+            asset = build_asset(entry, self.base_dir, self.ldrawdir, placed=False)
+            name, stats, owner, explosive = entry.name or entry.id, entry.stats, entry.owner, 0
+            key = entry.id
+        elif isinstance(p, SupplyPayload):
+            asset = build_part_asset(p.part, p.colour, self.ldrawdir)
+            name, stats, owner, explosive = f"supply crate ({p.part})", p.stats, a.player, 0
+        else:
+            assert isinstance(p, ExplosivePayload)
+            asset = build_part_asset(p.part, p.colour, self.ldrawdir)
+            name, stats, owner = f"{a.strategy_bricks}d10 Explosive", Stats(size=1.0, armor=0), a.player
+            explosive = a.strategy_bricks
+        asset.move_to_drop(np.array([a.target[0], a.target[1]]), height)
+        self.log("action", f"{a.player} calls in The Big Drop: {name}, {a.strategy_bricks} Strategy "
+                 f"brick(s), held {height:g}\" above ({a.target[0]:g}, {a.target[1]:g})",
+                 action="big_drop", player=a.player, payload=p.kind, strategy_bricks=a.strategy_bricks,
+                 target=list(a.target), height=height, body=key)
+        self._add_body(key, "payload", name, owner, stats, asset)
+        self.bodies[key].explosive_dice = explosive
+        for other in self.world.bodies:
+            if other != key and self.world.client.getClosestPoints(
+                    self.world.bodies[key].uid, self.world.bodies[other].uid, 0.0):
+                raise RulesError(f"The Big Drop of {name} at {height:g}\" starts inside {other!r}: "
+                                 "spend more Strategy bricks or pick another target")
+        self._record_frame(force=True)
+        self.log("release", f"{name} is released", body=key)
+        self.world.step_until_rest(max_seconds=MAX_ACTION_SECONDS, min_seconds=0.05,
+                                   on_step=self._on_step)
+        if key in self.world.bodies:
+            pos, _ = self.world.pose(key)
+            off = math.hypot(pos[0] - a.target[0], pos[1] - a.target[1])
+            self.log("landed", f"{name} comes to rest {off:.2f}\" from the target point",
+                     body=key, position=[round(float(v), 4) for v in pos], off_target=round(off, 4))
+        self.log("rest", f"Everything is at rest at {self.world.time:.2f} s")
+
+    # ------------------------------------------------------------------ outputs
+    def final_poses(self) -> dict[str, tuple[list[float], list[float]]]:
+        """Poses of every body now in the world (static ones too)."""
+        return {k: v for k, v in self.world.poses().items() if k != "ground"}
+
+    def replay(self) -> Replay:
+        """The recording so far as a :class:`Replay`."""
+        return Replay(scene=scene_to_dict(self.spec), seed=self.seed,
+                      actions=[a.model_dump(mode="json") for a in self.spec.actions],
+                      events=self.events, tracks=dict(self.recorder.tracks),
+                      frame_dt=self.recorder.frame_dt, frames=self.recorder.frame)
+
+    def close(self) -> None:
+        self.world.close()
