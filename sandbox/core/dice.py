@@ -13,6 +13,7 @@ value is still recorded, with ``forced=True``.
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from dataclasses import asdict, dataclass
 from typing import Iterable
@@ -175,3 +176,266 @@ class Dice:
 
     def __repr__(self) -> str:
         return f"Dice(seed={self.seed}, streams={list(self._streams)})"
+
+
+# --------------------------------------------------------------------------------------------
+# Dice expressions: "3d10", "1d8+1", "2d4 Fire", "4 Action dice"
+# --------------------------------------------------------------------------------------------
+
+#: Damage kinds the rule book writes after a dice expression, keyed by lower-case spelling.
+DAMAGE_KINDS: dict[str, str] = {
+    "": "",
+    "fire": "Fire",
+    "exp": "Exp",
+    "explosion": "Exp",
+    "explosive": "Exp",
+    "piercing": "Piercing",
+    "armor piercing": "Piercing",
+    "knockback": "KnockBack",
+    "phased": "Phased",
+    "acid": "Acid",
+    "poison": "Poison",
+}
+
+_EXPR_RE = re.compile(
+    r"""^\s*
+    (?P<count>\d*)\s*d\s*(?P<sides>\d+)          # 3d10, d6
+    \s*(?P<mod>[+-]\s*\d+)?                       # +1, - 4
+    \s*(?:\(\s*(?P<kind1>[A-Za-z][A-Za-z ]*?)\s*\)|(?P<kind2>[A-Za-z][A-Za-z ]*?))?  # Fire, (Fire)
+    \s*$""",
+    re.VERBOSE,
+)
+_ACTION_RE = re.compile(
+    r"^\s*(?P<count>\d+)\s*(?:action|skill)\s+di(?:c)?e\s*(?P<mod>[+-]\s*\d+)?\s*$", re.IGNORECASE
+)
+_CONST_RE = re.compile(r"^\s*(?P<mod>[+-]?\s*\d+)\s*$")
+
+
+def _kind(text: str | None) -> str:
+    key = (text or "").strip().lower()
+    if key not in DAMAGE_KINDS:
+        known = sorted(set(DAMAGE_KINDS.values()))
+        raise DiceError(f"unknown damage kind {text!r} (known: {known})")
+    return DAMAGE_KINDS[key]
+
+
+@dataclass(frozen=True)
+class DiceExpression:
+    """A dice expression such as ``3d10``, ``1d8+1``, ``2d4 Fire`` or ``4 Action dice``.
+
+    Attributes
+    ----------
+    count : int
+        Number of dice (0 for a constant such as ``"2"``).
+    sides : int or None
+        Faces of each die; ``None`` means "the rolling unit's Action die" (BrikWars 8.1: a Melee
+        Weapon does Weapon Size × Action dice of Damage), filled in by :meth:`with_action_die`.
+    modifier : int
+        Flat modifier added to the total.
+    kind : str
+        Damage kind: ``""`` (plain Damage), ``"Fire"`` (d4s, 8.3), ``"Exp"`` (d10s, 8.4), ...
+
+    Examples
+    --------
+    >>> str(DiceExpression.parse("3d4(Fire)"))
+    '3d4 Fire'
+    >>> DiceExpression.parse("1d8+1").with_modifier(-5)
+    DiceExpression(count=1, sides=8, modifier=-4, kind='')
+    """
+
+    count: int
+    sides: int | None
+    modifier: int = 0
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        if int(self.count) != self.count or self.count < 0:
+            raise DiceError(f"a dice expression needs a whole count >= 0, got {self.count!r}")
+        if self.sides is not None and (int(self.sides) != self.sides or self.sides < 2):
+            raise DiceError(f"a die needs at least 2 sides, got {self.sides!r}")
+        object.__setattr__(self, "kind", _kind(self.kind))
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str) -> "DiceExpression":
+        """Parse ``"NdS[+M][ Kind]"``, ``"N Action dice[+M]"`` or a constant ``"M"``.
+
+        Raises
+        ------
+        DiceError
+            If ``text`` is not a dice expression.
+        """
+        if not isinstance(text, str):
+            raise DiceError(f"a dice expression must be text, got {text!r}")
+        m = _EXPR_RE.match(text)
+        if m:
+            count = int(m["count"]) if m["count"] else 1
+            mod = int(m["mod"].replace(" ", "")) if m["mod"] else 0
+            return cls(count, int(m["sides"]), mod, _kind(m["kind1"] or m["kind2"]))
+        m = _ACTION_RE.match(text)
+        if m:
+            mod = int(m["mod"].replace(" ", "")) if m["mod"] else 0
+            return cls(int(m["count"]), None, mod)
+        m = _CONST_RE.match(text)
+        if m:
+            return cls(0, None, int(m["mod"].replace(" ", "")))
+        raise DiceError(f"not a dice expression: {text!r}")
+
+    def with_modifier(self, delta: int) -> "DiceExpression":
+        """The same dice with ``delta`` added to the flat modifier."""
+        return DiceExpression(self.count, self.sides, self.modifier + int(delta), self.kind)
+
+    def with_action_die(self, action_die: int) -> "DiceExpression":
+        """Fill in ``sides`` for an Action-dice expression (no change when already set)."""
+        if self.sides is not None or self.count == 0:
+            return self
+        return DiceExpression(self.count, int(action_die), self.modifier, self.kind)
+
+    # -- facts -------------------------------------------------------------------------------
+    @property
+    def minimum(self) -> int:
+        """Lowest total without bonus dice (never below 0: Damage is not negative)."""
+        return max(0, self.count + self.modifier)
+
+    @property
+    def maximum(self) -> int:
+        """Highest total without Over the Top bonus dice."""
+        if self.count and self.sides is None:
+            raise DiceError(f"{self} needs an Action die before it has a maximum")
+        return max(0, self.count * (self.sides or 0) + self.modifier)
+
+    def __str__(self) -> str:
+        if self.count == 0:
+            return str(self.modifier)
+        die = "Action dice" if self.sides is None else f"d{self.sides}"
+        core = f"{self.count} {die}" if self.sides is None else f"{self.count}{die}"
+        if self.modifier:
+            core += f"{self.modifier:+d}"
+        return f"{core} {self.kind}" if self.kind else core
+
+    # -- rolling -----------------------------------------------------------------------------
+    def roll(
+        self,
+        stream: DiceStream,
+        reason: str = "",
+        *,
+        per_die_modifier: int = 0,
+        flat_modifier: int = 0,
+        bonus_dice: int = 0,
+        over_the_top: bool = True,
+    ) -> "ExpressionRoll":
+        """Roll the expression on ``stream``.
+
+        Parameters
+        ----------
+        stream : DiceStream
+            Where the dice come from (and are recorded).
+        reason : str
+            Why, for the log.
+        per_die_modifier : int
+            Added to every die, each die floored at 0 (BrikWars 5.1 Out of Range: "reduced to
+            2, 0, 1, and 1 by the -1 Out of Range Penalty on each die", 8.3 Burnination).
+        flat_modifier : int
+            Added to the total after the dice (Target Size and cover in Arc Fire, BlastGun
+            distance).
+        bonus_dice : int
+            Extra "Over the Top" dice earned elsewhere (a natural maximum on the Action Roll);
+            each is its own group and takes ``per_die_modifier`` like the others.
+        over_the_top : bool
+            When True, a die showing its highest face earns a bonus die of the same type,
+            chained (8.4: "the highest d10 in the roll (including any Bonus Dice it may have
+            earned)").
+
+        Raises
+        ------
+        DiceError
+            If the expression still needs an Action die.
+        """
+        if self.count and self.sides is None:
+            raise DiceError(f"{self} needs an Action die: call with_action_die() first")
+        if bonus_dice < 0:
+            raise DiceError(f"bonus_dice must be >= 0, got {bonus_dice}")
+        groups: list[tuple[Roll, ...]] = []
+        n_base = self.count
+        for i in range(self.count + int(bonus_dice)):
+            why = reason if i < n_base else f"{reason} (Over the Top bonus die)".strip()
+            first = stream.roll(self.sides, why)
+            group = [first]
+            while over_the_top and group[-1].maximum:
+                group.append(stream.roll(self.sides, f"{reason} (Over the Top bonus die)".strip()))
+            groups.append(tuple(group))
+        return ExpressionRoll(
+            self, tuple(groups), n_base, int(per_die_modifier), int(flat_modifier)
+        )
+
+
+@dataclass(frozen=True)
+class ExpressionRoll:
+    """The record of one rolled :class:`DiceExpression`.
+
+    Attributes
+    ----------
+    expression : DiceExpression
+    groups : tuple of tuple of Roll
+        One group per die: the die and the Over the Top bonus dice it earned, in order. The
+        first ``n_base`` groups are the expression's own dice; the rest are bonus dice earned
+        by the Action Roll.
+    n_base : int
+    per_die_modifier : int
+    flat_modifier : int
+    """
+
+    expression: DiceExpression
+    groups: tuple[tuple[Roll, ...], ...]
+    n_base: int
+    per_die_modifier: int = 0
+    flat_modifier: int = 0
+
+    @property
+    def rolls(self) -> tuple[Roll, ...]:
+        """Every die rolled, in order."""
+        return tuple(r for g in self.groups for r in g)
+
+    @property
+    def naturals(self) -> tuple[int, ...]:
+        return tuple(r.result for r in self.rolls)
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """Each die after the per-die modifier, floored at 0."""
+        return tuple(max(0, r.result + self.per_die_modifier) for r in self.rolls)
+
+    @property
+    def total(self) -> int:
+        """Dice after per-die modifiers, plus flat modifiers; never below 0."""
+        return max(0, sum(self.values) + self.expression.modifier + self.flat_modifier)
+
+    @property
+    def dice_count(self) -> int:
+        """Number of dice in the roll, bonus dice included (8.4 KnockBack counts them)."""
+        return len(self.rolls)
+
+    @property
+    def critical_failure(self) -> bool:
+        """Every one of the expression's own dice shows a natural 1.
+
+        BrikWars reading: a Damage Roll is a Critical Failure when all its dice come up 1
+        (for a single die, a natural 1). A constant expression never fails.
+        """
+        base = [g[0] for g in self.groups[: self.n_base]]
+        return bool(base) and all(r.result == 1 for r in base)
+
+    def __str__(self) -> str:
+        return f"{self.expression}: {list(self.naturals)} -> {self.total}"
+
+
+def roll_expression(
+    stream: DiceStream, expression: "DiceExpression | str", reason: str = "", **kwargs
+) -> ExpressionRoll:
+    """Parse (when given text) and roll a dice expression; see :meth:`DiceExpression.roll`."""
+    expr = (
+        expression
+        if isinstance(expression, DiceExpression)
+        else DiceExpression.parse(expression)
+    )
+    return expr.roll(stream, reason, **kwargs)
