@@ -27,13 +27,13 @@ import numpy as np
 def _quiet_c_stdout():
     """Silence what pybullet's C code prints to file descriptor 1 ("pybullet build time",
     "argv[0]=") so the turn log on stdout stays readable."""
+    fd = 1
     try:
-        fd = sys.stdout.fileno()
+        sys.stdout.flush()
+        saved = os.dup(fd)
     except (AttributeError, OSError, ValueError):
         yield
         return
-    sys.stdout.flush()
-    saved = os.dup(fd)
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), fd)
