@@ -1,0 +1,268 @@
+"""The built-in catalogue: basic parts generated from their dimensions (no LDraw library needed).
+
+Each part is built in its LDraw frame (LDU, -Y up) exactly where the official LDraw part sits:
+the origin at the centre of the top face, the body below it (+Y) and the studs above it (-Y),
+the long side along X. A stud pitch is 20 LDU, a brick 24 LDU tall, a plate 8 LDU; studs are
+cylinders 12 LDU across and 4 LDU tall; tiles have none. Bodies are solid boxes (the real
+parts are hollow underneath): good enough to see and to collide with.
+
+The minifig parts (3626b head, 973 torso, 3815 hips, 3816/3817 legs, 3818/3819 arms,
+3820 hand) are simple recognisable shapes at real dimensions, with the origins of the official
+parts, so a standard minifig assembly (torso at the origin, head at y = -24, hips at y = 32,
+legs at y = 44, arms at x = ±15.552, y = 9) fits together.
+
+When an LDraw library is present its real part wins; the catalogue is the fallback
+(:class:`sandbox.bricks.partmesh.Resolver`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import trimesh
+
+from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
+from sandbox.bricks.ldraw import normalise_name
+from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles
+from sandbox.core.units import BRICK_HEIGHT_LDU, PLATE_HEIGHT_LDU, STUD_PITCH_LDU
+
+#: Stud cylinder radius and height, LDU.
+STUD_RADIUS_LDU: float = 6.0
+STUD_HEIGHT_LDU: float = 4.0
+#: Thickness of a (thin) baseplate, LDU.
+BASEPLATE_HEIGHT_LDU: float = 4.0
+_SECTIONS = 16
+
+
+@dataclass(frozen=True)
+class BrickSpec:
+    """A rectangular part: ``studs_x`` by ``studs_z`` studs, ``height`` LDU tall.
+
+    Attributes
+    ----------
+    title : str
+    studs_x, studs_z : int
+        Size in studs along X (the long side) and Z.
+    height : float
+        Body height, LDU.
+    studs : bool
+        False for tiles.
+    """
+
+    title: str
+    studs_x: int
+    studs_z: int
+    height: float
+    studs: bool = True
+
+
+_B, _P = BRICK_HEIGHT_LDU, PLATE_HEIGHT_LDU
+
+#: Rectangular parts by LDraw file name.
+BRICKS: dict[str, BrickSpec] = {
+    "3001.dat": BrickSpec("Brick  2 x  4", 4, 2, _B),
+    "3002.dat": BrickSpec("Brick  2 x  3", 3, 2, _B),
+    "3003.dat": BrickSpec("Brick  2 x  2", 2, 2, _B),
+    "3004.dat": BrickSpec("Brick  1 x  2", 2, 1, _B),
+    "3005.dat": BrickSpec("Brick  1 x  1", 1, 1, _B),
+    "3008.dat": BrickSpec("Brick  1 x  8", 8, 1, _B),
+    "3009.dat": BrickSpec("Brick  1 x  6", 6, 1, _B),
+    "3010.dat": BrickSpec("Brick  1 x  4", 4, 1, _B),
+    "3020.dat": BrickSpec("Plate  2 x  4", 4, 2, _P),
+    "3021.dat": BrickSpec("Plate  2 x  3", 3, 2, _P),
+    "3022.dat": BrickSpec("Plate  2 x  2", 2, 2, _P),
+    "3023.dat": BrickSpec("Plate  1 x  2", 2, 1, _P),
+    "3024.dat": BrickSpec("Plate  1 x  1", 1, 1, _P),
+    "3710.dat": BrickSpec("Plate  1 x  4", 4, 1, _P),
+    "3666.dat": BrickSpec("Plate  1 x  6", 6, 1, _P),
+    "3034.dat": BrickSpec("Plate  2 x  8", 8, 2, _P),
+    "3068b.dat": BrickSpec("Tile  2 x  2 with Groove", 2, 2, _P, studs=False),
+    "3069b.dat": BrickSpec("Tile  1 x  2 with Groove", 2, 1, _P, studs=False),
+    "3070b.dat": BrickSpec("Tile  1 x  1 with Groove", 1, 1, _P, studs=False),
+    "3811.dat": BrickSpec("Baseplate 32 x 32", 32, 32, BASEPLATE_HEIGHT_LDU),
+}
+
+#: Minifig parts by LDraw file name: title.
+MINIFIG: dict[str, str] = {
+    "3626b.dat": "Minifig Head (simplified)",
+    "973.dat": "Minifig Torso (simplified)",
+    "3815.dat": "Minifig Hips (simplified)",
+    "3816.dat": "Minifig Leg Right (simplified)",
+    "3817.dat": "Minifig Leg Left (simplified)",
+    "3818.dat": "Minifig Arm Right (simplified)",
+    "3819.dat": "Minifig Arm Left (simplified)",
+    "3820.dat": "Minifig Hand (simplified)",
+}
+
+
+def part_names() -> list[str]:
+    """Every part name the catalogue can build (normalised, e.g. ``"3001.dat"``)."""
+    return sorted(BRICKS) + sorted(MINIFIG)
+
+
+def has_part(name: str) -> bool:
+    """True when the catalogue builds part ``name`` (any case, with or without ``.dat``)."""
+    key = _key(name)
+    return key in BRICKS or key in MINIFIG
+
+
+def _key(name: str) -> str:
+    key = normalise_name(name)
+    return key if key.endswith(".dat") else key + ".dat"
+
+
+def _rot_x(deg: float) -> np.ndarray:
+    return trimesh.transformations.rotation_matrix(np.radians(deg), [1, 0, 0])
+
+
+def _cyl_y(radius: float, y0: float, y1: float, x: float = 0.0, z: float = 0.0) -> trimesh.Trimesh:
+    """A cylinder along Y from ``y0`` to ``y1`` centred on (x, z)."""
+    h = abs(y1 - y0)
+    m = trimesh.creation.cylinder(radius=radius, height=h, sections=_SECTIONS)
+    m.apply_transform(_rot_x(90.0))  # z -> -y: a proper rotation, keeps the outward winding
+    m.apply_translation([x, (y0 + y1) / 2.0, z])
+    return m
+
+
+def _circle_edges(radius: float, centre: np.ndarray, axis: int = 1) -> np.ndarray:
+    """A circle of ``_SECTIONS`` edge segments in the plane normal to ``axis``."""
+    a = np.linspace(0.0, 2 * np.pi, _SECTIONS + 1)
+    u, v = [i for i in range(3) if i != axis]
+    pts = np.zeros((_SECTIONS + 1, 3))
+    pts[:, u] = radius * np.cos(a)
+    pts[:, v] = radius * np.sin(a)
+    pts += centre
+    return np.stack([pts[:-1], pts[1:]], axis=1)
+
+
+def _geometry(meshes: list[trimesh.Trimesh], edges: list[np.ndarray], studs=None, tubes=None):
+    tris = np.concatenate([m.triangles for m in meshes]).reshape(-1, 3, 3)
+    e = np.concatenate(edges).reshape(-1, 2, 3) if edges else np.zeros((0, 2, 3))
+    studs = np.zeros((0, 3)) if studs is None else np.asarray(studs, dtype=float).reshape(-1, 3)
+    axes = np.tile([0.0, -1.0, 0.0], (len(studs), 1))
+    tubes = np.zeros((0, 3)) if tubes is None else np.asarray(tubes, dtype=float).reshape(-1, 3)
+    return Geometry(tris, np.full(len(tris), MAIN_COLOUR, dtype=np.int64),
+                    np.ones(len(tris), dtype=bool), e,
+                    np.full(len(e), EDGE_COLOUR, dtype=np.int64), studs, axes, tubes)
+
+
+def _box_mesh(lo, hi) -> trimesh.Trimesh:
+    tris, _ = box_triangles(np.asarray(lo, float), np.asarray(hi, float))
+    faces = np.arange(len(tris) * 3).reshape(-1, 3)
+    return trimesh.Trimesh(vertices=tris.reshape(-1, 3), faces=faces, process=False)
+
+
+def _brick_geometry(spec: BrickSpec) -> Geometry:
+    hx = spec.studs_x * STUD_PITCH_LDU / 2.0
+    hz = spec.studs_z * STUD_PITCH_LDU / 2.0
+    lo, hi = np.array([-hx, 0.0, -hz]), np.array([hx, spec.height, hz])
+    body_tris, body_edges = box_triangles(lo, hi)
+    body = trimesh.Trimesh(vertices=body_tris.reshape(-1, 3),
+                           faces=np.arange(len(body_tris) * 3).reshape(-1, 3), process=False)
+    xs = -hx + STUD_PITCH_LDU / 2.0 + STUD_PITCH_LDU * np.arange(spec.studs_x)
+    zs = -hz + STUD_PITCH_LDU / 2.0 + STUD_PITCH_LDU * np.arange(spec.studs_z)
+    studs = np.array([[x, 0.0, z] for z in zs for x in xs]) if spec.studs else np.zeros((0, 3))
+    meshes, edges = [body], [body_edges]
+    if spec.studs:
+        proto = _cyl_y(STUD_RADIUS_LDU, -STUD_HEIGHT_LDU, 0.0)
+        ring = _circle_edges(STUD_RADIUS_LDU, np.array([0.0, -STUD_HEIGHT_LDU, 0.0]))
+        tri0 = proto.triangles
+        stud_tris = (tri0[None, :, :, :] + studs[:, None, None, :]).reshape(-1, 3, 3)
+        meshes.append(trimesh.Trimesh(vertices=stud_tris.reshape(-1, 3),
+                                      faces=np.arange(len(stud_tris) * 3).reshape(-1, 3),
+                                      process=False))
+        edges.append((ring[None] + studs[:, None, None, :]).reshape(-1, 2, 3))
+    # underside tubes/posts between studs (positions only; bodies are solid)
+    mid_x = (xs[:-1] + xs[1:]) / 2.0
+    mid_z = (zs[:-1] + zs[1:]) / 2.0 if spec.studs_z > 1 else zs
+    tubes = np.array([[x, spec.height, z] for z in mid_z for x in mid_x]).reshape(-1, 3)
+    if spec.studs_x == 1 and spec.studs_z > 1:
+        tubes = np.array([[0.0, spec.height, z] for z in (zs[:-1] + zs[1:]) / 2.0]).reshape(-1, 3)
+    return _geometry(meshes, edges, studs, tubes)
+
+
+def _minifig_geometry(key: str) -> Geometry:
+    if key == "3626b.dat":  # head: cylinder with a stud on top and a neck below
+        head = _cyl_y(12.0, 0.0, 20.0)
+        neck = _cyl_y(8.0, 20.0, 24.0)
+        stud = _cyl_y(STUD_RADIUS_LDU, -STUD_HEIGHT_LDU, 0.0)
+        return _geometry([head, neck, stud],
+                         [_circle_edges(12.0, np.array([0, y, 0.0])) for y in (0.0, 20.0)],
+                         studs=[[0.0, 0.0, 0.0]])
+    if key == "973.dat":  # torso: trapezoid 24 wide at the shoulders, 40 at the waist
+        # corners indexed like box_triangles (bit 0: +x, bit 1: +y (down), bit 2: +z)
+        corners = np.array([[(1 if i & 1 else -1) * (20.0 if i & 2 else 12.0),
+                             32.0 if i & 2 else 0.0, 10.0 if i & 4 else -10.0] for i in range(8)])
+        tris, e = box_triangles(np.zeros(3), np.ones(3))
+        tris = corners[_corner_index(tris)]
+        e = corners[_corner_index(e)]
+        body = trimesh.Trimesh(vertices=tris.reshape(-1, 3),
+                               faces=np.arange(len(tris) * 3).reshape(-1, 3), process=False)
+        neck = _cyl_y(4.0, -12.0, 0.0)
+        return _geometry([body, neck], [e])
+    if key == "3815.dat":  # hips: a block with two studs for the legs and a pin up
+        body = _box_mesh([-18.0, 0.0, -10.0], [18.0, 12.0, 10.0])
+        pin = _cyl_y(4.0, -11.0, 0.0)
+        _, e = box_triangles(np.array([-18.0, 0.0, -10.0]), np.array([18.0, 12.0, 10.0]))
+        return _geometry([body, pin], [e], studs=[[10.0, 0.0, 0.0], [-10.0, 0.0, 0.0]])
+    if key in ("3816.dat", "3817.dat"):  # legs: hip joint along X, leg block, foot forward
+        x0, x1 = (-19.5, -1.5) if key == "3816.dat" else (1.5, 19.5)
+        joint = trimesh.creation.cylinder(radius=9.0, segment=[[x0, 0.0, 0.0], [x1, 0.0, 0.0]],
+                                          sections=_SECTIONS)
+        leg = _box_mesh([x0, 0.0, -9.0], [x1, 22.0, 9.0])
+        foot = _box_mesh([x0, 22.0, -11.0], [x1, 28.0, 9.0])
+        _, e1 = box_triangles(np.array([x0, 0.0, -9.0]), np.array([x1, 22.0, 9.0]))
+        _, e2 = box_triangles(np.array([x0, 22.0, -11.0]), np.array([x1, 28.0, 9.0]))
+        return _geometry([joint, leg, foot], [e1, e2])
+    if key in ("3818.dat", "3819.dat"):  # arms: shoulder ball, arm bent forward-down
+        sx = -1.0 if key == "3818.dat" else 1.0
+        shoulder = trimesh.creation.icosphere(subdivisions=1, radius=6.5)
+        upper = trimesh.creation.cylinder(
+            radius=5.0, segment=[[0.0, 0.0, 0.0], [sx * 3.0, 17.0, -2.0]], sections=_SECTIONS)
+        fore = trimesh.creation.cylinder(radius=4.5, segment=[[sx * 3.0, 17.0, -2.0],
+                                                              [sx * 3.0, 18.0, -12.0]],
+                                         sections=_SECTIONS)
+        return _geometry([shoulder, upper, fore], [])
+    if key == "3820.dat":  # hand: a C-grip ring (axis Z) on a wrist pin (axis Z, behind)
+        ring = trimesh.creation.annulus(r_min=3.2, r_max=6.0, height=8.0, sections=_SECTIONS)
+        wrist = trimesh.creation.cylinder(radius=3.0, segment=[[0.0, 0.0, 4.0], [0.0, 0.0, 13.0]],
+                                          sections=_SECTIONS)
+        return _geometry([ring, wrist], [_circle_edges(6.0, np.array([0.0, 0.0, z]), axis=2)
+                                         for z in (-4.0, 4.0)])
+    raise KeyError(key)
+
+
+def _corner_index(unit_pts: np.ndarray) -> np.ndarray:
+    """Corner indices (bit 0: x, bit 1: y, bit 2: z) of points of the unit box."""
+    u = np.rint(unit_pts).astype(int)
+    return u[..., 0] + 2 * u[..., 1] + 4 * u[..., 2]
+
+
+@lru_cache(maxsize=None)
+def catalogue_part(name: str) -> PartMesh:
+    """The generated :class:`~sandbox.bricks.partmesh.PartMesh` of a catalogue part.
+
+    Parameters
+    ----------
+    name : str
+        Part name, any case, with or without ``.dat`` (``"3001"``, ``"3001.dat"``).
+
+    Returns
+    -------
+    PartMesh
+        Source ``"catalogue"``; triangles CCW outward, all certified; colours 16.
+
+    Raises
+    ------
+    KeyError
+        When the catalogue has no such part (see :func:`has_part`).
+    """
+    key = _key(name)
+    if key in BRICKS:
+        spec = BRICKS[key]
+        return PartMesh.from_geometry(key, spec.title, _brick_geometry(spec), "catalogue")
+    if key in MINIFIG:
+        return PartMesh.from_geometry(key, MINIFIG[key], _minifig_geometry(key), "catalogue")
+    raise KeyError(f"no part {name!r} in the built-in catalogue")

@@ -1,0 +1,217 @@
+"""World-frame meshes and collision boxes of a loaded model (inches, Z up).
+
+Everything here converts through :mod:`sandbox.core.units` (LDU → inches, LDraw -Y up →
+world Z up); nothing else does.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
+from sandbox.bricks.model import Model, PartPlacement
+from sandbox.core.units import ldraw_directions_to_world, ldraw_points_to_world
+
+
+@dataclass(frozen=True, eq=False)
+class MeshArrays:
+    """A triangle soup in world inches (Z up).
+
+    Attributes
+    ----------
+    vertices : (n, 3) float32
+        Inches, world frame; every 3 rows are one triangle, CCW seen from its front.
+    normals : (n, 3) float32
+        Unit face normal of each vertex's triangle (flat shading).
+    colours : (n, 4) float32
+        RGBA 0..1 per vertex (16/24 resolved through the model's colour table).
+    placement_index : (n // 3,) int32
+        Index into the placements given to :func:`model_mesh` of each triangle.
+    """
+
+    vertices: np.ndarray
+    normals: np.ndarray
+    colours: np.ndarray
+    placement_index: np.ndarray
+
+    @property
+    def n_triangles(self) -> int:
+        """Number of triangles (``len(vertices) // 3``)."""
+        return len(self.vertices) // 3
+
+
+@dataclass(frozen=True)
+class PartBox:
+    """A placement's part-frame bounding box, placed in the world (a physics box shape).
+
+    Attributes
+    ----------
+    centre : (3,) float
+        Box centre, inches, world frame.
+    half_extents : (3,) float
+        Half sizes along the box's own axes, inches.
+    rotation : (3, 3) float
+        Proper rotation (det +1) whose columns are the box axes in the world frame.
+    """
+
+    centre: np.ndarray
+    half_extents: np.ndarray
+    rotation: np.ndarray
+
+
+def _resolve_codes(codes: np.ndarray, colour: int, model: Model) -> np.ndarray:
+    """Per-triangle RGBA for part colour codes placed with ``colour``."""
+    table = model.colours
+    uniq, inv = np.unique(codes, return_inverse=True)
+    lut = np.empty((len(uniq), 4), dtype=np.float32)
+    for i, c in enumerate(uniq):
+        c = int(c)
+        if c == MAIN_COLOUR:
+            lut[i] = table.rgba(colour)
+        elif c == EDGE_COLOUR:
+            lut[i] = table.edge_rgba(colour)
+        else:
+            lut[i] = table.rgba(c)
+    return lut[inv.reshape(-1)]
+
+
+def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, *,
+               double_sided_uncertified: bool = True) -> MeshArrays:
+    """Concatenate the placed part meshes into one world-frame triangle soup.
+
+    Parameters
+    ----------
+    model : Model
+    placements : iterable of PartPlacement, optional
+        A subset of ``model.placements`` (default: all).
+    double_sided_uncertified : bool
+        Emit triangles of non-BFC-certified parts twice (both windings), so a renderer may
+        cull back faces everywhere.
+
+    Returns
+    -------
+    MeshArrays
+        Vertices in inches, world frame (Z up); ``n`` is a multiple of 3.
+    """
+    pls = list(model.placements if placements is None else placements)
+    verts, cols, idx = [], [], []
+    by_part: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pls):
+        by_part[p.part].append(i)
+    for name, members in by_part.items():
+        pm = model.parts[name]
+        tris = pm.triangles
+        if len(tris) == 0:
+            continue
+        cert = pm.certified
+        for i in members:
+            p = pls[i]
+            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
+            placed = tris @ a.T + t
+            if (np.linalg.det(a) < 0) != p.inverted:
+                placed = placed[:, [0, 2, 1]]
+            rgba = _resolve_codes(pm.colours, p.colour, model)
+            if double_sided_uncertified and not cert.all():
+                back = placed[~cert][:, [0, 2, 1]]
+                placed = np.concatenate([placed, back])
+                rgba = np.concatenate([rgba, rgba[~cert]])
+            verts.append(placed)
+            cols.append(rgba)
+            idx.append(np.full(len(placed), i, dtype=np.int32))
+    if not verts:
+        z = np.zeros((0, 3), dtype=np.float32)
+        return MeshArrays(z, z.copy(), np.zeros((0, 4), np.float32), np.zeros(0, np.int32))
+    tri_ldu = np.concatenate(verts)
+    world = ldraw_points_to_world(tri_ldu).astype(np.float32)  # (t, 3, 3) inches, Z up
+    nrm = np.cross(world[:, 1] - world[:, 0], world[:, 2] - world[:, 0])
+    length = np.linalg.norm(nrm, axis=1, keepdims=True)
+    nrm = np.where(length > 0, nrm / np.maximum(length, 1e-30), 0.0).astype(np.float32)
+    rgba = np.concatenate(cols)
+    return MeshArrays(
+        vertices=world.reshape(-1, 3),
+        normals=np.repeat(nrm, 3, axis=0),
+        colours=np.repeat(rgba, 3, axis=0).astype(np.float32),
+        placement_index=np.concatenate(idx),
+    )
+
+
+def _body_bounds(model: Model, p: PartPlacement, studs: bool) -> np.ndarray:
+    pm = model.parts[p.part]
+    b = np.array(pm.bounds, dtype=float)
+    if not studs and len(pm.studs):
+        # drop the studs sticking out of the top: when all studs point up (-Y) and only they
+        # rise above their bases, the body starts at the stud bases
+        up = np.allclose(pm.stud_axes, [0.0, -1.0, 0.0], atol=1e-6)
+        top = pm.studs[:, 1].min()
+        if up and b[0, 1] < top and top - b[0, 1] <= 4.5 and np.allclose(pm.studs[:, 1], top):
+            b[0, 1] = top
+    return b
+
+
+def placement_box(model: Model, placement: PartPlacement, *, studs: bool = False) -> PartBox:
+    """The world-frame box of one placement (part-frame axis-aligned bounds, placed).
+
+    Parameters
+    ----------
+    model : Model
+    placement : PartPlacement
+    studs : bool
+        Include the studs on top (default False: the body only, so stacked boxes touch).
+
+    Returns
+    -------
+    PartBox
+        Inches, world frame, Z up. A scale in the placement matrix goes into the half extents;
+        a mirror flips one box axis (a box is symmetric).
+    """
+    b = _body_bounds(model, placement, studs)
+    m = placement.matrix
+    centre_ldu = m[:3, :3] @ ((b[0] + b[1]) / 2.0) + m[:3, 3]
+    half_local = np.abs(ldraw_points_to_world((b[1] - b[0]) / 2.0))  # inches, part world axes
+    # world = R (A x) for a part-local LDraw x; part-local world axes u = R x, so x = R^T u:
+    # columns of  R A R^T  are the box axes (scaled by any scale in A)
+    a_ldu = m[:3, :3]
+    basis = ldraw_directions_to_world(ldraw_directions_to_world(a_ldu).T).T  # R A R^T
+    scale = np.linalg.norm(basis, axis=0)
+    rot = basis / np.where(scale > 1e-12, scale, 1.0)
+    if np.linalg.det(rot) < 0:
+        rot[:, 0] = -rot[:, 0]
+    return PartBox(ldraw_points_to_world(centre_ldu), half_local * scale, rot)
+
+
+def placement_boxes(model: Model, placements: Iterable[PartPlacement] | None = None, *,
+                    studs: bool = False) -> list[PartBox]:
+    """:func:`placement_box` for each placement (default: all of the model's)."""
+    pls = model.placements if placements is None else placements
+    return [placement_box(model, p, studs=studs) for p in pls]
+
+
+def model_bounds_in(model: Model, placements: Iterable[PartPlacement] | None = None) -> np.ndarray:
+    """Axis-aligned bounds of the placed geometry in inches, world frame (Z up).
+
+    Returns
+    -------
+    (2, 3) float
+        ``[[xmin, ymin, zmin], [xmax, ymax, zmax]]``; zeros when there is nothing.
+    """
+    pls = list(model.placements if placements is None else placements)
+    if not pls:
+        return np.zeros((2, 3))
+    by_part: dict[str, list[np.ndarray]] = defaultdict(list)
+    for p in pls:
+        by_part[p.part].append(p.matrix)
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for name, mats in by_part.items():
+        pts = model.parts[name].points  # (q, 3) LDU
+        ms = np.asarray(mats)  # (k, 4, 4)
+        placed = np.einsum("kij,qj->kqi", ms[:, :3, :3], pts) + ms[:, None, :3, 3]
+        lo = np.minimum(lo, placed.reshape(-1, 3).min(axis=0))
+        hi = np.maximum(hi, placed.reshape(-1, 3).max(axis=0))
+    corners = ldraw_points_to_world(np.array([[x, y, z] for x in (lo[0], hi[0])
+                                              for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]))
+    return np.stack([corners.min(axis=0), corners.max(axis=0)])
