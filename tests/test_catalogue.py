@@ -22,7 +22,7 @@ from sandbox.bricks.partmesh import nominal_mass_g
 from sandbox.core.units import INCH_PER_LDU
 
 REPO = Path(__file__).parents[1]
-GUARD_TOWER = REPO / "models" / "guard_tower.ldr"
+GUARD_TOWER = REPO / "models" / "guard_tower.mpd"
 
 
 def _shared_ldraw() -> Path:

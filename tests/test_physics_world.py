@@ -101,3 +101,46 @@ def test_bad_inputs_raise():
     w.close()
     with pytest.raises(ValueError):
         PhysicsWorld(time_step=0)
+
+
+def _bar(n):
+    """A 10" x 1" x 1" bar of 100 g as ``n`` boxes side by side along X."""
+    w = 10.0 / n
+    return [BoxShape((-5 + w * (i + 0.5), 0, 4), (w / 2, 0.5, 0.5), EYE, 100.0 / n) for i in range(n)]
+
+
+def _spin_response(boxes):
+    w = PhysicsWorld(gravity=0.0)
+    w.add_compound("bar", boxes)
+    uid = w.bodies["bar"].uid
+    # One step of torque about each axis: the angular velocity gained is torque*dt / I.
+    w.client.applyExternalTorque(uid, -1, [0, 500.0, 700.0], w.client.WORLD_FRAME)
+    w.step()
+    _, ang = w.velocity("bar")
+    pos, _ = w.pose("bar")
+    w.close()
+    return ang, pos
+
+
+def test_more_than_16_boxes_are_one_rigid_body_with_the_right_inertia():
+    # pybullet caps a compound shape at 16 children; 40 boxes go through fixed links.
+    one_ang, one_pos = _spin_response(_bar(1))
+    many_ang, many_pos = _spin_response(_bar(40))
+    np.testing.assert_allclose(many_pos, one_pos, atol=1e-9)
+    # I_yy = I_zz = m (a^2 + b^2) / 12 = 100 (100 + 1) / 12 for the whole bar.
+    i_yy = 100 * (100 + 1) / 12
+    dt = PhysicsWorld().time_step
+    assert one_ang[1] == pytest.approx(500 * dt / i_yy, rel=1e-3)
+    np.testing.assert_allclose(many_ang, one_ang, rtol=2e-3, atol=1e-9)
+
+
+def test_many_box_body_falls_and_rests_flat():
+    w = PhysicsWorld()
+    w.add_ground(30, 30)
+    w.add_compound("bar", _bar(40))
+    w.step_until_rest(max_seconds=5)
+    lo, hi = w.aabb("bar")
+    pos, quat = w.pose("bar")
+    assert pos[2] == pytest.approx(0.5, abs=0.02)
+    assert abs(quat[3]) == pytest.approx(1.0, abs=1e-3)  # still level
+    w.close()

@@ -59,6 +59,12 @@ class PartPlacement:
         The part was not found; its mesh is a placeholder box.
     inverted : bool
         An odd number of ``BFC INVERTNEXT`` above it (turn its faces inside out).
+    chain : tuple of str
+        Normalised names of the files from the main model down to the one holding the line
+        (``("main.ldr", "tower.ldr")``), so a scene can take one submodel's parts.
+    chain_lines : tuple of int
+        Line numbers of the type-1 lines that placed each submodel of ``chain[1:]``; two
+        placements of the same submodel differ here (which instance a part belongs to).
     """
 
     part: str
@@ -68,6 +74,8 @@ class PartPlacement:
     line: int
     missing: bool = False
     inverted: bool = False
+    chain: tuple[str, ...] = ()
+    chain_lines: tuple[int, ...] = ()
 
     @property
     def world_matrix(self) -> np.ndarray:
@@ -191,7 +199,7 @@ class _Loader:
 
     # -- expansion -----------------------------------------------------------------------
     def expand(self, f: LDrawFile, matrix: np.ndarray, colour: int, inverted: bool,
-               stack: tuple[str, ...]) -> None:
+               stack: tuple[str, ...], lines: tuple[int, ...] = ()) -> None:
         for ref in f.refs:
             kind, target = self.classify(ref.key)
             m = matrix @ ref.matrix
@@ -203,7 +211,7 @@ class _Loader:
                     raise LDrawError(f"submodel '{ref.name}' in '{f.name}' references itself "
                                      f"(cycle {chain})", f.path, ref.line)
                 self.used.add(ref.key)
-                self.expand(target, m, col, inv, stack + (ref.key,))
+                self.expand(target, m, col, inv, stack + (ref.key,), lines + (ref.line,))
                 continue
             key = ref.key
             if kind == "part" and target is not None:
@@ -214,7 +222,8 @@ class _Loader:
                     f.path, ref.line,
                     f"missing part '{ref.name}' (in '{f.name}'): not in the model, the library "
                     f"or the catalogue; placeholder box used"))
-            self.placements.append(PartPlacement(key, col, m, f.name, ref.line, missing, inv))
+            self.placements.append(PartPlacement(key, col, m, f.name, ref.line, missing, inv, stack,
+                                                 lines))
             if len(self.placements) > MAX_PLACEMENTS:
                 raise LDrawError(f"model expands to more than {MAX_PLACEMENTS} parts", f.path,
                                  ref.line)

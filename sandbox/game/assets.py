@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bricks.mesh import model_bounds_in, model_mesh, placement_boxes
+from ..bricks.library import library_dir
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
@@ -116,21 +117,30 @@ def _asset_from_model(model: Model, name: str, placements=None, default_colour: 
                      len(pls), warnings)
 
 
-def _placement_chain(p) -> tuple[str, ...]:
-    chain = getattr(p, "chain", None)
-    return tuple(chain) if chain else (p.source,)
-
-
-def _select_submodel(model: Model, submodel: str, where: str):
+def _select_submodel(model: Model, submodel: str, where: str, instance: int | None = None):
+    """The placements of one submodel (and, when it is placed several times, one instance)."""
     want = submodel.lower()
-    known = {s.lower() for s in model.submodels}
-    if want not in known:
+    if want not in {s.lower() for s in model.submodels}:
         raise SceneError(f"{where}.submodel {submodel!r} is not a submodel of {model.path.name} "
                          f"(it has {len(model.submodels)}: {', '.join(model.submodels[:8])}...)")
-    chosen = [p for p in model.placements if want in (s.lower() for s in _placement_chain(p))]
-    if not chosen:
+    instances: dict[tuple, list] = {}
+    for p in model.placements:
+        chain = [c.lower() for c in getattr(p, "chain", ())]
+        if want in chain:
+            depth = chain.index(want)
+            instances.setdefault(tuple(p.chain_lines[:depth]), []).append(p)
+    if not instances:
         raise SceneError(f"{where}.submodel {submodel!r} holds no parts")
-    return chosen
+    groups = list(instances.values())
+    if instance is None:
+        if len(groups) > 1:
+            raise SceneError(f"{where}.submodel {submodel!r} is placed {len(groups)} times in "
+                             f"{model.path.name}: add instance = 1..{len(groups)}")
+        return groups[0]
+    if not 1 <= instance <= len(groups):
+        raise SceneError(f"{where}.instance {instance} is out of range: {submodel!r} is placed "
+                         f"{len(groups)} time(s)")
+    return groups[instance - 1]
 
 
 def _ldraw_line(part: str, colour: int, position_in, rotation_deg) -> str:
@@ -157,7 +167,28 @@ def build_part_asset(part: str, colour: int, ldrawdir=None, name: str | None = N
     return _asset_from_model(model, name or f"part {part}")
 
 
-def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True) -> BodyAsset:
+def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path:
+    """Find a scene's model file: relative to the scene's folder first, then to the LDraw
+    library (``LDRAWDIR``), whose ``models/`` folder holds user models by LDraw convention.
+
+    Raises
+    ------
+    SceneError
+        Naming the entry and every place looked in.
+    """
+    tried = [base_dir / model]
+    lib = library_dir(ldrawdir)
+    if lib is not None:
+        tried.append(lib / model)
+    for p in tried:
+        if p.is_file():
+            return p
+    raise SceneError(f"{where}.model: no such file {model!r} (looked in "
+                     + ", ".join(repr(str(t.parent)) for t in tried) + ")")
+
+
+def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
+                cache: dict | None = None) -> BodyAsset:
     """The asset of a scene creation or unit, placed as the scene says.
 
     Parameters
@@ -170,6 +201,9 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True) -> Bo
         LDraw library.
     placed : bool
         Apply the entry's rotation and position (False for reserves, placed later).
+    cache : dict, optional
+        Models already loaded in this game, by path (a model used by several entries is
+        read once, and its reader warnings are reported once).
 
     Raises
     ------
@@ -178,14 +212,18 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True) -> Bo
     """
     where = f"{entry.kind}s[{entry.id}]"
     if entry.model is not None:
-        path = (base_dir / entry.model)
-        if not path.is_file():
-            raise SceneError(f"{where}.model: no such file {str(path)!r}")
-        model = load_model(path, ldrawdir=ldrawdir)
+        path = resolve_model_path(entry.model, base_dir, ldrawdir, where)
+        first = cache is None or path.resolve() not in cache
+        if first:
+            model = load_model(path, ldrawdir=ldrawdir)
+            if cache is not None:
+                cache[path.resolve()] = model
+        else:
+            model = cache[path.resolve()]
         pls = list(model.placements)
         bounds_all = model_bounds_in(model, pls)
         if entry.submodel is not None:
-            pls = _select_submodel(model, entry.submodel, where)
+            pls = _select_submodel(model, entry.submodel, where, entry.instance)
             if not entry.keep_model_placement:
                 bounds_all = model_bounds_in(model, pls)
     else:
@@ -194,6 +232,8 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True) -> Bo
         pls = list(model.placements)
         bounds_all = model_bounds_in(model, pls)
     asset = _asset_from_model(model, entry.name or entry.id, pls)
+    if entry.model is not None and not first:
+        asset.warnings = []
     # Normalise: footprint centre of the whole model on the origin, lowest point on the table.
     lo, hi = bounds_all
     asset.transform(np.eye(3), [-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])

@@ -88,6 +88,7 @@ class Game:
         self._rolls_logged: set[tuple[str, int]] = set()
         self._explode_now: list[tuple[str, np.ndarray]] = []
         self.turn = 0
+        self._models: dict = {}
 
     # ------------------------------------------------------------------ logging
     def log(self, type_: str, text: str, **fields) -> dict:
@@ -119,7 +120,7 @@ class Game:
                  width=bf.width, depth=bf.depth, seed=self.seed)
         for kind, entries in (("creation", self.spec.creations), ("unit", self.spec.units)):
             for entry in entries:
-                asset = build_asset(entry, self.base_dir, self.ldrawdir)
+                asset = build_asset(entry, self.base_dir, self.ldrawdir, cache=self._models)
                 self._add_body(entry.id, kind, entry.name or entry.id, entry.owner, entry.stats,
                                asset, static=entry.fixed)
         self._record_frame(force=True)
@@ -165,10 +166,14 @@ class Game:
                  f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
                  **ev.to_dict())
         victims = [s for s in (a, b) if s is not None and not s.damage.destroyed]
-        for s in victims:
-            if s.kind == "payload" and s.explosive_dice and s.key not in {k for k, _ in self._explode_now}:
-                self._explode_now.append((s.key, np.array(ev.position)))
-        victims = [s for s in victims if not (s.kind == "payload" and s.explosive_dice)]
+        bombs = [s for s in victims if s.kind == "payload" and s.explosive_dice]
+        if bombs:
+            # An Explosive Payload explodes where it first hits (BrikWars 8.4); the Explosion
+            # is the Damage of this impact, so no Collision Damage is rolled for it.
+            for s in bombs:
+                if s.key not in {k for k, _ in self._explode_now}:
+                    self._explode_now.append((s.key, np.array(ev.position)))
+            return
         if not victims:
             return
         rolls = collision_rules.roll_collision_damage(
@@ -247,7 +252,7 @@ class Game:
         p = a.payload
         if isinstance(p, UnitPayload):
             entry = next(r for r in self.spec.reserves if r.id == p.unit)
-            asset = build_asset(entry, self.base_dir, self.ldrawdir, placed=False)
+            asset = build_asset(entry, self.base_dir, self.ldrawdir, placed=False, cache=self._models)
             name, stats, owner, explosive = entry.name or entry.id, entry.stats, entry.owner, 0
             key = entry.id
         elif isinstance(p, SupplyPayload):

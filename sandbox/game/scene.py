@@ -94,6 +94,7 @@ class _Placed(_Strict):
     name: str | None = None
     model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the scene")
     submodel: str | None = Field(None, description="embedded file of an MPD to take alone")
+    instance: int | None = Field(None, ge=1, description="which placement of a submodel used more than once (1-based)")
     keep_model_placement: bool = True
     parts: list[PartRef] | None = None
     colour: int = Field(16, description="colour of the whole model where its lines say 16")

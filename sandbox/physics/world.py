@@ -39,8 +39,18 @@ def _quiet_c_stdout():
             os.dup2(null.fileno(), fd)
         yield
     finally:
+        _libc_fflush()  # C stdio buffers what it printed when stdout is a pipe: drop it here
         os.dup2(saved, fd)
         os.close(saved)
+
+
+def _libc_fflush() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):
+        pass
 
 
 with _quiet_c_stdout():
@@ -60,6 +70,11 @@ REST_HOLD_S: float = 0.25
 
 #: Speed cap of bodies (in/s), far above anything thrown on a table (a 12"/turn Rocket is slow).
 MAX_SPEED_IN_S: float = 20000.0
+
+#: pybullet's limit on children of one compound collision shape.
+MAX_BOXES_PER_SHAPE: int = 16
+#: Mass of the shapeless base of a many-box body, as a fraction of the body's mass.
+BASE_MASS_FRACTION: float = 1e-4
 
 #: Contacts slower than this (in/s) do not bounce (a fall of about 0.03").
 RESTITUTION_MIN_SPEED_IN_S: float = 5.0
@@ -111,6 +126,10 @@ class Body:
         Body frame origin (centre of mass) in the world at creation time, inches.
     child_tags : list of int
         Tag of each child box, in pybullet's child order.
+    static : bool
+        Never moves (mass 0).
+    links : list of int
+        pybullet link indices that carry this body's shapes (-1 is the base).
     """
 
     key: str
@@ -120,6 +139,7 @@ class Body:
     frame_origin: np.ndarray
     child_tags: list[int] = field(default_factory=list)
     static: bool = False
+    links: list[int] = field(default_factory=lambda: [-1])
 
 
 @dataclass(frozen=True)
@@ -386,21 +406,9 @@ class PhysicsWorld:
         mass, com, inertia = compound_mass_properties(boxes)
         rot, diag = _principal_frame(inertia)
         c = self.client
-        halfs, positions, orientations = [], [], []
-        for b in boxes:
-            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3)
-            halfs.append(h.tolist())
-            positions.append((rot.T @ (np.asarray(b.centre, dtype=float) - com)).tolist())
-            orientations.append(matrix_to_quat(rot.T @ np.asarray(b.rotation, dtype=float)))
-        shape = c.createCollisionShapeArray(
-            shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
-            halfExtents=halfs,
-            collisionFramePositions=positions,
-            collisionFrameOrientations=orientations,
-        )
-        uid = c.createMultiBody(
-            0.0 if static else mass, shape, -1, com.tolist(), matrix_to_quat(rot)
-        )
+        groups = [list(boxes[i:i + MAX_BOXES_PER_SHAPE])
+                  for i in range(0, len(boxes), MAX_BOXES_PER_SHAPE)]
+        shapes = [self._shape_in_frame(g, com, rot) for g in groups]
         dyn = dict(
             lateralFriction=friction,
             restitution=restitution,
@@ -412,11 +420,74 @@ class PhysicsWorld:
             # btMultiBody clamps speeds at 100 units/s by default: 100 in/s is a 13" fall.
             maxJointVelocity=MAX_SPEED_IN_S,
         )
-        if not static:
-            dyn["localInertiaDiagonal"] = diag.tolist()
-        c.changeDynamics(uid, -1, **dyn)
-        body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static)
+        if len(groups) == 1:
+            uid = c.createMultiBody(0.0 if static else mass, shapes[0], -1, com.tolist(),
+                                    matrix_to_quat(rot))
+            if not static:
+                dyn["localInertiaDiagonal"] = diag.tolist()
+            c.changeDynamics(uid, -1, **dyn)
+            links = [-1]
+        else:
+            # pybullet caps a compound shape at 16 children, so larger creations are one
+            # multibody: a light, shapeless base at the centre of mass and one rigidly fixed
+            # link per group of 16 boxes, each link with its group's own mass, centre of mass
+            # and principal inertia. Fixed joints have no degrees of freedom in Featherstone's
+            # algorithm, so the whole is one rigid body.
+            n = len(groups)
+            props = [compound_mass_properties(g) for g in groups]
+            inertial_pos, inertial_orn, diags = [], [], []
+            for m_g, c_g, i_g in props:
+                r_g, d_g = _principal_frame(rot.T @ i_g @ rot)
+                inertial_pos.append((rot.T @ (c_g - com)).tolist())
+                inertial_orn.append(matrix_to_quat(r_g))
+                diags.append(d_g)
+            base_mass = 0.0 if static else mass * BASE_MASS_FRACTION
+            uid = c.createMultiBody(
+                baseMass=base_mass,
+                baseCollisionShapeIndex=-1,
+                baseVisualShapeIndex=-1,
+                basePosition=com.tolist(),
+                baseOrientation=matrix_to_quat(rot),
+                linkMasses=[0.0 if static else p[0] for p in props],
+                linkCollisionShapeIndices=shapes,
+                linkVisualShapeIndices=[-1] * n,
+                linkPositions=[[0.0, 0.0, 0.0]] * n,
+                linkOrientations=[[0.0, 0.0, 0.0, 1.0]] * n,
+                linkInertialFramePositions=inertial_pos,
+                linkInertialFrameOrientations=inertial_orn,
+                linkParentIndices=[0] * n,
+                linkJointTypes=[pybullet.JOINT_FIXED] * n,
+                linkJointAxis=[[0.0, 0.0, 1.0]] * n,
+            )
+            if not static:
+                for j, d_g in enumerate(diags):
+                    c.changeDynamics(uid, j, localInertiaDiagonal=d_g.tolist(), **dyn)
+                # Last: pybullet 3.2.7 also writes a link's localInertiaDiagonal into the
+                # base's inertia (a bug seen here), so the base is set after its links.
+                tiny = (diag * BASE_MASS_FRACTION).tolist()
+                c.changeDynamics(uid, -1, localInertiaDiagonal=tiny, **dyn)
+            else:
+                for j in range(-1, n):
+                    c.changeDynamics(uid, j, **dyn)
+            links = [-1] + list(range(n))
+        body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
+                    links)
         return self._register(body)
+
+    def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray, rot: np.ndarray) -> int:
+        """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""
+        halfs, positions, orientations = [], [], []
+        for b in boxes:
+            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3)
+            halfs.append(h.tolist())
+            positions.append((rot.T @ (np.asarray(b.centre, dtype=float) - origin)).tolist())
+            orientations.append(matrix_to_quat(rot.T @ np.asarray(b.rotation, dtype=float)))
+        return self.client.createCollisionShapeArray(
+            shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
+            halfExtents=halfs,
+            collisionFramePositions=positions,
+            collisionFrameOrientations=orientations,
+        )
 
     def remove(self, key: str) -> None:
         """Remove a body from the world."""
@@ -450,8 +521,13 @@ class PhysicsWorld:
 
     def aabb(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """World axis-aligned bounds (min, max) of a body, inches."""
-        lo, hi = self.client.getAABB(self.bodies[key].uid)
-        return np.array(lo), np.array(hi)
+        body = self.bodies[key]
+        los, his = [], []
+        for link in body.links:
+            lo, hi = self.client.getAABB(body.uid, link)
+            los.append(lo)
+            his.append(hi)
+        return np.min(los, axis=0), np.max(his, axis=0)
 
     def body_to_world(self, key: str, local: np.ndarray) -> np.ndarray:
         """Map points (..., 3) from a body's frame to the world, inches."""

@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .view import Camera, Marker, RenderBody, RenderMesh, SceneView
+from .view import Camera, Marker, RenderBody, RenderMesh, SceneView, _quat_to_matrix
 
 #: Tint mixed into a destroyed body's colours (scorched grey), and the mix fraction.
 DESTROYED_TINT = np.array([0.18, 0.17, 0.16, 1.0], dtype=np.float32)
@@ -24,6 +24,15 @@ def render_mesh_of(asset, destroyed: bool = False) -> RenderMesh:
         colours = (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
     return RenderMesh(asset.local_vertices, asset.local_normals, colours,
                       edges=asset.local_edges, name=asset.name)
+
+
+def _world_bounds(body: RenderBody) -> np.ndarray:
+    """Exact (2, 3) world bounds of a posed body's vertices (tighter than a rotated box)."""
+    v = body.mesh.vertices
+    if not len(v):
+        return np.zeros((2, 3))
+    w = v @ _quat_to_matrix(np.asarray(body.orientation, float)).T + body.position
+    return np.stack([w.min(axis=0), w.max(axis=0)])
 
 
 def scene_view(
@@ -63,8 +72,9 @@ def scene_view(
                                  np.asarray(quat, float), key=key))
     if camera is None and bodies:
         chosen = [b for b in bodies if frame_keys is None or b.key in frame_keys] or bodies
-        lo = np.min([b.world_bounds()[0] for b in chosen], axis=0)
-        hi = np.max([b.world_bounds()[1] for b in chosen], axis=0)
+        exact = [_world_bounds(b) for b in chosen]
+        lo = np.min([e[0] for e in exact], axis=0)
+        hi = np.max([e[1] for e in exact], axis=0)
         lo[2] = min(lo[2], 0.0)
         camera = Camera.framing(lo, hi, aspect=aspect)
     rgba = tuple(ground_colour) + ((1.0,) if len(ground_colour) == 3 else ())
