@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("panda3d")
 trimesh = pytest.importorskip("trimesh")
 from PIL import Image  # noqa: E402
+from imaging import GOLDEN_DIR, RMS_TOLERANCE, assert_matches_golden, rms  # noqa: E402,F401
 
 from sandbox.render import (  # noqa: E402
     Camera,
@@ -30,13 +31,6 @@ from sandbox.render import (  # noqa: E402
     render_array,
     render_png,
 )
-
-GOLDEN_DIR = Path(__file__).parent / "golden"
-#: RMS difference (0..255 per channel) allowed against a golden frame. Two runs on the same
-#: llvmpipe give 0.0; shadow-map PCF and MSAA resolve differences between Mesa versions move a
-#: few edge pixels by tens of levels, which is well under 4.0 on a 320x240 frame, while a brick
-#: moved by one stud or a wrong colour gives more than 8.
-RMS_TOLERANCE = 4.0
 
 STUD = 8.0 / 25.4  # inches
 BRICK_H = 9.6 / 25.4  # inches
@@ -83,37 +77,6 @@ def yaw(deg: float) -> tuple[float, float, float, float]:
     """(x, y, z, w) quaternion of a turn of ``deg`` degrees about +Z."""
     h = math.radians(deg) / 2
     return (0.0, 0.0, math.sin(h), math.cos(h))
-
-
-def rms(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.sqrt(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)))
-
-
-def assert_matches_golden(image: np.ndarray, name: str, backend: str) -> None:
-    """Compare ``image`` (H, W, 3) uint8 with ``tests/golden/{name}_{backend}.png``.
-
-    With ``SANDBOX_UPDATE_GOLDEN=1`` the golden is (re)written instead. On a mismatch the
-    actual frame and an amplified difference image are saved in a temporary folder named in
-    the failure message.
-    """
-    path = GOLDEN_DIR / f"{name}_{backend}.png"
-    if os.environ.get("SANDBOX_UPDATE_GOLDEN") == "1":
-        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(image).save(path)
-        return
-    if not path.exists():
-        pytest.skip(f"no golden frame {path.name} for backend {backend!r} "
-                    "(set SANDBOX_UPDATE_GOLDEN=1 to make one)")
-    golden = np.asarray(Image.open(path).convert("RGB"))
-    if golden.shape != image.shape:
-        pytest.fail(f"{path.name}: golden shape {golden.shape} != actual {image.shape}")
-    err = rms(golden, image)
-    if err > RMS_TOLERANCE:
-        out = Path(tempfile.mkdtemp(prefix="sandbox-golden-"))
-        Image.fromarray(image).save(out / f"{name}_{backend}_actual.png")
-        diff = np.clip(np.abs(golden.astype(int) - image.astype(int)) * 4, 0, 255)
-        Image.fromarray(diff.astype(np.uint8)).save(out / f"{name}_{backend}_diff.png")
-        pytest.fail(f"{path.name}: RMS {err:.2f} > {RMS_TOLERANCE}; actual and diff in {out}")
 
 
 def red_mask(image: np.ndarray) -> np.ndarray:

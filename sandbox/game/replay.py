@@ -64,8 +64,18 @@ class BodyTrack:
 
 
 def _angle_between(q1, q2) -> float:
-    d = abs(float(np.dot(q1, q2)))
-    return 2.0 * float(np.arccos(min(1.0, d)))
+    """Rotation angle (radians) between two quaternions, exact for tiny angles.
+
+    Quantised quaternions are not quite unit length, so both are normalised first, and the
+    angle is ``4 atan2(|a - b|, |a + b|)`` (no arccos of a number near 1).
+    """
+    a = np.asarray(q1, dtype=float)
+    b = np.asarray(q2, dtype=float)
+    a = a / np.linalg.norm(a)
+    b = b / np.linalg.norm(b)
+    if np.dot(a, b) < 0:
+        b = -b
+    return 4.0 * float(np.arctan2(np.linalg.norm(a - b), np.linalg.norm(a + b)))
 
 
 class Recorder:
