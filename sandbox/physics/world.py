@@ -25,23 +25,29 @@ import numpy as np
 
 @contextlib.contextmanager
 def _quiet_c_stdout():
-    """Silence what pybullet's C code prints to file descriptor 1 ("pybullet build time",
-    "argv[0]=") so the turn log on stdout stays readable."""
-    fd = 1
+    """Silence what pybullet's C code prints on file descriptors 1 and 2 ("pybullet build
+    time", "argv[0]=") so the turn log stays readable. Python exceptions still propagate."""
+    saved = []
     try:
         sys.stdout.flush()
-        saved = os.dup(fd)
+        sys.stderr.flush()
+        for fd in (1, 2):
+            saved.append((fd, os.dup(fd)))
     except (AttributeError, OSError, ValueError):
+        for _, dup in saved:
+            os.close(dup)
         yield
         return
     try:
         with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), fd)
+            for fd, _ in saved:
+                os.dup2(null.fileno(), fd)
         yield
     finally:
         _libc_fflush()  # C stdio buffers what it printed when stdout is a pipe: drop it here
-        os.dup2(saved, fd)
-        os.close(saved)
+        for fd, dup in saved:
+            os.dup2(dup, fd)
+            os.close(dup)
 
 
 def _libc_fflush() -> None:
