@@ -32,7 +32,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 model_app = typer.Typer(no_args_is_help=True, help="Inspect LDraw models.")
 app.add_typer(model_app, name="model")
 
-console = Console(highlight=False)
+console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
 
 _EVENT_STYLE = {

@@ -1,0 +1,57 @@
+"""The command line as a user runs it: model info, run, replay, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def sandbox(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "sandbox.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=REPO)
+
+
+def test_model_info_json_on_kings_castle(ldrawdir):
+    r = sandbox("model", "info", str(ldrawdir / "models" / "6080 - Kings Castle.mpd"), "--json",
+                "--ldrawdir", str(ldrawdir))
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert (info["parts"], info["distinct_parts"], info["submodels"]) == (761, 88, 62)
+    (lo, hi) = info["bbox_in"]
+    assert 20 < hi[0] - lo[0] < 30 and 5 < hi[2] - lo[2] < 12  # inches
+
+
+def test_model_info_text_on_default_model_without_library():
+    r = sandbox("model", "info", "models/guard_tower.mpd")
+    assert r.returncode == 0, r.stderr
+    assert "parts           121" in r.stdout and "submodels       2" in r.stdout
+
+
+def test_model_info_malformed_file_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.ldr"
+    bad.write_text("0 test\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 zero 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    r = sandbox("model", "info", str(bad))
+    assert r.returncode == 2
+    assert "bad.ldr:3" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_prints_turn_log_and_writes_outputs(tmp_path):
+    r = sandbox("run", "scenes/big_drop_guard_tower.toml", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "The Big Drop" in r.stdout and "Collision Damage" in r.stdout
+    assert "pybullet build time" not in r.stdout + r.stderr
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["big_drop_guard_tower.png", "big_drop_guard_tower.replay", "events.jsonl"]
+    v = sandbox("replay", str(tmp_path / "big_drop_guard_tower.replay"), "--verify")
+    assert v.returncode == 0, v.stderr
+    assert "largest position difference 0.000000" in v.stdout
+
+
+def test_replay_of_a_corrupted_file_is_a_clear_error(tmp_path):
+    p = tmp_path / "x.replay"
+    p.write_bytes(b"PK\x03\x04 not really a zip")
+    r = sandbox("replay", str(p))
+    assert r.returncode == 2 and "x.replay" in r.stderr and "Traceback" not in r.stderr
