@@ -7,8 +7,10 @@ Commands
     ``<scene>.png`` into DIR (default ``out/<scene name>``).
 ``sandbox model info FILE [--json]``
     Part placements, distinct parts, submodels, bounding box in inches, warnings.
-``sandbox replay FILE --verify``
-    Re-simulate a replay from its scene, seed and actions; report the largest pose difference.
+``sandbox replay FILE [--info | --verify | --export out.mp4|out.gif [--turn N]
+[--from T --to T] [--moment N]]``
+    Open the replay window; print the summary and dramatic moments; re-simulate from scene,
+    seed and actions and report the largest pose difference; or export a video.
 
 Errors a user can cause (a bad scene, a malformed LDraw file, a corrupted replay) print one
 clear message and exit with status 2; they never show a traceback.
@@ -116,18 +118,41 @@ def model_info_cmd(
 def replay(
     file: Path = typer.Argument(..., help="Replay file written by 'sandbox run'"),
     verify: bool = typer.Option(False, "--verify", help="Re-simulate and compare poses"),
+    export: Optional[Path] = typer.Option(None, "--export", help="Write a video: out.mp4 or out.gif"),
+    info: bool = typer.Option(False, "--info", help="Print the summary and dramatic moments"),
+    turn: Optional[int] = typer.Option(None, "--turn", help="Export only this turn"),
+    start: Optional[float] = typer.Option(None, "--from", help="Export from this time (s)"),
+    end: Optional[float] = typer.Option(None, "--to", help="Export up to this time (s)"),
+    moment: Optional[int] = typer.Option(None, "--moment", help="Export the N-th dramatic moment"),
+    size: str = typer.Option("640x480", help="Export size (window size with no --export), WxH"),
+    fps: float = typer.Option(30.0, help="Export frames per second of video"),
+    speed: float = typer.Option(1.0, help="Export speed: simulated seconds per video second"),
+    shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
-    """Inspect a replay; with --verify, re-simulate it and report the largest pose difference."""
+    """Open the replay window; or --info, --verify (re-simulate, report the largest pose
+    difference), or --export a video of a turn, a time range or a dramatic moment."""
     from .game.replay import load_replay
     from .app.headless import verify_replay
+    from .app import replay_cli
 
     try:
+        w, h = (int(v) for v in size.lower().split("x"))
+    except ValueError:
+        _fail(ValueError(f"--size must look like 640x480, got {size!r}"))
+        return
+    try:
         rp = load_replay(file)
+        if info:
+            replay_cli.print_info(file, rp, console)
+            return
+        if export is not None:
+            replay_cli.export_with_progress(file, rp, export, console, ldrawdir=ldrawdir,
+                                            size=(w, h), fps=fps, speed=speed, turn=turn,
+                                            start=start, end=end, moment=moment, shadows=shadows)
+            return
         if not verify:
-            console.print(f"{file}: scene {rp.scene.get('name')!r}, seed {rp.seed}, "
-                          f"{len(rp.events)} events, {rp.frames} frames, "
-                          f"{len(rp.tracks)} bodies, {rp.stored_poses()} stored poses")
+            replay_cli.open_window(file, ldrawdir=ldrawdir, size=(w, h), shadows=shadows)
             return
         report = verify_replay(rp, base_dir=file.resolve().parent, ldrawdir=ldrawdir)
     except SandboxError as exc:
@@ -135,9 +160,32 @@ def replay(
         return
     console.print(f"largest position difference {report['max_position_diff_in']:.6f}\", "
                   f"largest angle difference {report['max_angle_diff_rad']:.6f} rad, "
-                  f"events identical: {report['events_identical']}")
+                  f"events identical: {report['events_identical']}, "
+                  f"timeline identical: {report.get('timeline_identical')}")
     if not report["ok"]:
         raise typer.Exit(code=1)
+
+
+@app.command()
+def play(
+    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+    size: str = typer.Option("1280x720", help="Window size WIDTHxHEIGHT in pixels"),
+    save: Optional[Path] = typer.Option(None, help="Save file for F5 / F9 (default <scene>.save.json)"),
+) -> None:
+    """Open the tabletop window: hotseat play of a scene or a saved game."""
+    from .app.tabletop import play as play_window
+
+    try:
+        w, h = (int(v) for v in size.lower().split("x"))
+    except ValueError:
+        _fail(ValueError(f"--size must look like 1280x720, got {size!r}"))
+        return
+    try:
+        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save)
+    except SandboxError as exc:
+        _fail(exc)
 
 
 def main() -> None:

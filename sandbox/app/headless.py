@@ -55,6 +55,14 @@ def check_expectations(game: Game) -> list[str]:
         st = game.bodies.get(key)
         if st is None or st.damage.destroyed:
             fails.append(f"expected {key!r} still standing")
+    hazards = getattr(game, "hazards", None)
+    if hazards is not None:
+        fails += hazards.check()
+    if exp.landed:
+        from ..game.scene_flight import check_landed
+
+        fails += check_landed(exp.landed, game.events,
+                              {k: list(p) for k, (p, _) in game.final_poses().items()})
     return fails
 
 
@@ -65,8 +73,12 @@ def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720)
 
     destroyed = [k for k, s in game.bodies.items() if s.damage.destroyed]
     bf = game.spec.battlefield
+    from ..render.hazard_markers import hazard_markers
+    from ..render.flight_markers import flight_markers
+
     view = scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
-                      destroyed=destroyed, aspect=width / height)
+                      destroyed=destroyed, aspect=width / height,
+                      markers=list(hazard_markers(game)) + flight_markers(game))
     return render_png(view, path, width, height)
 
 
@@ -117,7 +129,9 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
     -------
     dict
         ``max_position_diff_in`` (inches), ``max_angle_diff_rad``, ``events_identical``,
-        ``compared_poses`` and ``ok`` (identical events and poses within the quantum).
+        ``timeline_identical`` (the same frames at the same times, bodies appearing and
+        vanishing on the same frames), ``compared_poses`` and ``ok`` (identical events and
+        timeline, poses within the quantum).
     """
     spec = scene_from_dict(replay.scene, "<replay scene>")
     base = Path(replay.meta.get("scene_dir") or base_dir or ".")
@@ -142,6 +156,13 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
             compared += 1
     strip = lambda evs: [{k: v for k, v in e.items()} for e in evs]  # noqa: E731
     same_events = strip(replay.events) == json.loads(json.dumps(strip(again.events)))
+    closed = lambda tr, n: [[a, n if b is None else b] for a, b in tr.spans]  # noqa: E731
+    same_timeline = (replay.frames == again.frames
+                     and np.array_equal(replay.times(), again.times())
+                     and set(replay.tracks) == set(again.tracks)
+                     and all(closed(t, replay.frames) == closed(again.tracks[k], again.frames)
+                             for k, t in replay.tracks.items()))
     return {"max_position_diff_in": max_pos, "max_angle_diff_rad": max_ang,
-            "events_identical": same_events, "compared_poses": compared,
-            "ok": same_events and max_pos < 1e-6 and max_ang < 1e-6}
+            "events_identical": same_events, "timeline_identical": same_timeline,
+            "compared_poses": compared,
+            "ok": same_events and same_timeline and max_pos < 1e-6 and max_ang < 1e-6}

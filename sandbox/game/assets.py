@@ -67,6 +67,11 @@ class BodyAsset:
     local_normals: np.ndarray | None = None
     local_colours: np.ndarray | None = None
     local_edges: np.ndarray | None = None
+    #: (n // 3,) int: part (box tag) of each triangle; the model and the placements the tags
+    #: index, for stud connectivity (set for bodies built from a model).
+    placement_index: np.ndarray | None = None
+    model: Model | None = None
+    placements: tuple = ()
 
     def bounds(self) -> np.ndarray:
         """(2, 3) world bounds of the mesh, inches."""
@@ -114,7 +119,8 @@ def _asset_from_model(model: Model, name: str, placements=None, default_colour: 
     warnings = [str(w) for w in model.warnings]
     return BodyAsset(name, boxes, np.asarray(mesh.vertices, np.float32),
                      np.asarray(mesh.normals, np.float32), np.asarray(mesh.colours, np.float32),
-                     len(pls), warnings)
+                     len(pls), warnings, placement_index=np.asarray(mesh.placement_index),
+                     model=model, placements=tuple(pls))
 
 
 def _select_submodel(model: Model, submodel: str, where: str, instance: int | None = None):

@@ -1,6 +1,6 @@
 """Replay files: the scene, seed, actions, dice, events and recorded poses of one game.
 
-Format (version 1)
+Format (version 2)
 ------------------
 A zip archive written by :func:`numpy.savez_compressed` (so no pickle: it is read back with
 ``allow_pickle=False``), holding:
@@ -8,8 +8,16 @@ A zip archive written by :func:`numpy.savez_compressed` (so no pickle: it is rea
 - ``header.json`` (stored as a uint8 array): ``{"format": "brikwars-replay", "version": 1,
   "scene": {...}, "seed": int, "actions": [...], "events": [...], "bodies": [...],
   "frame_dt": seconds, "frames": int, "checksum": sha256 hex}``.
+- ``frame_times`` (frames,) float64: simulated seconds of every recorded frame (frames are
+  taken every :data:`~sandbox.game.runner.STEPS_PER_FRAME` physics steps, plus one when an
+  action starts, so they are not exactly ``frame * frame_dt``).
 - per body ``i``: ``b{i}_frames`` (k,) int32 frame numbers, ``b{i}_pos`` (k, 3) int32
-  positions in 1/10000 inch, ``b{i}_quat`` (k, 4) int16 quaternions × 32767.
+  positions in 1/10000 inch, ``b{i}_quat`` (k, 4) int16 quaternions × 32767, ``b{i}_spans``
+  (m, 2) int32 ``[first, end)`` frame ranges in which the body is on the table (a payload
+  appears when it is dropped; an exploded bomb is gone from the frame it was removed).
+
+Version 1 files (no ``frame_times``, no spans) are still read: their frames are taken as
+``frame * frame_dt`` apart and every body as present from its first stored frame to the end.
 
 Bodies at rest cost nothing: a body's pose is stored only on frames where it moved more than
 :data:`POSITION_TOLERANCE_IN` or turned more than :data:`ANGLE_TOLERANCE_RAD` since the last
@@ -35,7 +43,9 @@ import numpy as np
 from ..core.errors import ReplayError
 
 FORMAT_NAME = "brikwars-replay"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Versions this build reads.
+READABLE_VERSIONS = (1, 2)
 #: Position quantum: 1/10000 inch.
 POSITION_SCALE = 10000.0
 QUAT_SCALE = 32767.0
@@ -47,12 +57,24 @@ ANGLE_TOLERANCE_RAD = 0.002
 
 @dataclass
 class BodyTrack:
-    """Recorded poses of one body: frame numbers (k,), positions (k, 3) in, quats (k, 4)."""
+    """Recorded poses of one body: frame numbers (k,), positions (k, 3) in, quats (k, 4).
+
+    ``spans`` lists the ``[first, end)`` frame ranges in which the body exists (``end`` is
+    None while a recording is still open); bodies appear (payloads) and vanish (exploded
+    bombs) mid-game.
+    """
 
     key: str
     frames: list[int] = field(default_factory=list)
     positions: list[tuple[float, float, float]] = field(default_factory=list)
     quats: list[tuple[float, float, float, float]] = field(default_factory=list)
+    spans: list[list] = field(default_factory=list)
+
+    def exists_at(self, frame: int) -> bool:
+        """Whether the body is on the table at ``frame`` (a frame index)."""
+        if not self.spans:  # no existence record: from the first stored pose on
+            return bool(self.frames) and frame >= self.frames[0]
+        return any(a <= frame and (b is None or frame < b) for a, b in self.spans)
 
     def pose_at(self, frame: int) -> tuple[np.ndarray, np.ndarray]:
         """Pose at a frame: the last stored pose at or before it (bodies at rest were skipped)."""
@@ -91,16 +113,39 @@ class Recorder:
         self.frame_dt = float(frame_dt)
         self.frame = 0
         self.tracks: dict[str, BodyTrack] = {}
+        #: Simulated seconds of every recorded frame, (frames,).
+        self.times: list[float] = []
 
-    def record(self, poses: dict[str, tuple], force: bool = False) -> None:
-        """Record the poses ``{key: (pos(3), quat(4))}`` of one frame, then advance the frame."""
+    def record(self, poses: dict[str, tuple], force: bool = False,
+               time: float | None = None) -> None:
+        """Record one frame, then advance the frame counter.
+
+        Parameters
+        ----------
+        poses : dict of str to (pos (3,), quat (4,))
+            Every body on the table this frame (inches, (x, y, z, w)); a body recorded
+            before and missing now is taken as removed from this frame on.
+        force : bool
+            Store every pose even where the body did not move.
+        time : float, optional
+            Simulated seconds of this frame (default ``frame * frame_dt``).
+        """
+        self.times.append(self.frame * self.frame_dt if time is None else float(time))
+        for key, tr in self.tracks.items():
+            if key not in poses and tr.spans and tr.spans[-1][1] is None:
+                tr.spans[-1][1] = self.frame
         for key, (pos, quat) in poses.items():
             tr = self.tracks.get(key)
             if tr is None:
                 tr = self.tracks[key] = BodyTrack(key)
+            if not tr.spans or tr.spans[-1][1] is not None:
+                tr.spans.append([self.frame, None])
+                force_this = True
+            else:
+                force_this = force
             pos = tuple(round(float(v) * POSITION_SCALE) / POSITION_SCALE for v in pos)
             quat = tuple(round(float(v) * QUAT_SCALE) / QUAT_SCALE for v in quat)
-            if tr.frames and not force:
+            if tr.frames and not force_this:
                 moved = float(np.linalg.norm(np.subtract(pos, tr.positions[-1])))
                 turned = _angle_between(quat, tr.quats[-1])
                 if moved < POSITION_TOLERANCE_IN and turned < ANGLE_TOLERANCE_RAD:
@@ -113,8 +158,13 @@ class Recorder:
     def finish(self, poses: dict[str, tuple]) -> None:
         """Store every body's final pose on the last frame (so a replay ends exactly there)."""
         last = max(self.frame - 1, 0)
+        for key, tr in self.tracks.items():  # removed after the last frame: gone on it
+            if key not in poses and tr.spans and tr.spans[-1][1] is None:
+                tr.spans[-1][1] = last if tr.spans[-1][0] < last else self.frame
         for key, (pos, quat) in poses.items():
             tr = self.tracks.setdefault(key, BodyTrack(key))
+            if not tr.spans or tr.spans[-1][1] is not None:
+                tr.spans.append([last, None])
             pos = tuple(round(float(v) * POSITION_SCALE) / POSITION_SCALE for v in pos)
             quat = tuple(round(float(v) * QUAT_SCALE) / QUAT_SCALE for v in quat)
             if tr.frames and tr.frames[-1] == last:
@@ -144,6 +194,8 @@ class Replay:
         Number of recorded frames.
     meta : dict
         Where it was recorded (``scene_dir``), for re-simulation.
+    frame_times : list of float
+        Simulated seconds of every frame, (frames,); empty means ``frame * frame_dt``.
     """
 
     scene: dict
@@ -154,6 +206,27 @@ class Replay:
     frame_dt: float
     frames: int
     meta: dict = field(default_factory=dict)
+    frame_times: list[float] = field(default_factory=list)
+
+    def times(self) -> np.ndarray:
+        """Simulated seconds of every frame, (frames,) float64, non-decreasing."""
+        if len(self.frame_times) == self.frames:
+            return np.asarray(self.frame_times, dtype=np.float64)
+        return np.arange(self.frames, dtype=np.float64) * self.frame_dt
+
+    def poses_at(self, frame: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Poses ``{key: (position (3,) in, quaternion (x, y, z, w))}`` of the bodies on the
+        table at ``frame``; bodies not yet dropped or already removed are left out.
+
+        Raises
+        ------
+        ReplayError
+            When ``frame`` is outside ``0 .. frames - 1``.
+        """
+        if not 0 <= int(frame) < max(self.frames, 1):
+            raise ReplayError(f"frame {frame!r} is outside the replay (0..{self.frames - 1})")
+        return {k: t.pose_at(int(frame)) for k, t in self.tracks.items()
+                if t.frames and t.exists_at(int(frame))}
 
     def header(self) -> dict:
         return {
@@ -184,6 +257,10 @@ def _arrays(replay: Replay) -> dict[str, np.ndarray]:
         arrays[f"b{i}_quat"] = np.rint(
             np.asarray(tr.quats, dtype=float).reshape(-1, 4) * QUAT_SCALE
         ).astype(np.int16)
+        arrays[f"b{i}_spans"] = np.asarray(
+            [[a, replay.frames if b is None else b] for a, b in tr.spans], dtype=np.int32
+        ).reshape(-1, 2)
+    arrays["frame_times"] = replay.times()
     return arrays
 
 
@@ -260,10 +337,11 @@ def load_replay(path: str | Path) -> Replay:
         raise ReplayError(f"{path}: corrupted replay header: {exc}") from None
     if header.get("format") != FORMAT_NAME:
         raise ReplayError(f"{path}: not a BrikWars replay (format {header.get('format')!r})")
-    if header.get("version") != FORMAT_VERSION:
+    version = header.get("version")
+    if version not in READABLE_VERSIONS:
         raise ReplayError(
-            f"{path}: replay version {header.get('version')!r} is not supported "
-            f"(this build reads version {FORMAT_VERSION})"
+            f"{path}: replay version {version!r} is not supported "
+            f"(this build reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
     stored = header.pop("checksum", None)
     if stored != _checksum(header, data):
@@ -274,7 +352,15 @@ def load_replay(path: str | Path) -> Replay:
             frames = data[f"b{i}_frames"].astype(int).tolist()
             pos = (data[f"b{i}_pos"].astype(float) / POSITION_SCALE).tolist()
             quat = (data[f"b{i}_quat"].astype(float) / QUAT_SCALE).tolist()
-            tracks[key] = BodyTrack(key, frames, [tuple(p) for p in pos], [tuple(q) for q in quat])
+            if version >= 2:
+                spans = data[f"b{i}_spans"].reshape(-1, 2).astype(int).tolist()
+            else:
+                spans = [[frames[0], int(header["frames"])]] if frames else []
+            tracks[key] = BodyTrack(key, frames, [tuple(p) for p in pos],
+                                    [tuple(q) for q in quat], spans)
+        times = data["frame_times"].astype(float).tolist() if version >= 2 else []
+        if times and len(times) != int(header["frames"]):
+            raise ReplayError(f"{path}: {len(times)} frame times for {header['frames']} frames")
         return Replay(
             scene=header["scene"],
             seed=int(header["seed"]),
@@ -284,6 +370,7 @@ def load_replay(path: str | Path) -> Replay:
             frame_dt=float(header["frame_dt"]),
             frames=int(header["frames"]),
             meta=dict(header.get("meta", {})),
+            frame_times=times,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"{path}: incomplete replay: missing {exc}") from None

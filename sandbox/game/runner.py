@@ -89,6 +89,20 @@ class Game:
         self._explode_now: list[tuple[str, np.ndarray]] = []
         self.turn = 0
         self._models: dict = {}
+        # Payloads in flight (8.4) and Strategic Bombardments waiting to land (13.2)
+        from .bombardment import Bombardment
+        from .projectiles import FlightControl
+
+        self.flight = FlightControl(self)
+        self.bombardment = Bombardment(self)
+        # Fire and Field Hazards (BrikWars F.1-F.3, 8.3)
+        from .hazards import Hazards
+
+        self.hazards = Hazards(self)
+        # Explosions, break-up, KnockBack and detonation chains (8.4)
+        from .explosions import Blasts
+
+        self.blasts = Blasts(self)
 
     # ------------------------------------------------------------------ logging
     def log(self, type_: str, text: str, **fields) -> dict:
@@ -142,8 +156,13 @@ class Game:
                  body=key, kind=kind, parts=asset.part_count, mass_g=round(body.mass, 3))
 
     # ------------------------------------------------------------------ stepping
+    def _recorded_keys(self) -> list[str]:
+        """Bodies a replay records: every movable one, and fixed ones of the game (once)."""
+        return [k for k, b in self.world.bodies.items() if not b.static or k in self.bodies]
+
     def _record_frame(self, force: bool = False) -> None:
-        self.recorder.record(self.world.poses(self.world.dynamic_keys()), force=force)
+        self.recorder.record(self.world.poses(self._recorded_keys()), force=force,
+                             time=self.world.time)
 
     def _on_step_quiet(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
         if world.steps % STEPS_PER_FRAME == 0:
@@ -166,6 +185,7 @@ class Game:
                  f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
                  **ev.to_dict())
         victims = [s for s in (a, b) if s is not None and not s.damage.destroyed]
+        victims = self.blasts.collision_victims(ev, victims)  # riders share, rubble harms none
         bombs = [s for s in victims if s.kind == "payload" and s.explosive_dice]
         if bombs:
             # An Explosive Payload explodes where it first hits (BrikWars 8.4); the Explosion
@@ -199,48 +219,62 @@ class Game:
                  total=out.total, armor=out.compared_with, destroyed=out.destroyed)
         if out.destroyed:
             self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
+        self.blasts.on_damage(victim, damage)  # Premature Detonation (8.4)
 
     def _explode(self, key: str, point: np.ndarray) -> None:
-        state = self.bodies[key]
-        if state.damage.destroyed:
-            return
-        state.damage.destroyed = True
-        expr = DiceExpression.parse(f"{state.explosive_dice}d10 Exp")
-        rings = explosion_rings(expr.roll(self.dice.stream("explosion"), f"Explosion of {state.name}"))
-        self.world.remove(key)
-        radius = rings[-1].outer_in if rings else 0.0
-        self.log("explosion", f"{state.name} explodes at {np.round(point, 2).tolist()}: "
-                 + ", ".join(f"{r.damage} Damage within {r.outer_in:g}\"" for r in rings),
-                 body=key, point=[round(float(v), 4) for v in point],
-                 rings=[r.damage for r in rings], radius=radius)
-        for other in list(self.world.dynamic_keys()) + [k for k, b in self.world.bodies.items()
-                                                         if b.static and k != "ground"]:
-            st = self.bodies.get(other)
-            if st is None or st.damage.destroyed:
-                continue
-            d = self.world.closest_distance(other, point, radius)
-            if d is None:
-                continue
-            ring = explosion_at(rings, d)
-            if ring is not None and ring.damage > 0:
-                self._damage(st, ring.damage, f"Explosion Damage ({d:.2f}\" from the blast)")
+        """An Explosive body goes off at ``point`` (BrikWars 8.4): see :mod:`.explosions`."""
+        self.blasts.explode_body(key, point)
 
     # ------------------------------------------------------------------ actions
     def run(self) -> None:
         """Set up, play every scripted action (turn 1), and finish."""
         self.setup()
-        self.turn = 1
-        self.log("turn", "Turn 1 begins")
-        for i, action in enumerate(self.spec.actions):
-            self.apply(action, i)
+        self.play_turns()
         self.log("end", f"Finished after {self.world.time:.2f} s of simulated time",
                  states=[s.to_dict() for s in self.bodies.values()])
-        self.recorder.finish(self.world.poses(self.world.dynamic_keys()))
+        self.recorder.finish(self.world.poses(self._recorded_keys()))
+
+    def play_turns(self, first: int = 1, last: int | None = None) -> None:
+        """Play turns ``first``..``last`` (default: until no action is left and nothing flies).
+
+        At the start of each turn, Payloads in flight move on and Bombardments land (8.4, 13.2),
+        then that turn's scripted actions (``turn``, default 1) apply in file order.
+        """
+        last_action = max([getattr(a, "turn", 1) for a in self.spec.actions] + [1]
+                          + [getattr(self.spec, "turns", None) or 1])
+        turn = first
+        while True:
+            if last is not None and turn > last:
+                break
+            if last is None and turn > last_action and not (
+                    self.flight.pending() or self.bombardment.pending()):
+                break
+            if turn > last_action + self.flight.MAX_EXTRA_TURNS:
+                raise RulesError(f"Payloads still in flight after turn {turn - 1}")
+            self.turn = turn
+            self.log("turn", f"Turn {turn} begins")
+            self.bombardment.start_of_turn(turn)
+            self.blasts.start_of_turn(turn)
+            self.flight.start_of_turn(turn)
+            self.hazards.start_of_turn(turn)
+            for i, action in enumerate(self.spec.actions):
+                if getattr(action, "turn", 1) == turn:
+                    self.apply(action, i)
+            self.blasts.end_of_turn(turn)
+            turn += 1
 
     def apply(self, action, index: int = 0) -> None:
-        """Apply one action (only :class:`BigDrop` so far)."""
+        """Apply one action: The Big Drop here; flights and Bombardments in their modules."""
         if isinstance(action, BigDrop):
             self._big_drop(action, index)
+        elif self.flight.handles(action):
+            self.flight.apply(action, index)
+        elif self.bombardment.handles(action):
+            self.bombardment.apply(action, index)
+        elif self.blasts.handles(action):
+            self.blasts.apply(action, index)
+        elif self.hazards.handles(action):
+            self.hazards.apply(action, index)
         else:  # pragma: no cover - the schema allows nothing else yet
             raise RulesError(f"unknown action {action!r}")
 
@@ -296,7 +330,8 @@ class Game:
         return Replay(scene=scene_to_dict(self.spec), seed=self.seed,
                       actions=[a.model_dump(mode="json") for a in self.spec.actions],
                       events=self.events, tracks=dict(self.recorder.tracks),
-                      frame_dt=self.recorder.frame_dt, frames=self.recorder.frame)
+                      frame_dt=self.recorder.frame_dt, frames=self.recorder.frame,
+                      frame_times=list(self.recorder.times))
 
     def close(self) -> None:
         self.world.close()

@@ -25,6 +25,11 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..core.errors import SceneError
+from .scene_blast import MissileStrike
+from .scene_flight import (BombardAction, DropZone, ExplosiveBody, LandedNear, LauncherMount,
+                           LaunchAction, MoveAction, ReloadAction, RocketAction, ThrowAction)
+from .hazard_scene import (Cross, Extinguish, FieldEntry, FlameThrowerAttack, HazardExpect, Ignite,
+                           MarkTarget, Sight)
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -56,6 +61,32 @@ def parse_armor(value: int | str) -> tuple[int | None, tuple[int, int] | None]:
     return None, (int(m.group(1)), int(m.group(2)))
 
 
+class WeaponSpec(_Strict):
+    """One weapon a unit carries (BrikWars 8.1): a table row and Weapon Size, or a Bastard Gun.
+
+    ``{type = "Gun", size = 2}`` or ``{bastard = "ShotGun"}``; ``name`` is shown to players.
+    """
+
+    type: str | None = Field(None, description="row of the 8.1 table, e.g. 'Gun', 'FlameThrower'")
+    size: float | None = Field(None, description="Weapon Size in inches (XSize for Rockets)")
+    bastard: str | None = Field(None, description="a minifig Bastard Gun by name, e.g. 'ShotGun'")
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _known(self):
+        from ..rules.weapons import bastard_gun, weapon_profile
+
+        if (self.bastard is None) == (self.type is None):
+            raise ValueError("give either 'type' and 'size' or 'bastard'")
+        if self.bastard is not None:
+            bastard_gun(self.bastard)
+        elif self.size is None:
+            raise ValueError(f"weapon {self.type!r} needs a 'size' in inches")
+        else:
+            weapon_profile(self.type, self.size)
+        return self
+
+
 class Stats(_Strict):
     """BrikWars stats a body carries (BrikWars ch. 8 and core rules)."""
 
@@ -65,6 +96,9 @@ class Stats(_Strict):
     action_die: int = Field(6, description="Action die (d6 for a minifig)")
     move: float = Field(5.0, ge=0, description="Move in inches")
     flight: bool = Field(False, description="can fly or has a parachute (no Big Drop damage)")
+    flammable: bool = Field(True, description="can catch Fire (BrikWars F.1)")
+    scout: bool = Field(False, description="a Scout with an optical Tool: Pathfinding (F.3)")
+    weapons: list[WeaponSpec] = Field(default_factory=list, description="weapons carried (8.1)")
 
     @field_validator("armor")
     @classmethod
@@ -163,9 +197,12 @@ class BigDrop(_Strict):
     strategy_bricks: int = Field(ge=1, le=20)
     target: Vec2 = Field(description="(x, y) in inches")
     id: str | None = None
+    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
 
 
-Action = Annotated[Union[BigDrop], Field(discriminator="type")]
+Action = Annotated[Union[BigDrop, LaunchAction, ReloadAction, RocketAction, ThrowAction, MoveAction,
+                         BombardAction, Ignite, FlameThrowerAttack, Cross, Extinguish, Sight,
+                         MarkTarget, MissileStrike], Field(discriminator="type")]
 
 
 class Battlefield(_Strict):
@@ -181,6 +218,8 @@ class Expect(_Strict):
     collision_rolls_min: int = 0
     destroyed: list[str] = []
     standing: list[str] = []
+    hazards: HazardExpect | None = None
+    landed: list[LandedNear] = Field(default_factory=list, description="where Payloads end up")
 
 
 class SceneSpec(_Strict):
@@ -196,6 +235,11 @@ class SceneSpec(_Strict):
     units: list[Unit] = []
     reserves: list[Unit] = []
     actions: list[Action] = []
+    launchers: list[LauncherMount] = []
+    explosives: list[ExplosiveBody] = []
+    drop_zones: list[DropZone] = []
+    fields: list[FieldEntry] = []
+    turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
     forced_dice: dict[str, list[int]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )
@@ -215,7 +259,7 @@ class SceneSpec(_Strict):
         for i, a in enumerate(self.actions):
             if a.player not in names:
                 raise ValueError(f"actions[{i}].player {a.player!r} is not one of {names}")
-            if isinstance(a.payload, UnitPayload) and a.payload.unit not in {
+            if isinstance(getattr(a, "payload", None), UnitPayload) and a.payload.unit not in {
                 r.id for r in self.reserves
             }:
                 raise ValueError(

@@ -17,6 +17,7 @@ import contextlib
 import math
 import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -77,10 +78,9 @@ REST_HOLD_S: float = 0.25
 #: Speed cap of bodies (in/s), far above anything thrown on a table (a 12"/turn Rocket is slow).
 MAX_SPEED_IN_S: float = 20000.0
 
-#: pybullet's limit on children of one compound collision shape.
+#: pybullet's limit on children of one compound shape made by createCollisionShapeArray;
+#: bodies of more boxes go through a generated URDF (see PhysicsWorld._load_compound_urdf).
 MAX_BOXES_PER_SHAPE: int = 16
-#: Mass of the shapeless base of a many-box body, as a fraction of the body's mass.
-BASE_MASS_FRACTION: float = 1e-4
 
 #: Contacts slower than this (in/s) do not bounce (a fall of about 0.03").
 RESTITUTION_MIN_SPEED_IN_S: float = 5.0
@@ -412,9 +412,6 @@ class PhysicsWorld:
         mass, com, inertia = compound_mass_properties(boxes)
         rot, diag = _principal_frame(inertia)
         c = self.client
-        groups = [list(boxes[i:i + MAX_BOXES_PER_SHAPE])
-                  for i in range(0, len(boxes), MAX_BOXES_PER_SHAPE)]
-        shapes = [self._shape_in_frame(g, com, rot) for g in groups]
         dyn = dict(
             lateralFriction=friction,
             restitution=restitution,
@@ -426,59 +423,58 @@ class PhysicsWorld:
             # btMultiBody clamps speeds at 100 units/s by default: 100 in/s is a 13" fall.
             maxJointVelocity=MAX_SPEED_IN_S,
         )
-        if len(groups) == 1:
-            uid = c.createMultiBody(0.0 if static else mass, shapes[0], -1, com.tolist(),
+        if len(boxes) <= MAX_BOXES_PER_SHAPE:
+            shape = self._shape_in_frame(boxes, com, rot)
+            uid = c.createMultiBody(0.0 if static else mass, shape, -1, com.tolist(),
                                     matrix_to_quat(rot))
-            if not static:
-                dyn["localInertiaDiagonal"] = diag.tolist()
-            c.changeDynamics(uid, -1, **dyn)
-            links = [-1]
         else:
-            # pybullet caps a compound shape at 16 children, so larger creations are one
-            # multibody: a light, shapeless base at the centre of mass and one rigidly fixed
-            # link per group of 16 boxes, each link with its group's own mass, centre of mass
-            # and principal inertia. Fixed joints have no degrees of freedom in Featherstone's
-            # algorithm, so the whole is one rigid body.
-            n = len(groups)
-            props = [compound_mass_properties(g) for g in groups]
-            inertial_pos, inertial_orn, diags = [], [], []
-            for m_g, c_g, i_g in props:
-                r_g, d_g = _principal_frame(rot.T @ i_g @ rot)
-                inertial_pos.append((rot.T @ (c_g - com)).tolist())
-                inertial_orn.append(matrix_to_quat(r_g))
-                diags.append(d_g)
-            base_mass = 0.0 if static else mass * BASE_MASS_FRACTION
-            uid = c.createMultiBody(
-                baseMass=base_mass,
-                baseCollisionShapeIndex=-1,
-                baseVisualShapeIndex=-1,
-                basePosition=com.tolist(),
-                baseOrientation=matrix_to_quat(rot),
-                linkMasses=[0.0 if static else p[0] for p in props],
-                linkCollisionShapeIndices=shapes,
-                linkVisualShapeIndices=[-1] * n,
-                linkPositions=[[0.0, 0.0, 0.0]] * n,
-                linkOrientations=[[0.0, 0.0, 0.0, 1.0]] * n,
-                linkInertialFramePositions=inertial_pos,
-                linkInertialFrameOrientations=inertial_orn,
-                linkParentIndices=[0] * n,
-                linkJointTypes=[pybullet.JOINT_FIXED] * n,
-                linkJointAxis=[[0.0, 0.0, 1.0]] * n,
-            )
-            if not static:
-                for j, d_g in enumerate(diags):
-                    c.changeDynamics(uid, j, localInertiaDiagonal=d_g.tolist(), **dyn)
-                # Last: pybullet 3.2.7 also writes a link's localInertiaDiagonal into the
-                # base's inertia (a bug seen here), so the base is set after its links.
-                tiny = (diag * BASE_MASS_FRACTION).tolist()
-                c.changeDynamics(uid, -1, localInertiaDiagonal=tiny, **dyn)
-            else:
-                for j in range(-1, n):
-                    c.changeDynamics(uid, j, **dyn)
-            links = [-1] + list(range(n))
+            uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
+        if not static:
+            dyn["localInertiaDiagonal"] = diag.tolist()
+        c.changeDynamics(uid, -1, **dyn)
+        links = [-1]
         body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
                     links)
         return self._register(body)
+
+    def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
+                            rot: np.ndarray, mass: float, diag: np.ndarray) -> int:
+        """One rigid body of any number of boxes, through pybullet's URDF importer.
+
+        ``createCollisionShapeArray`` caps a compound at 16 children and ``createMultiBody`` at
+        128 links, so big creations (the King's Castle: 761 parts; the Destroyer Droid: 3864)
+        are written as a one-link URDF whose collision elements are the boxes, in the body
+        frame (centre of mass, principal axes), with the exact mass and principal inertia
+        (``URDF_USE_INERTIA_FROM_FILE``). The file is generated here, read once and deleted.
+        """
+        c = self.client
+
+        def num(v) -> str:  # shortest exact text of a float (numpy 2's repr adds a type name)
+            return repr(float(v))
+
+        lines = ['<?xml version="1.0"?>', f'<robot name="body{len(self.bodies)}">',
+                 '<link name="body">', '<inertial><origin xyz="0 0 0" rpy="0 0 0"/>',
+                 f'<mass value="{num(mass)}"/>',
+                 f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
+                 f'izz="{num(diag[2])}"/>', '</inertial>']
+        for b in boxes:
+            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3) * 2.0
+            local = rot.T @ (np.asarray(b.centre, dtype=float) - com)
+            rpy = c.getEulerFromQuaternion(matrix_to_quat(rot.T @ np.asarray(b.rotation, float)))
+            lines.append(
+                f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
+                f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
+                f'<geometry><box size="{num(h[0])} {num(h[1])} {num(h[2])}"/></geometry></collision>')
+        lines += ["</link>", "</robot>", ""]
+        with tempfile.TemporaryDirectory(prefix="sandbox-body-") as tmp:
+            path = os.path.join(tmp, "body.urdf")
+            with open(path, "w", encoding="ascii") as fh:
+                fh.write("\n".join(lines))
+            with _quiet_c_stdout():
+                uid = c.loadURDF(path, com.tolist(), matrix_to_quat(rot),
+                                 useFixedBase=mass == 0.0,
+                                 flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
+        return uid
 
     def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray, rot: np.ndarray) -> int:
         """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""

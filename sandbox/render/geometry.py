@@ -186,6 +186,40 @@ def _polyline(marker: Marker) -> Geom:
     return lines_geom("line", segs, cols)
 
 
+def _flame(marker: Marker, blades: int = 3) -> Geom:
+    """Crossed vertical flame silhouettes (outer tongue, inner core), ``width`` inches tall.
+
+    Each blade is a fan of triangles around the flame's axis: widest a third of the way up,
+    a pointed tip; the outer tongue takes the marker colour fading to red at the tip, the core
+    is yellow. Two-sided and unlit in the renderer, so it reads as light, not as a brick.
+    """
+    h = marker.width
+    # half-widths of the silhouette at heights 0, .15, .35, .6, .8, 1 (fractions of h)
+    zs = np.array([0.0, 0.15, 0.35, 0.6, 0.8, 1.0])
+    ws = np.array([0.10, 0.26, 0.30, 0.22, 0.12, 0.0])
+    base = np.asarray(marker.colour, np.float32)
+    tip = np.array([0.85, 0.08, 0.02, base[3]], np.float32)
+    core = np.array([1.0, 0.92, 0.25, base[3]], np.float32)
+    verts, cols = [], []
+    for scale, c0, c1, lift in ((1.0, base, tip, 0.0), (0.55, core, base, 0.01)):
+        z = zs * h * scale + lift * h
+        w = ws * h * scale
+        for k in range(blades):
+            a = math.pi * k / blades
+            axis = np.array([math.cos(a), math.sin(a), 0.0])
+            up = np.stack([np.zeros_like(z), np.zeros_like(z), z], axis=1)
+            left, right = up - w[:, None] * axis, up + w[:, None] * axis
+            for i in range(len(z) - 1):
+                f0, f1 = zs[i], zs[i + 1]
+                quad = [left[i], right[i], right[i + 1], left[i], right[i + 1], left[i + 1]]
+                fr = [f0, f0, f1, f0, f1, f1]
+                verts += quad
+                cols += [c0 * (1 - f) + c1 * f for f in fr]
+    v = np.asarray(verts, np.float32) + marker.points[0].astype(np.float32)
+    n = np.tile(np.array([0, 0, 1], np.float32), (len(v), 1))
+    return triangles_geom("flame", v, n, np.asarray(cols, np.float32))
+
+
 def marker_geom(marker: Marker) -> GeomNode:
     """A GeomNode (one Geom) for a marker, in world coordinates."""
     node = GeomNode(marker.kind.value)
@@ -193,6 +227,8 @@ def marker_geom(marker: Marker) -> GeomNode:
         node.add_geom(_target_x(marker))
     elif marker.kind is MarkerKind.RING:
         node.add_geom(_ring(marker))
+    elif marker.kind is MarkerKind.FLAME:
+        node.add_geom(_flame(marker))
     else:
         node.add_geom(_polyline(marker))
     return node

@@ -256,6 +256,7 @@ class MarkerKind(enum.Enum):
     TARGET = "target"  #: the red-brick "X" laid on the table at a point
     RING = "ring"  #: a flat circle (explosion radius) around a centre
     LINE = "line"  #: a polyline (a trajectory, a measuring tape)
+    FLAME = "flame"  #: a tongue of flame standing on a burning surface (BrikWars F.1 Fire)
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,6 +323,14 @@ class Marker:
              colour: Sequence[float] = (1.0, 1.0, 1.0, 1.0), width_px: float = 2.0) -> Marker:
         """A polyline through ``points`` ((k, 3) inches, k >= 2), e.g. a sampled trajectory."""
         return cls(MarkerKind.LINE, np.asarray(points, float), tuple(colour), 0.0, width_px)
+
+    @classmethod
+    def flame(cls, point: Sequence[float], height: float = 0.6,
+              colour: Sequence[float] = (1.0, 0.45, 0.05, 1.0)) -> Marker:
+        """A flame ``height`` inches tall standing on a burning surface at ``point`` (inches):
+        crossed orange tongues around a yellow core, drawn unlit (BrikWars F.1: "place flame
+        elements on the surface of the object to indicate the size and shape of the fire")."""
+        return cls(MarkerKind.FLAME, np.asarray(point, float), tuple(colour), 0.0, height)
 
 
 @dataclass(frozen=True)

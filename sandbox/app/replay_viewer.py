@@ -1,0 +1,521 @@
+"""The replay window: a Panda3D ShowBase that plays a recorded game back.
+
+``sandbox replay FILE`` opens it. Everything it shows comes from a
+:class:`~sandbox.game.playback.ReplayPlayback` (the pure playback model: frame, poses, events,
+turn, jumps); the window only moves that cursor and reads state. It never changes the replay.
+
+Controls
+--------
+============================  =========================================================
+space                         play / pause
+right / left (hold: repeat)   step one frame forward / back (pauses)
+up / down                     faster / slower (1/16x .. 8x)
+home / end                    first / last frame
+n / p                         next / previous event (impacts, damage, explosions...)
+t                             jump to the next turn
+m, or 1..9                    next dramatic moment, or the n-th biggest one
+f                             camera: free orbit / follow the action
+mouse left drag, a / d, w / s orbit (turn around, up and down)
+mouse right drag              pan (free camera)
+wheel, q / e                  zoom in / out
+escape                        close
+============================  =========================================================
+
+The bottom bar has the same buttons and a slider to scrub; the panel on the right is the
+event log with every die rolled, in sync with the frame shown; the panel on the left lists
+the dramatic moments.
+
+Units: inches, Z up; the camera orbits a target point at a distance (inches), azimuth and
+elevation (degrees).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from panda3d.core import (
+    AntialiasAttrib,
+    DirectionalLight,
+    GeomNode,
+    GraphicsPipeSelection,
+    LColor,
+    LPoint3,
+    LQuaternion,
+    LVector3,
+    LVector4,
+    NodePath,
+    Shader,
+    TextNode,
+    TransparencyAttrib,
+    loadPrcFileData,
+    unloadPrcFile,
+)
+
+from ..core.errors import ReplayError
+from ..game.playback import ReplayPlayback
+from ..game.replay import Replay
+from ..render import geometry, shaders
+from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
+from ..render.view import Marker
+
+#: Lines of the event log panel.
+LOG_LINES = 18
+#: Follow camera: fraction of the way to its goal covered per second (exponential).
+FOLLOW_RATE = 4.0
+#: Colours of the event log by event type.
+LOG_COLOURS = {
+    "roll": (0.55, 0.9, 1.0, 1), "impact": (1.0, 0.9, 0.4, 1), "damage": (1.0, 0.55, 1.0, 1),
+    "destroyed": (1.0, 0.35, 0.3, 1), "explosion": (1.0, 0.45, 0.2, 1),
+    "action": (0.5, 1.0, 0.5, 1), "turn": (1, 1, 1, 1),
+}
+
+
+@dataclass
+class OrbitCamera:
+    """A camera orbiting ``target`` (inches) at ``distance`` inches, ``azimuth`` and
+    ``elevation`` degrees (azimuth 0: looking along +Y from the front, -Y side)."""
+
+    target: np.ndarray
+    distance: float
+    azimuth: float = 30.0
+    elevation: float = 30.0
+
+    def eye(self) -> np.ndarray:
+        """Camera position, (3,) inches."""
+        az, el = math.radians(self.azimuth), math.radians(self.elevation)
+        d = np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az), math.sin(el)])
+        return self.target + self.distance * d
+
+    def orbit(self, d_azimuth: float, d_elevation: float) -> None:
+        self.azimuth = (self.azimuth + d_azimuth) % 360.0
+        self.elevation = min(max(self.elevation + d_elevation, 3.0), 89.0)
+
+    def zoom(self, factor: float) -> None:
+        self.distance = min(max(self.distance * factor, 2.0), 2000.0)
+
+    def pan(self, right: float, up: float) -> None:
+        """Move the target across the view by fractions of the distance."""
+        az = math.radians(self.azimuth)
+        r = np.array([math.cos(az), math.sin(az), 0.0])
+        self.target = self.target + self.distance * (right * r + np.array([0, 0, up]))
+
+
+class ReplayViewer:
+    """A window playing ``replay`` back.
+
+    Parameters
+    ----------
+    replay : Replay
+    assets : dict of str to BodyAsset
+        Body meshes (:func:`~sandbox.game.playback.replay_assets`).
+    width, height : int
+        Window size, pixels.
+    shadows : bool
+        Sun shadows (a depth pass per frame).
+    title : str, optional
+
+    Raises
+    ------
+    ReplayError
+        When no window can be opened (no display).
+    """
+
+    def __init__(self, replay: Replay, assets: dict, *, width: int = 1280, height: int = 760,
+                 shadows: bool = True, title: str | None = None):
+        self.replay = replay
+        self.playback = ReplayPlayback(replay)
+        self.drawing = ReplayDrawing.for_replay(replay, assets)
+        name = title or f"BrikWars replay: {replay.scene.get('name', '')}"
+        loadPrcFileData("sandbox.replay_viewer", "\n".join([
+            "load-display pandagl", "window-type onscreen", f"win-size {int(width)} {int(height)}",
+            f"window-title {name}", "audio-library-name null", "sync-video false",
+            "framebuffer-multisample 1", "multisamples 4", "notify-level-display error",
+        ]))
+        from direct.showbase.ShowBase import ShowBase
+
+        # The windowed GL pipe by name: the offscreen renderer may have loaded the headless
+        # one into this process first, and ShowBase would otherwise pick that.
+        # Panda3D reads the process's environment once; name the display the caller set now
+        # (for this window only: the page is unloaded again on close).
+        self._display_page = loadPrcFileData("sandbox.replay_viewer.display",
+                                             f"display {os.environ.get('DISPLAY', '')}") \
+            if os.environ.get("DISPLAY") else None
+        pipe = GraphicsPipeSelection.get_global_ptr().make_module_pipe("pandagl")
+        if pipe is None or not pipe.is_valid():
+            raise ReplayError("cannot open the replay window: no OpenGL display (is DISPLAY "
+                              "set?). Use --export or --info without one")
+        self.base = ShowBase(windowType="none")
+        self.base.pipe = pipe
+        if not self.base.openDefaultWindow(type="onscreen") or self.base.win is None:
+            self.base.destroy()
+            raise ReplayError("cannot open the replay window: no display (is DISPLAY set?). "
+                              "Use --export or --info without one")
+        self.base.disableMouse()
+        self.base.setBackgroundColor(0.70, 0.80, 0.90, 1)
+        self.follow = False
+        self._updating_slider = False
+        self._drag: tuple[str, float, float] | None = None
+        self._build_scene(shadows)
+        self._build_gui()
+        self._bind_keys()
+        self.camera = self._initial_camera()
+        self.base.taskMgr.add(self._update_task, "replay-update")
+        self.refresh()
+
+    # ------------------------------------------------------------------ scene
+    def _build_scene(self, shadows: bool) -> None:
+        root = self.root = self.base.render.attach_new_node("replay")
+        root.set_shader(Shader.make(Shader.SL_GLSL, shaders.VERTEX, shaders.FRAGMENT))
+        root.set_shader_input("u_sky", LVector4(0.46, 0.48, 0.52, 1))
+        root.set_shader_input("u_ground", LVector4(0.24, 0.24, 0.22, 1))
+        root.set_shader_input("u_shadow_texel", 1.0 / 2048)
+        root.set_antialias(AntialiasAttrib.M_multisample)
+        w, d = self.drawing.battlefield
+        radius = math.hypot(w, d) / 2 + 10.0
+        sun_node = DirectionalLight("sun")
+        sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
+        if shadows:
+            sun_node.set_shadow_caster(True, 2048, 2048)
+            sun_node.get_lens().set_film_size(2 * radius, 2 * radius)
+            sun_node.get_lens().set_near_far(1.0, 2 * radius + 60.0)
+        root.set_shader_input("u_shadow_offset", 3.0 * radius / 2048)
+        sun = root.attach_new_node(sun_node)
+        sdir = np.array([0.45, 0.75, -1.0]) / np.linalg.norm([0.45, 0.75, -1.0])
+        sun.set_pos(LPoint3(*(-sdir * (radius + 20.0))))
+        sun.look_at(LPoint3(0, 0, 0), LVector3(0, 0, 1))
+        fill_node = DirectionalLight("fill")
+        fill_node.set_color(LColor(0.16, 0.18, 0.22, 1))
+        fill = root.attach_new_node(fill_node)
+        fill.set_pos(LPoint3(*(np.array([sdir[0], sdir[1], -sdir[2] * 0.6]) * 10)))
+        fill.look_at(LPoint3(0, 0, 0), LVector3(0, 0, 1))
+        for light in (sun, fill):
+            root.set_light(light)
+        self._sun_node = sun_node
+        self._table(root)
+        self.body_nodes: dict[str, tuple[NodePath, NodePath, NodePath]] = {}
+        bodies = root.attach_new_node("bodies")
+        for key in self.drawing.assets:
+            holder = bodies.attach_new_node(key)
+            parts = []
+            for destroyed in (False, True):
+                mesh = self.drawing.mesh(key, destroyed)
+                node = GeomNode(f"{key}:{'scorched' if destroyed else 'whole'}")
+                node.add_geom(geometry.mesh_geom(mesh))
+                np_mesh = holder.attach_new_node(node)
+                edges = geometry.edge_geom(mesh)
+                if edges is not None:
+                    enode = GeomNode(f"{key}:edges")
+                    enode.add_geom(edges)
+                    np_edges = np_mesh.attach_new_node(enode)
+                    np_edges.set_light_off(1)
+                    np_edges.set_shader_off(1)
+                    np_edges.set_depth_offset(1)
+                parts.append(np_mesh)
+            parts[1].hide()
+            holder.hide()
+            self.body_nodes[key] = (holder, parts[0], parts[1])
+        self.ring_nodes: list[tuple[dict, NodePath]] = []
+        for e in self.replay.events:
+            if e.get("type") == "explosion" and float(e.get("radius", 0) or 0) > 0 and "point" in e:
+                node = root.attach_new_node(geometry.marker_geom(Marker.ring(e["point"], e["radius"])))
+                node.set_light_off(1)
+                node.set_shader_off(1)
+                node.set_depth_offset(2)
+                node.set_two_sided(True)
+                node.set_transparency(TransparencyAttrib.M_alpha)
+                node.set_z(0.02)
+                node.hide()
+                self.ring_nodes.append((e, node))
+
+    def _table(self, root: NodePath) -> None:
+        w, d = self.drawing.battlefield
+        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -0.75]), np.array([w / 2, d / 2, 0]))
+        top = np.asarray(self.drawing.ground_colour, np.float32)
+        side = top * np.array([0.55, 0.5, 0.45, 1.0], np.float32)
+        cols = np.where(n[:, 2:3] > 0.5, top, side).astype(np.float32)
+        node = GeomNode("table")
+        node.add_geom(geometry.triangles_geom("table", v, n, cols))
+        root.attach_new_node(node)
+        segs, colours = [], []
+        for x in np.arange(math.ceil(-w / 2), math.floor(w / 2) + 1):
+            segs.append([[x, -d / 2, 0.01], [x, d / 2, 0.01]])
+            colours.append(0.45 if x % 6 == 0 else 0.18)
+        for y in np.arange(math.ceil(-d / 2), math.floor(d / 2) + 1):
+            segs.append([[-w / 2, y, 0.01], [w / 2, y, 0.01]])
+            colours.append(0.45 if y % 6 == 0 else 0.18)
+        dark = top[:3] * 0.45
+        cols = np.array([(*dark, a) for a in colours], np.float32)
+        gnode = GeomNode("grid")
+        gnode.add_geom(geometry.lines_geom("grid", np.asarray(segs, np.float32), cols))
+        grid = root.attach_new_node(gnode)
+        grid.set_light_off(1)
+        grid.set_shader_off(1)
+        grid.set_depth_offset(1)
+        grid.set_transparency(TransparencyAttrib.M_alpha)
+        grid.set_depth_write(False)
+
+    def _initial_camera(self) -> OrbitCamera:
+        poses = self.replay.poses_at(0)
+        bounds = self.drawing.action_bounds(poses) if poses else None
+        if bounds is None:
+            w, d = self.drawing.battlefield
+            bounds = np.array([[-w / 2, -d / 2, 0], [w / 2, d / 2, 4]])
+        cam = self.drawing.camera_for_bounds(bounds, self._aspect())
+        off = cam.eye - cam.target
+        dist = float(np.linalg.norm(off))
+        el = math.degrees(math.asin(off[2] / dist))
+        az = math.degrees(math.atan2(off[0], -off[1]))
+        return OrbitCamera(np.asarray(cam.target, float), dist, az, el)
+
+    def _aspect(self) -> float:
+        win = self.base.win
+        return win.get_x_size() / max(win.get_y_size(), 1)
+
+    # ------------------------------------------------------------------ GUI
+    def _build_gui(self) -> None:
+        from direct.gui.DirectGui import DirectButton, DirectFrame, DirectSlider
+        from direct.gui.OnscreenText import OnscreenText
+
+        a2d = self.base.a2dBottomCenter
+        self.bar = DirectFrame(parent=a2d, frameColor=(0, 0, 0, 0.55),
+                               frameSize=(-2.0, 2.0, 0.0, 0.22), pos=(0, 0, 0))
+        buttons = [("|<", lambda: self.playback.seek(0)), ("<<", self.playback.previous_event),
+                   ("<", lambda: self.playback.step(-1)), ("Play", self.playback.toggle),
+                   (">", lambda: self.playback.step(1)), (">>", self.playback.next_event),
+                   (">|", lambda: self.playback.seek(self.playback.frames - 1)),
+                   ("-", self.playback.slower), ("+", self.playback.faster),
+                   ("Turn", self._next_turn), ("Moment", self.playback.next_moment),
+                   ("Free cam", self._toggle_follow)]
+        self.buttons: dict[str, object] = {}
+        x = -1.22
+        for label, action in buttons:
+            width = 0.08 + 0.035 * len(label)
+            b = DirectButton(parent=self.bar, text=label, scale=0.045, pos=(x + width / 2, 0, 0.035),
+                             command=self._do, extraArgs=[action], frameColor=(0.85, 0.85, 0.85, 1),
+                             pad=(0.3, 0.2))
+            self.buttons[label] = b
+            x += width + 0.015
+        self.slider = DirectSlider(parent=self.bar, range=(0, max(self.playback.frames - 1, 1)),
+                                   value=0, pageSize=1, pos=(0, 0, 0.165), scale=(1.2, 1, 0.5),
+                                   command=self._on_slider)
+        self.status = OnscreenText(parent=self.bar, text="", pos=(-1.22, 0.105), scale=0.042,
+                                   align=TextNode.A_left, fg=(1, 1, 1, 1), mayChange=True)
+        self.log_frame = DirectFrame(parent=self.base.a2dTopRight, frameColor=(0, 0, 0, 0.5),
+                                     frameSize=(-1.05, -0.01, -0.05 - 0.05 * LOG_LINES, -0.01))
+        self.log_texts = [OnscreenText(parent=self.log_frame, text="", align=TextNode.A_left,
+                                       pos=(-1.03, -0.06 - 0.05 * i), scale=0.036,
+                                       fg=(1, 1, 1, 1), mayChange=True) for i in range(LOG_LINES)]
+        moments = self.playback.index.ranked()[:9]
+        self.moment_frame = DirectFrame(parent=self.base.a2dTopLeft, frameColor=(0, 0, 0, 0.45),
+                                        frameSize=(0.01, 0.95, -0.08 - 0.045 * len(moments), -0.01))
+        OnscreenText(parent=self.moment_frame, text="Dramatic moments (1-9, m)", pos=(0.03, -0.055),
+                     scale=0.035, align=TextNode.A_left, fg=(1, 0.85, 0.3, 1))
+        for i, m in enumerate(moments):
+            OnscreenText(parent=self.moment_frame, scale=0.03, align=TextNode.A_left,
+                         pos=(0.03, -0.1 - 0.045 * i), fg=(1, 1, 1, 1),
+                         text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {m.text[:44]}")
+
+    def _do(self, action) -> None:
+        action()
+        self.refresh()
+
+    def _on_slider(self) -> None:
+        # DirectSlider reports every change, ours from refresh() too (later, as an event):
+        # only a value away from the frame shown is the user scrubbing.
+        frame = int(round(self.slider["value"]))
+        if self._updating_slider or frame == self.playback.frame:
+            return
+        self.playback.pause()
+        self.playback.seek(frame)
+
+    def _next_turn(self) -> None:
+        turns = [t for t in self.playback.index.turns() if t > self.playback.turn]
+        self.playback.jump_to_turn(turns[0] if turns else self.playback.index.turns()[0])
+
+    def _toggle_follow(self) -> None:
+        self.follow = not self.follow
+        self.buttons["Free cam"]["text"] = "Follow cam" if self.follow else "Free cam"
+
+    def _jump_moment(self, number: int) -> None:
+        if number <= len(self.playback.index.moments):
+            self.playback.jump_to_moment(number)
+
+    # ------------------------------------------------------------------ input
+    def _bind_keys(self) -> None:
+        pb = self.playback
+        binds = {
+            "space": pb.toggle, "arrow_right": lambda: pb.step(1),
+            "arrow_right-repeat": lambda: pb.step(1), "arrow_left": lambda: pb.step(-1),
+            "arrow_left-repeat": lambda: pb.step(-1), "arrow_up": pb.faster,
+            "arrow_down": pb.slower, "home": lambda: pb.seek(0),
+            "end": lambda: pb.seek(pb.frames - 1), "n": pb.next_event, "p": pb.previous_event,
+            "t": self._next_turn, "m": pb.next_moment, "f": self._toggle_follow,
+            "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
+            "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
+            "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
+            "wheel_up": lambda: self.camera.zoom(0.9), "wheel_down": lambda: self.camera.zoom(1 / 0.9),
+        }
+        for i in range(1, 10):
+            binds[str(i)] = (lambda n=i: self._jump_moment(n))
+        for key, fn in binds.items():
+            self.base.accept(key, self._do, [fn])
+        for button, mode in (("mouse1", "orbit"), ("mouse3", "pan")):
+            self.base.accept(button, self._start_drag, [mode])
+            self.base.accept(button + "-up", self._end_drag)
+        self.base.accept("escape", self.base.taskMgr.stop)
+
+    def _mouse(self) -> tuple[float, float] | None:
+        mw = self.base.mouseWatcherNode
+        if mw is None or not mw.has_mouse():
+            return None
+        return mw.get_mouse_x(), mw.get_mouse_y()
+
+    def _start_drag(self, mode: str) -> None:
+        m = self._mouse()
+        if m is not None and m[1] > -0.55:  # not on the control bar
+            self._drag = (mode, *m)
+
+    def _end_drag(self) -> None:
+        self._drag = None
+
+    # ------------------------------------------------------------------ per frame
+    def _update_task(self, task):
+        dt = min(self.base.clock.get_dt(), 0.1)
+        if self._drag is not None:
+            m = self._mouse()
+            if m is not None:
+                mode, x0, y0 = self._drag
+                dx, dy = m[0] - x0, m[1] - y0
+                if mode == "orbit":
+                    self.camera.orbit(-dx * 120, -dy * 60)
+                else:
+                    self.camera.pan(-dx * 0.5, -dy * 0.5)
+                self._drag = (mode, *m)
+        if self.playback.playing:
+            self.playback.advance(dt)
+        self._follow(dt)
+        self.refresh()
+        return task.cont
+
+    def _follow(self, dt: float) -> None:
+        if not self.follow:
+            return
+        poses = self.playback.poses()
+        keys = self.playback.moving(0.3)
+        bounds = self.drawing.action_bounds(poses, keys) if keys else None
+        if bounds is None:
+            return
+        goal = self.drawing.camera_for_bounds(bounds, self._aspect(), self.camera.azimuth,
+                                              self.camera.elevation)
+        k = 1.0 - math.exp(-FOLLOW_RATE * dt) if dt > 0 else 1.0
+        goal_dist = float(np.linalg.norm(goal.eye - goal.target))
+        self.camera.target = self.camera.target + k * (np.asarray(goal.target) - self.camera.target)
+        self.camera.distance += k * (goal_dist - self.camera.distance)
+
+    def refresh(self) -> None:
+        """Show the playback's frame: poses, scorching, rings, camera, log, controls."""
+        pb = self.playback
+        poses = pb.poses()
+        dead = pb.destroyed()
+        for key, (holder, whole, scorched) in self.body_nodes.items():
+            if key not in poses:
+                holder.hide()
+                continue
+            holder.show()
+            pos, q = poses[key]
+            holder.set_pos_quat(LPoint3(*pos), LQuaternion(q[3], q[0], q[1], q[2]))
+            if key in dead:
+                whole.hide()
+                scorched.show()
+            else:
+                whole.show()
+                scorched.hide()
+        now = pb.time
+        for e, node in self.ring_nodes:
+            shown = 0.0 <= now - float(e["time"]) <= EXPLOSION_SHOW_S and pb.frame >= \
+                pb.index.frame_at(float(e["time"]))
+            node.show() if shown else node.hide()
+        cam = self.base.camera
+        cam.set_pos(LPoint3(*self.camera.eye()))
+        cam.look_at(LPoint3(*self.camera.target), LVector3(0, 0, 1))
+        if int(round(self.slider["value"])) != pb.frame:
+            self._updating_slider = True
+            try:
+                self.slider["value"] = pb.frame
+            finally:
+                self._updating_slider = False
+        self.buttons["Play"]["text"] = "Pause" if pb.playing else "Play"
+        self.status.setText(
+            f"{pb.time:6.3f} s   frame {pb.frame + 1}/{pb.frames}   turn {pb.turn}   "
+            f"speed {pb.speed:g}x   {'playing' if pb.playing else 'paused'}   "
+            f"camera {'follow' if self.follow else 'free'}")
+        lines = [e for e in pb.events() if e.get("type") not in ("body", "warning", "setup")]
+        lines = lines[-LOG_LINES:]
+        for i, t in enumerate(self.log_texts):
+            if i < len(lines):
+                e = lines[i]
+                t.setText(f"{float(e.get('time', 0)):6.3f}  {e.get('text', '')}"[:64])
+                t.setFg(LOG_COLOURS.get(e.get("type"), (0.9, 0.9, 0.9, 1)))
+            else:
+                t.setText("")
+
+    # ------------------------------------------------------------------ outside use
+    def step(self, frames: int = 1) -> None:
+        """Run ``frames`` turns of Panda3D's task loop (draws and handles events)."""
+        for _ in range(int(frames)):
+            self.base.taskMgr.step()
+
+    def screenshot(self) -> np.ndarray:
+        """The window's picture now, (height, width, 4) uint8 RGBA, row 0 at the top."""
+        self.base.graphicsEngine.render_frame()
+        self.base.graphicsEngine.render_frame()
+        tex = self.base.win.get_screenshot()
+        if tex is None or not tex.has_ram_image():
+            raise ReplayError("the replay window gave no picture")
+        data = np.frombuffer(bytes(tex.get_ram_image_as("RGBA")), np.uint8)
+        return np.ascontiguousarray(data.reshape(tex.get_y_size(), tex.get_x_size(), 4)[::-1])
+
+    def run(self) -> None:
+        """Hand over to Panda3D's main loop until escape (or the window is closed)."""
+        try:
+            self.base.run()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Close the window and free Panda3D's ShowBase (another viewer may open later)."""
+        if getattr(self, "base", None) is None:
+            return
+        self._sun_node.set_shadow_caster(False)
+        base, self.base = self.base, None
+        # Panda3D's task manager and messenger outlive a ShowBase: take our task, key
+        # bindings and widgets away before it goes.
+        base.taskMgr.remove("replay-update")
+        base.ignoreAll()
+        for widget in (self.bar, self.log_frame, self.moment_frame):
+            widget.destroy()
+        self.root.remove_node()
+        base.destroy()
+        if self._display_page is not None:
+            unloadPrcFile(self._display_page)
+            self._display_page = None
+
+
+def open_viewer(path: str | Path, ldrawdir: str | Path | None = None, **kwargs) -> ReplayViewer:
+    """Load a replay file, rebuild its bodies and open the window on it.
+
+    Raises
+    ------
+    ReplayError
+        A missing or corrupted file, a scene that cannot be rebuilt, or no display.
+    """
+    from ..game.playback import replay_assets
+    from ..game.replay import load_replay
+
+    replay = load_replay(path)
+    assets = replay_assets(replay, base_dir=Path(path).resolve().parent, ldrawdir=ldrawdir)
+    return ReplayViewer(replay, assets, **kwargs)

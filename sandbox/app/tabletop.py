@@ -1,0 +1,1135 @@
+"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`GameSession`.
+
+Structure
+---------
+- :class:`GameSession` (``sandbox.game.session``) holds the game: turns, actions, undo, saves.
+  The window never changes game state except by handing it an action.
+- :class:`InputLayer` is the one entry point for input: the mouse and keyboard handlers call
+  it, and so do tests (``pointer_down/move/up``, ``key``, ``wheel``), so what a test does is
+  what a player does.
+- :class:`CameraRig` orbits, pans and zooms about a target point; top-down view; focus.
+- :class:`TabletopApp` (a ShowBase) draws bodies from poses, overlays (rulers, sight lines,
+  Firing Arc fans, explosion rings, target X, drop trajectory) as render Markers, and a HUD:
+  turn banner, stat card, attack preview, log panel, help line.
+
+Physics is never stepped in the draw: an action runs on a worker thread (pybullet in DIRECT
+mode at its fixed time step), recording poses at 60 frames per simulated second; the draw task
+plays the recorded frames back against the wall clock (an accumulator over real elapsed
+time), showing the newest frame physics has reached, so a frame never waits on physics. Log
+lines appear when playback reaches their simulated time: physics plays out, then the rules.
+
+Units: inches, Z up. Screen coordinates handed to the input layer are Panda3D's mouse
+coordinates: x and y in [-1, 1], +y up.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..core.errors import SandboxError
+from ..game.scene import BigDrop, ExplosivePayload
+from ..game.session import (
+    AttackAction,
+    EndTurnAction,
+    GameSession,
+    MoveAction,
+    describe_action,
+)
+from ..render import geometry, shaders
+from ..render import offscreen as _offscreen  # the shared scene-building helpers
+from ..render.from_game import render_mesh_of
+from ..render.view import Marker, MarkerKind
+
+from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we override)
+    AntialiasAttrib,
+    BitMask32,
+    DirectionalLight,
+    GeomNode,
+    LColor,
+    LPoint3,
+    LQuaternion,
+    LVector3,
+    LVector4,
+    NodePath,
+    OrthographicLens,
+    Point2,
+    Point3,
+    Shader,
+    TextNode,
+    TransparencyAttrib,
+    loadPrcFileData,
+)
+
+#: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
+#: is read as 15 degrees.
+ARC_POINT_DEG: float = 15.0
+#: Recorded frames per simulated second (runner: 480 Hz physics, a frame every 8 steps).
+PLAYBACK_FPS: float = 60.0
+#: Pointer travel (mouse units) before a press becomes a drag.
+DRAG_THRESHOLD: float = 0.01
+#: How many log lines the panel shows.
+LOG_LINES: int = 9
+#: Event types the log panel leaves out (bookkeeping rather than play).
+_QUIET_EVENTS = {"body", "setup", "warning"}
+
+_HIGHLIGHT_SCALE = _offscreen._HIGHLIGHT_SCALE
+_HIGHLIGHT_EDGE = _offscreen._HIGHLIGHT_EDGE
+_SHADOW_MASK = _offscreen._SHADOW_MASK
+_VIEW_MASK = _offscreen._VIEW_MASK
+
+
+def _window_prc(width: int, height: int, title: str, offscreen: bool):
+    """Settings for a real window; loaded after (and so over) the offscreen renderer's page.
+    Returns the page (unloaded again by :meth:`TabletopApp.destroy`)."""
+    return loadPrcFileData("sandbox.tabletop", "\n".join([
+        "load-display pandagl",
+        "aux-display p3headlessgl",
+        f"window-type {'offscreen' if offscreen else 'onscreen'}",
+        f"win-size {int(width)} {int(height)}",
+        f"window-title {title}",
+        "audio-library-name null",
+        "sync-video false",
+        "framebuffer-multisample true",
+        "multisamples 4",
+        "notify-level-device fatal",
+        "notify-level-display error",
+        "model-cache-dir",
+        "textures-power-2 none",
+    ]))
+
+
+# ------------------------------------------------------------------------------ camera
+@dataclass
+class CameraRig:
+    """An orbit camera about ``target`` (inches, Z up).
+
+    Attributes
+    ----------
+    target : (3,) float
+    distance : float
+        Inches from the target.
+    yaw, pitch : float
+        Degrees: yaw turns about Z from the front (-Y), pitch is the height above the horizon.
+    """
+
+    target: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    distance: float = 30.0
+    yaw: float = 30.0
+    pitch: float = 40.0
+
+    def eye(self) -> np.ndarray:
+        y, p = math.radians(self.yaw), math.radians(self.pitch)
+        d = np.array([math.cos(p) * math.sin(y), -math.cos(p) * math.cos(y), math.sin(p)])
+        return self.target + self.distance * d
+
+    def orbit(self, dyaw: float, dpitch: float) -> None:
+        self.yaw = (self.yaw + dyaw) % 360.0
+        self.pitch = float(np.clip(self.pitch + dpitch, 5.0, 89.9))
+
+    def zoom(self, factor: float) -> None:
+        self.distance = float(np.clip(self.distance * factor, 2.0, 400.0))
+
+    def pan(self, right: float, forward: float) -> None:
+        """Move the target along the table, in inches scaled by the distance."""
+        y = math.radians(self.yaw)
+        r = np.array([math.cos(y), math.sin(y), 0.0])
+        f = np.array([-math.sin(y), math.cos(y), 0.0])
+        self.target = self.target + (r * right + f * forward) * self.distance * 0.5
+
+    def top_down(self) -> None:
+        self.pitch = 89.9
+
+    def focus(self, point) -> None:
+        self.target = np.asarray(point, float).copy()
+        self.distance = min(self.distance, 14.0)
+
+
+# ------------------------------------------------------------------------------ runner
+class ActionRunner:
+    """Runs one game-changing call at a time on a worker thread.
+
+    The draw task polls :meth:`poll`; the window shows recorded frames meanwhile.
+    """
+
+    def __init__(self):
+        self._thread: threading.Thread | None = None
+        self.result = None
+        self.error: BaseException | None = None
+        self.done = True
+
+    @property
+    def busy(self) -> bool:
+        return not self.done
+
+    def start(self, fn: Callable[[], object]) -> None:
+        if self.busy:
+            raise RuntimeError("an action is already running")
+        self.done = False
+        self.result, self.error = None, None
+
+        def work():
+            try:
+                self.result = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+                self.error = exc
+            finally:
+                self.done = True
+
+        self._thread = threading.Thread(target=work, name="sandbox-action", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+
+# ------------------------------------------------------------------------------ input layer
+class InputLayer:
+    """The single place input goes through (mouse, keyboard, tests).
+
+    Modes: ``select`` (click to select, drag your own unit to move it), ``measure`` (click
+    two things: ruler and line of sight), ``attack`` (after choosing a weapon with 1-9: point
+    at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
+    """
+
+    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: choose weapon, click target"
+            "   M: measure & line of sight   B: Big Drop   Enter: confirm   Esc: cancel\n"
+            "E: end turn   U: undo   F5: save   F9: load   P: screenshot   G: grid   T: top view"
+            "   F: focus   right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help")
+
+    def __init__(self, app: "TabletopApp"):
+        self.app = app
+        self.mode = "select"
+        self.weapon: int | None = None
+        self.sprint = False
+        self.press: tuple[int, float, float] | None = None
+        self.dragging = False
+        self.drag_unit: str | None = None
+        self.drag_to: np.ndarray | None = None
+        self.measure_from = None
+        self.measure_to = None
+        self.hover_target: str | None = None
+        self.drop_point: np.ndarray | None = None
+        self.drop_bricks = 1
+        self.last_pointer = (0.0, 0.0)
+        self.shift = False
+
+    # ---------------------------------------------------------------- pointer
+    def pointer_down(self, button: int, x: float, y: float, shift: bool = False) -> None:
+        """A mouse button went down at (x, y) in [-1, 1]. Button 1 left, 2 middle, 3 right."""
+        self.press = (button, float(x), float(y))
+        self.last_pointer = (float(x), float(y))
+        self.shift = shift
+        self.dragging = False
+
+    def pointer_move(self, x: float, y: float) -> None:
+        """The pointer moved to (x, y); drags move units, orbit or pan the camera."""
+        app = self.app
+        px, py = self.last_pointer
+        self.last_pointer = (float(x), float(y))
+        if self.press is None:
+            if self.mode == "attack" and not app.busy:
+                hit = app.pick(x, y)
+                tgt = hit.key if hit is not None and hit.key != "ground" else None
+                if tgt != self.hover_target:
+                    self.hover_target = tgt
+                    app.overlays_dirty = True
+            return
+        button, sx, sy = self.press
+        if not self.dragging and math.hypot(x - sx, y - sy) > DRAG_THRESHOLD:
+            self.dragging = True
+            if button == 1 and self.mode == "select" and not app.busy:
+                hit = app.pick(sx, sy)
+                key = hit.key if hit is not None else None
+                if key is not None and key != "ground" and app.can_move(key):
+                    self.drag_unit = key
+                    app.select(key)
+        if not self.dragging:
+            return
+        if button == 1 and self.drag_unit is not None:
+            p = app.ground_point(x, y)
+            if p is not None:
+                self.drag_to = p
+                app.overlays_dirty = True
+        elif button == 3 or button == 2:
+            if self.shift or button == 2:
+                app.rig.pan(-(x - px), -(y - py))
+            else:
+                app.rig.orbit(-(x - px) * 180.0, -(y - py) * 90.0)
+
+    def pointer_up(self, button: int, x: float, y: float) -> None:
+        """A mouse button came up at (x, y): a click or the end of a drag."""
+        app = self.app
+        self.pointer_move(x, y)
+        press, self.press = self.press, None
+        if press is None or press[0] != button:
+            return
+        if self.dragging:
+            self.dragging = False
+            if button == 1 and self.drag_unit is not None and self.drag_to is not None:
+                unit, to = self.drag_unit, self.drag_to
+                self.drag_unit, self.drag_to = None, None
+                c = app.session.footprint_centre(unit)
+                lo, hi = app.session.bounds(unit)
+                # the body follows the pointer by its footprint centre, grabbed where clicked
+                grab = app.ground_point(press[1], press[2])
+                offset = (c - grab[:2]) if grab is not None else np.zeros(2)
+                dest = to[:2] + offset
+                app.submit(MoveAction(type="move", player=app.session.current_player, unit=unit,
+                                      to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
+                                      sprint=self.sprint))
+                self.sprint = False
+            app.overlays_dirty = True
+            return
+        if button == 1:
+            self.click(x, y)
+
+    def wheel(self, steps: int) -> None:
+        """Zoom: positive steps towards the target."""
+        self.app.rig.zoom(0.88 ** steps)
+
+    def click(self, x: float, y: float) -> None:
+        app = self.app
+        if app.busy:
+            app.flash("Wait: physics is still playing out")
+            return
+        hit = app.pick(x, y)
+        if self.mode == "measure":
+            thing = hit.key if hit is not None and hit.key != "ground" else (
+                np.asarray(hit.point) if hit is not None else None)
+            if thing is None:
+                return
+            if self.measure_from is None or self.measure_to is not None:
+                self.measure_from, self.measure_to = thing, None
+            else:
+                self.measure_to = thing
+            app.overlays_dirty = True
+            return
+        if self.mode == "drop":
+            if hit is not None:
+                self.drop_point = np.asarray(hit.point)
+                app.overlays_dirty = True
+            return
+        if self.mode == "attack":
+            if hit is not None and hit.key != "ground" and app.selected is not None:
+                if self.hover_target == hit.key:
+                    self.fire(hit.key)
+                else:
+                    self.hover_target = hit.key
+                    app.overlays_dirty = True
+            return
+        app.select(hit.key if hit is not None and hit.key != "ground" else None)
+
+    def fire(self, target: str) -> None:
+        app = self.app
+        if app.selected is None or self.weapon is None:
+            return
+        app.submit(AttackAction(type="attack", player=app.session.current_player,
+                                unit=app.selected, weapon=self.weapon, target=target))
+        self.set_mode("select")
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        if mode != "attack":
+            self.weapon = None
+            self.hover_target = None
+        if mode != "measure":
+            self.measure_from = self.measure_to = None
+        if mode != "drop":
+            self.drop_point = None
+        self.app.overlays_dirty = True
+
+    # ---------------------------------------------------------------- keys
+    def key(self, name: str) -> None:
+        """A key press, by Panda3D's key name ('e', 'enter', 'escape', 'f5', '1', ...)."""
+        app = self.app
+        n = name.lower()
+        if n == "escape":
+            self.set_mode("select")
+        elif n in ("arrow_left", "arrow_right"):
+            app.rig.orbit(-10 if n == "arrow_left" else 10, 0) if not self.shift else \
+                app.rig.pan(-0.1 if n == "arrow_left" else 0.1, 0)
+        elif n in ("arrow_up", "arrow_down"):
+            app.rig.orbit(0, 5 if n == "arrow_up" else -5) if not self.shift else \
+                app.rig.pan(0, 0.1 if n == "arrow_up" else -0.1)
+        elif n in ("page_up", "+", "="):
+            self.wheel(1)
+        elif n in ("page_down", "-"):
+            self.wheel(-1)
+        elif n == "t":
+            app.rig.top_down()
+        elif n == "f":
+            if app.selected is not None and not app.busy:
+                lo, hi = app.session.bounds(app.selected)
+                app.rig.focus((lo + hi) / 2)
+        elif n == "g":
+            app.toggle_grid()
+        elif n == "h":
+            app.show_help = not app.show_help
+        elif n == "p" or n == "f12":
+            app.flash(f"Screenshot {app.screenshot()}")
+        elif n == "m":
+            self.set_mode("select" if self.mode == "measure" else "measure")
+        elif n == "s":
+            self.sprint = not self.sprint
+            app.flash("Sprint on: the next move rolls the Action die for extra inches"
+                      if self.sprint else "Sprint off")
+            app.overlays_dirty = True
+        elif n == "b":
+            self.set_mode("select" if self.mode == "drop" else "drop")
+        elif n in ("[", "]") and self.mode == "drop":
+            self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
+            app.overlays_dirty = True
+        elif n.isdigit() and n != "0":
+            if app.selected is None:
+                app.flash("Select one of your units first")
+                return
+            ws = app.session.weapons(app.selected)
+            i = int(n) - 1
+            if i >= len(ws):
+                app.flash(f"{app.session.body(app.selected).name} has {len(ws)} weapon(s)")
+                return
+            self.set_mode("attack")
+            self.weapon = i
+            app.flash(f"{ws[i].name}: point at a target, click it twice (or Enter) to fire")
+        elif n == "enter":
+            if self.mode == "attack" and self.hover_target is not None:
+                self.fire(self.hover_target)
+            elif self.mode == "drop" and self.drop_point is not None:
+                app.submit(BigDrop(type="big_drop", player=app.session.current_player,
+                                   payload=ExplosivePayload(kind="explosive"),
+                                   strategy_bricks=self.drop_bricks,
+                                   target=(round(float(self.drop_point[0]), 4),
+                                           round(float(self.drop_point[1]), 4))))
+                self.set_mode("select")
+        elif n == "e":
+            app.submit(EndTurnAction(type="end_turn", player=app.session.current_player))
+        elif n == "u":
+            app.undo()
+        elif n == "f5":
+            app.save()
+        elif n == "f9":
+            app.load()
+
+
+# ------------------------------------------------------------------------------ the app
+class TabletopApp:
+    """The tabletop window.
+
+    Parameters
+    ----------
+    session : GameSession
+    width, height : int
+        Window size, pixels.
+    save_path : Path, optional
+        Where F5 saves and F9 loads (default ``<scene name>.save.json`` in the working folder).
+    screenshot_dir : Path, optional
+        Where P writes PNGs (default ``screenshots/``).
+    shadows : bool
+    """
+
+    def __init__(self, session: GameSession, width: int = 1280, height: int = 720, *,
+                 save_path: str | Path | None = None, screenshot_dir: str | Path | None = None,
+                 shadows: bool = True, title: str = "BrikWars tabletop"):
+        self._prc = _window_prc(width, height, title, offscreen=False)
+        from direct.showbase.ShowBase import ShowBase
+
+        self.session = session
+        # The offscreen renderer may have loaded only the headless GL module in this process:
+        # ask for the windowed GL pipe by name rather than through load-display.
+        from panda3d.core import GraphicsPipeSelection, WindowProperties
+
+        pipe = GraphicsPipeSelection.get_global_ptr().make_module_pipe("pandagl")
+        if pipe is None or not pipe.is_valid():
+            raise SandboxError("cannot open a window: no OpenGL display (is DISPLAY set, "
+                               "or run under Xvfb)")
+        self.base = ShowBase(windowType="none")
+        self.base.pipe = pipe
+        props = WindowProperties.size(int(width), int(height))
+        props.set_title(title)
+        if not self.base.openDefaultWindow(type="onscreen", props=props) or self.base.win is None:
+            raise SandboxError(f"could not open a {width}x{height} window on {pipe.get_interface_name()}")
+        self.base.disableMouse()
+        self.width, self.height = width, height
+        slug = "".join(c if c.isalnum() else "_" for c in session.spec.name).strip("_") or "game"
+        self.save_path = Path(save_path) if save_path else Path(f"{slug}.save.json")
+        self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
+        self.shadows = shadows
+        self.gl_renderer = self.base.win.getGsg().getDriverRenderer()
+        self.input = InputLayer(self)
+        self.rig = CameraRig()
+        self.runner = ActionRunner()
+        self.selected: str | None = None
+        self.grid_visible = True
+        self.show_help = True
+        self.overlays_dirty = True
+        self._flash_text = ""
+        self._flash_until = 0.0
+        self._shots = 0
+        self._playback: dict | None = None
+        self._generation = -1
+        self._destroyed: set[str] = set()
+        self._live: dict = {}
+        self._nodes: dict[str, NodePath] = {}
+        self._after: str | None = None
+        self._setup_scene()
+        self._setup_hud()
+        self._bind_events()
+        self._sync_from_session()
+        self._frame_table()
+        self.base.taskMgr.add(self._frame_task, "sandbox-frame")
+
+    # ---------------------------------------------------------------- scene graph
+    def _setup_scene(self) -> None:
+        b = self.base
+        self.root = b.render.attach_new_node("tabletop")
+        self.root.set_shader(Shader.make(Shader.SL_GLSL, shaders.VERTEX, shaders.FRAGMENT))
+        self.root.set_shader_input("u_sky", LVector4(0.46, 0.48, 0.52, 1))
+        self.root.set_shader_input("u_ground", LVector4(0.24, 0.24, 0.22, 1))
+        self.root.set_shader_input("u_shadow_texel", 1.0 / 2048)
+        self.root.set_shader_input("u_shadow_offset", 0.02)
+        self.root.set_antialias(AntialiasAttrib.M_multisample)
+        b.setBackgroundColor(0.70, 0.80, 0.90, 1)
+        b.cam.node().set_camera_mask(_VIEW_MASK)
+        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width / self.height), 40.0)
+        self._sun_node = DirectionalLight("sun")
+        self._sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
+        self._sun = self.root.attach_new_node(self._sun_node)
+        if self.shadows:
+            self._sun_node.set_shadow_caster(True, 2048, 2048)
+            self._sun_node.set_camera_mask(_SHADOW_MASK)
+        self._fill_node = DirectionalLight("fill")
+        self._fill_node.set_color(LColor(0.16, 0.18, 0.22, 1))
+        self._fill = self.root.attach_new_node(self._fill_node)
+        self.root.set_light(self._sun)
+        self.root.set_light(self._fill)
+        self.bodies_np = self.root.attach_new_node("bodies")
+        self.markers_np = self.root.attach_new_node("markers")
+        bf = self.session.spec.battlefield
+        w, d = bf.width, bf.depth
+        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -_offscreen._TABLE_THICKNESS]),
+                                      np.array([w / 2, d / 2, 0.0]))
+        top = np.array([*bf.ground_colour, 1.0], np.float32)
+        side = top * np.array([0.55, 0.5, 0.45, 1.0], np.float32)
+        cols = np.where(n[:, 2:3] > 0.5, top, side).astype(np.float32)
+        node = GeomNode("table")
+        node.add_geom(geometry.triangles_geom("table", v, n, cols))
+        self.root.attach_new_node(node).set_bin("background", 0)
+        lines, colours = _offscreen._grid_lines(w, d, top)
+        gnode = GeomNode("grid")
+        gnode.add_geom(geometry.lines_geom("grid", lines, colours))
+        self.grid_np = self.root.attach_new_node(gnode)
+        self.grid_np.set_light_off(1)
+        self.grid_np.set_shader_off(1)
+        self.grid_np.hide(_SHADOW_MASK)
+        self.grid_np.set_depth_offset(1)
+        self.grid_np.set_transparency(TransparencyAttrib.M_alpha)
+        self.grid_np.set_bin("background", 1)
+        self.grid_np.set_depth_write(False)
+        # sun over the whole table
+        radius = math.hypot(w, d) / 2 + 4.0
+        sun = np.array([0.45, 0.75, -1.0])
+        sun /= np.linalg.norm(sun)
+        self._sun.set_pos(LPoint3(*(-sun * (radius + 20.0))))
+        self._sun.look_at(LPoint3(0, 0, 0), LVector3(0, 0, 1))
+        lens = self._sun_node.get_lens()
+        if not isinstance(lens, OrthographicLens):  # pragma: no cover
+            lens = OrthographicLens()
+            self._sun_node.set_lens(lens)
+        lens.set_film_size(2 * radius, 2 * radius)
+        lens.set_near_far(1.0, 2 * radius + 40.0)
+        self.root.set_shader_input("u_shadow_offset", 3.0 * radius / 2048)
+        fill = np.array([-sun[0], -sun[1], sun[2] * 0.6])
+        self._fill.set_pos(LPoint3(*(-fill * 10)))
+        self._fill.look_at(LPoint3(0, 0, 0), LVector3(0, 0, 1))
+        self._table_radius = radius
+
+    def _frame_table(self) -> None:
+        bf = self.session.spec.battlefield
+        self.rig.target = np.zeros(3)
+        half_diag = math.hypot(bf.width, bf.depth) / 2
+        self.rig.distance = half_diag / math.tan(math.radians(20.0)) * 0.95
+
+    def _rebuild_bodies(self) -> None:
+        """(Re)make one Geom node per body from the session's assets."""
+        for np_ in self._nodes.values():
+            np_.remove_node()
+        self._nodes = {}
+        g = self.session.game
+        self._destroyed = {k for k, s in g.bodies.items() if s.damage.destroyed}
+        for key, asset in list(g.assets.items()):
+            self._add_body_node(key, asset)
+
+    def _add_body_node(self, key: str, asset) -> None:
+        g = self.session.game
+        destroyed = key in g.bodies and g.bodies[key].damage.destroyed
+        mesh = render_mesh_of(asset, destroyed)
+        node = GeomNode(key)
+        node.add_geom(geometry.mesh_geom(mesh))
+        np_body = self.bodies_np.attach_new_node(node)
+        np_body.set_python_tag("body", key)
+        edges = geometry.edge_geom(mesh)
+        if edges is not None:
+            enode = GeomNode(key + ":edges")
+            enode.add_geom(edges)
+            e = np_body.attach_new_node(enode)
+            e.set_light_off(1)
+            e.set_depth_offset(1)
+            e.set_shader_off(1)
+            e.hide(_SHADOW_MASK)
+        self._nodes[key] = np_body
+
+    def _sync_from_session(self) -> None:
+        """After an action or rebuild: new bodies, destroyed looks, live poses (main thread)."""
+        s = self.session
+        if s.generation != self._generation:
+            self._generation = s.generation
+            self._rebuild_bodies()
+            if self.selected is not None and self.selected not in s.game.bodies:
+                self.selected = None
+        g = s.game
+        for key, asset in list(g.assets.items()):
+            if key not in self._nodes:
+                self._add_body_node(key, asset)
+        dead = {k for k, st in g.bodies.items() if st.damage.destroyed}
+        for key in dead - self._destroyed:
+            self._nodes[key].remove_node()
+            del self._nodes[key]
+            self._add_body_node(key, g.assets[key])
+        self._destroyed = dead
+        self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
+        self.overlays_dirty = True
+
+    # ---------------------------------------------------------------- HUD
+    def _setup_hud(self) -> None:
+        from direct.gui.OnscreenText import OnscreenText
+
+        a2d = self.base.aspect2d
+        ar = self.width / self.height
+
+        def text(pos, scale, align, fg=(1, 1, 1, 1), parent=a2d):
+            return OnscreenText(text="", pos=pos, scale=scale, align=align, fg=fg,
+                                shadow=(0, 0, 0, 0.9), mayChange=True, parent=parent)
+
+        self.banner = text((0, 0.9), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1))
+        self.card = text((-ar + 0.04, 0.9), 0.045, TextNode.ALeft)
+        self.preview = text((ar - 0.04, 0.9), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1))
+        self.logpanel = text((-ar + 0.04, -0.45), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1))
+        self.status = text((0, -0.92), 0.034, TextNode.ACenter, (0.85, 0.95, 0.85, 1))
+        self.flashline = text((0, 0.78), 0.05, TextNode.ACenter, (1, 0.6, 0.5, 1))
+        self.ruler_label = NodePath(TextNode("ruler-label"))
+        self.ruler_label.reparent_to(self.base.render)
+        self.ruler_label.set_billboard_point_eye()
+        self.ruler_label.set_scale(0.6)
+        self.ruler_label.set_light_off(1)
+        self.ruler_label.set_shader_off(1)
+        self.ruler_label.set_depth_test(False)
+        self.ruler_label.set_depth_write(False)
+        self.ruler_label.set_bin("fixed", 50)
+        self.ruler_label.hide(_SHADOW_MASK)
+        tn = self.ruler_label.node()
+        tn.set_align(TextNode.ACenter)
+        tn.set_text_color(1, 1, 1, 1)
+        tn.set_shadow(0.06, 0.06)
+        tn.set_shadow_color(0, 0, 0, 1)
+
+    def flash(self, text: str, seconds: float = 4.0) -> None:
+        """A short message under the banner (refusals, hints)."""
+        self._flash_text = text
+        self._flash_until = time.monotonic() + seconds
+
+    def _update_hud(self, now: float) -> None:
+        s = self.session
+        busy = self.busy
+        pb = self._playback
+        self.banner.setText(f"Turn {s.turn}: {s.current_player}" + ("   (physics...)" if busy or pb else ""))
+        if self.selected is not None and not busy and self.selected in s.game.bodies:
+            self.card.setText("\n".join(s.stat_card(self.selected)))
+        elif not busy:
+            self.card.setText("Click a unit to see its stat card")
+        events = s.events
+        limit = len(events)
+        if pb is not None:
+            t = pb["t_start"] + (pb["cursor"] - pb["f_start"]) / PLAYBACK_FPS
+            limit = pb["n_events"]
+            while limit < len(events) and events[limit]["time"] <= t + 1e-9:
+                limit += 1
+        shown = [e for e in events[:limit] if e["type"] not in _QUIET_EVENTS][-LOG_LINES:]
+        self.logpanel.setText("\n".join(_log_line(e) for e in shown))
+        mode = self.input.mode
+        extra = ""
+        if self.input.sprint:
+            extra += "   SPRINT"
+        if mode == "drop":
+            extra += f"   Strategy bricks {self.input.drop_bricks} ([ and ] to change)"
+        self.status.setText((InputLayer.HELP + "\n" if self.show_help else "H: help\n") + f"[{mode}]{extra}")
+        self.flashline.setText(self._flash_text if now < self._flash_until else "")
+
+    # ---------------------------------------------------------------- events
+    def _bind_events(self) -> None:
+        b = self.base
+        for btn in (1, 2, 3):
+            b.accept(f"mouse{btn}", self._on_down, [btn, False])
+            b.accept(f"shift-mouse{btn}", self._on_down, [btn, True])
+            b.accept(f"mouse{btn}-up", self._on_up, [btn])
+        b.accept("wheel_up", self.input.wheel, [1])
+        b.accept("wheel_down", self.input.wheel, [-1])
+        keys = ["escape", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "[", "]", "e", "u",
+                "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
+        for k in keys:
+            b.accept(k, self.input.key, [k])
+            b.accept(k + "-repeat", self.input.key, [k]) if k.startswith(("arrow", "page")) else None
+        b.accept("shift", self._shift, [True])
+        b.accept("shift-up", self._shift, [False])
+        for k in ("arrow_left", "arrow_right", "arrow_up", "arrow_down"):
+            b.accept("shift-" + k, self._shift_key, [k])
+        b.accept("control-z", self.input.key, ["u"])
+        b.accept("control-s", self.input.key, ["f5"])
+        b.accept("control-o", self.input.key, ["f9"])
+
+    def _shift(self, down: bool) -> None:
+        self.input.shift = down
+
+    def _shift_key(self, k: str) -> None:
+        self.input.shift = True
+        self.input.key(k)
+
+    def _mouse(self) -> tuple[float, float] | None:
+        mw = self.base.mouseWatcherNode
+        if mw is None or not mw.has_mouse():
+            return None
+        m = mw.get_mouse()
+        return float(m.x), float(m.y)
+
+    def _on_down(self, button: int, shift: bool) -> None:
+        m = self._mouse()
+        if m is not None:
+            self.input.pointer_down(button, *m, shift=shift)
+
+    def _on_up(self, button: int) -> None:
+        m = self._mouse()
+        if m is not None:
+            self.input.pointer_up(button, *m)
+
+    # ---------------------------------------------------------------- geometry helpers
+    def mouse_ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """World (near, far) points of the ray through screen point (x, y), inches."""
+        near, far = Point3(), Point3()
+        self.base.camLens.extrude(Point2(x, y), near, far)
+        r = self.base.render
+        n = r.get_relative_point(self.base.cam, near)
+        f = r.get_relative_point(self.base.cam, far)
+        return np.array(n), np.array(f)
+
+    def pick(self, x: float, y: float):
+        """The first thing under screen point (x, y): a physics ray test (read only)."""
+        if self.busy:
+            return None
+        a, b = self.mouse_ray(x, y)
+        return self.session.pick(a, b)
+
+    def ground_point(self, x: float, y: float) -> np.ndarray | None:
+        """Where the ray through (x, y) meets the table plane z = 0, inches."""
+        a, b = self.mouse_ray(x, y)
+        if abs(b[2] - a[2]) < 1e-9:
+            return None
+        t = -a[2] / (b[2] - a[2])
+        if t < 0:
+            return None
+        return a + t * (b - a)
+
+    def world_to_screen(self, point) -> tuple[float, float] | None:
+        """Screen coordinates (x, y in [-1, 1]) of a world point, or None when behind."""
+        p = self.base.cam.get_relative_point(self.base.render, LPoint3(*map(float, point)))
+        out = Point2()
+        if not self.base.camLens.project(p, out):
+            return None
+        return float(out.x), float(out.y)
+
+    def can_move(self, key: str) -> bool:
+        st = self.session.game.bodies.get(key)
+        return (st is not None and st.owner == self.session.current_player
+                and key in self.session.world.bodies and not self.session.world.bodies[key].static)
+
+    def select(self, key: str | None) -> None:
+        self.selected = key
+        self.overlays_dirty = True
+
+    def toggle_grid(self) -> None:
+        self.grid_visible = not self.grid_visible
+        if self.grid_visible:
+            self.grid_np.show()
+        else:
+            self.grid_np.hide()
+
+    # ---------------------------------------------------------------- actions
+    @property
+    def busy(self) -> bool:
+        """An action or rebuild is running, or its physics is still being played back."""
+        return self.runner.busy or self._playback is not None
+
+    def submit(self, action) -> None:
+        """Hand an action to the session on the worker thread; play its physics back."""
+        if self.busy:
+            self.flash("Wait: physics is still playing out")
+            return
+        g = self.session.game
+        self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
+                          "t_start": g.world.time, "n_events": len(g.events),
+                          "wall": time.monotonic(), "game": g, "action": action}
+        self.runner.start(lambda: self.session.apply(action))
+
+    def undo(self) -> None:
+        if self.busy:
+            self.flash("Wait: physics is still playing out")
+            return
+        if not self.session.actions:
+            self.flash("Nothing to undo")
+            return
+        self._after = "undo"
+        self.runner.start(self.session.undo)
+
+    def save(self, path: str | Path | None = None) -> Path | None:
+        """Save the game (F5). Returns the path, or None when busy or on failure."""
+        if self.busy:
+            self.flash("Wait: physics is still playing out")
+            return None
+        target = Path(path) if path else self.save_path
+        try:
+            out = self.session.save(target)
+        except OSError as exc:
+            self.flash(f"Save failed (previous save kept): {exc}")
+            return None
+        self.flash(f"Saved to {out}")
+        return out
+
+    def load(self, path: str | Path | None = None) -> None:
+        """Load a save (F9): replays its log on the worker, then swaps the session in."""
+        if self.busy:
+            self.flash("Wait: physics is still playing out")
+            return
+        target = Path(path) if path else self.save_path
+        ldraw = self.session.ldrawdir
+        self._after = "load"
+        self.runner.start(lambda: GameSession.load(target, ldraw))
+
+    def screenshot(self, path: str | Path | None = None) -> Path:
+        """Write the current frame as a PNG; returns the path."""
+        if path is None:
+            self.screenshot_dir.mkdir(parents=True, exist_ok=True)
+            self._shots += 1
+            path = self.screenshot_dir / f"tabletop-{time.strftime('%Y%m%d-%H%M%S')}-{self._shots}.png"
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.base.graphicsEngine.render_frame()
+        tex = self.base.win.get_screenshot()
+        if tex is None or not tex.write(str(path)):
+            raise SandboxError(f"could not write a screenshot to {path}")
+        return path
+
+    def frame_array(self) -> np.ndarray:
+        """The last drawn frame as (height, width, 3) uint8 RGB, row 0 at the top."""
+        tex = self.base.win.get_screenshot()
+        data = np.frombuffer(bytes(tex.get_ram_image_as("RGB")), np.uint8)
+        return data.reshape(tex.get_y_size(), tex.get_x_size(), 3)[::-1].copy()
+
+    # ---------------------------------------------------------------- per frame
+    def _finish_runner(self) -> None:
+        r = self.runner
+        after = getattr(self, "_after", None)
+        self._after = None
+        if after == "load" and r.error is None:
+            old = self.session
+            self.session = r.result
+            old.close()
+            self.flash(f"Loaded {self.save_path}")
+            self._generation = -1
+        elif after == "undo" and r.error is None:
+            self.flash(f"Undid: {describe_action(r.result)}")
+        if r.error is not None:
+            if isinstance(r.error, SandboxError):
+                self.flash(str(r.error), 6.0)
+            else:
+                raise r.error
+            if self._playback is not None:
+                self._playback = None
+        self._sync_from_session()
+
+    def _poses_now(self, now: float) -> dict:
+        pb = self._playback
+        if pb is None:
+            return self._live
+        g = pb["game"]
+        newest = g.recorder.frame - 1
+        want = pb["f_start"] + (now - pb["wall"]) * PLAYBACK_FPS
+        pb["cursor"] = max(pb["f_start"], min(want, float(newest)))
+        frame = int(pb["cursor"])
+        poses = dict(self._live)
+        for key, tr in list(g.recorder.tracks.items()):
+            n = min(len(tr.frames), len(tr.positions), len(tr.quats))
+            if n == 0:
+                continue
+            idx = int(np.searchsorted(np.asarray(tr.frames[:n]), frame, side="right")) - 1
+            if idx < 0:
+                continue
+            poses[key] = (tr.positions[idx], tr.quats[idx])
+        if not self.runner.busy and pb["cursor"] >= newest:
+            self._playback = None
+        return poses
+
+    def _frame_task(self, task):
+        now = time.monotonic()
+        if not self.runner.busy and self._pending_finish():
+            self._finish_runner()
+        g = self.session.game
+        for key, asset in list(g.assets.items()):
+            if key not in self._nodes:
+                self._add_body_node(key, asset)
+        poses = self._poses_now(now)
+        if self._playback is None and self._was_playing:
+            self._sync_from_session()
+            poses = self._live
+        self._was_playing = self._playback is not None
+        for key, np_ in self._nodes.items():
+            pose = poses.get(key)
+            if pose is None or (not self.busy and key not in self.session.world.bodies):
+                np_.hide()
+                continue
+            np_.show()
+            (x, y, z), (qx, qy, qz, qw) = pose
+            np_.set_pos_quat(LPoint3(x, y, z), LQuaternion(qw, qx, qy, qz))
+            if key == self.selected:
+                np_.set_color_scale(*_HIGHLIGHT_SCALE)
+            else:
+                np_.clear_color_scale()
+        if self.overlays_dirty and not self.busy:
+            self._draw_overlays()
+        elif self.busy and self.markers_np.get_num_children():
+            self.markers_np.node().remove_all_children()
+            self.ruler_label.node().set_text("")
+        cam = self.base.camera
+        cam.set_pos(LPoint3(*self.rig.eye()))
+        up = LVector3(0, 0, 1)
+        if self.rig.pitch > 89.0:
+            y = math.radians(self.rig.yaw)
+            up = LVector3(-math.sin(y), math.cos(y), 0)
+        cam.look_at(LPoint3(*self.rig.target), up)
+        dist = self.rig.distance
+        self.base.camLens.set_near_far(max(0.1, dist * 0.02), dist * 4 + 200)
+        m = self._mouse()
+        if m is not None and (self.input.press is not None or self.input.mode == "attack"):
+            if m != self.input.last_pointer:
+                self.input.pointer_move(*m)
+        self._update_hud(now)
+        return task.cont
+
+    _was_playing = False
+
+    def _pending_finish(self) -> bool:
+        # the runner finished since the last frame and its result has not been taken yet
+        if self.runner._thread is not None and self.runner.done:
+            self.runner._thread = None
+            return True
+        return False
+
+    # ---------------------------------------------------------------- overlays
+    def _draw_overlays(self) -> None:
+        self.overlays_dirty = False
+        self.markers_np.node().remove_all_children()
+        label = ""
+        label_at = None
+        s = self.session
+        inp = self.input
+        markers: list[Marker] = []
+        for smoke in s.smoke_fields():
+            markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
+                                       colour=(0.75, 0.75, 0.78, 0.8), width=0.2))
+        if inp.drag_unit is not None and inp.drag_to is not None and inp.press is not None:
+            unit = inp.drag_unit
+            lo, hi = s.bounds(unit)
+            c = s.footprint_centre(unit)
+            grab = self.ground_point(inp.press[1], inp.press[2])
+            offset = (c - grab[:2]) if grab is not None else np.zeros(2)
+            dest = inp.drag_to[:2] + offset
+            dist = float(np.linalg.norm(dest - c))
+            left = s.move_allowance(unit)
+            ok = dist <= left + 1e-9
+            start = _edge(lo, hi, dest)
+            end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
+            colour = (0.3, 1.0, 0.4, 1.0) if ok else ((1.0, 0.8, 0.2, 1.0) if inp.sprint else (1.0, 0.25, 0.2, 1.0))
+            markers.append(Marker.line(start + [0, 0, 0.05], end + [0, 0, 0.05], colour, 3.0))
+            markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
+                                       colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
+            half = (hi[:2] - lo[:2]) / 2
+            box = [[dest[0] - half[0], dest[1] - half[1], 0.05], [dest[0] + half[0], dest[1] - half[1], 0.05],
+                   [dest[0] + half[0], dest[1] + half[1], 0.05], [dest[0] - half[0], dest[1] + half[1], 0.05],
+                   [dest[0] - half[0], dest[1] - half[1], 0.05]]
+            markers.append(Marker.path(box, colour, 2.0))
+            label = f'{dist:.2f}" of {left:.2f}"' + ("" if ok else (
+                "  Sprint: roll for more" if inp.sprint else "  too far (S: Sprint)"))
+            label_at = (start + end) / 2 + [0, 0, 0.6]
+        if inp.mode == "measure" and inp.measure_from is not None:
+            a = inp.measure_from
+            b = inp.measure_to
+            if b is not None:
+                meas = s.measure(a, b)
+                sight = s.line_of_sight(a, b)
+                markers.append(Marker.line(np.array(meas.start) + [0, 0, 0.05],
+                                           np.array(meas.end) + [0, 0, 0.05], (1, 1, 1, 1), 3.0))
+                sc = (0.3, 1.0, 0.4, 1.0) if sight.clear else (1.0, 0.25, 0.2, 1.0)
+                end = sight.hit_point if sight.hit_point is not None else sight.end
+                markers.append(Marker.line(sight.start, end, sc, 2.0))
+                if sight.hit_point is not None:
+                    markers.append(Marker.line(sight.hit_point, sight.end, (1, 0.25, 0.2, 0.35), 1.0))
+                label = f'{meas.inches:.2f}"  ' + ("line of sight clear" if sight.clear
+                                                    else f"blocked by {self._name(sight.blocked_by)}")
+                label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
+            else:
+                p = s.bounds(a)[0] if isinstance(a, str) else a
+                markers.append(Marker.target(np.asarray(p, float), 0.6, (1, 1, 1, 1)))
+        preview_lines: list[str] = []
+        if inp.mode == "attack" and self.selected is not None and inp.weapon is not None:
+            unit = self.selected
+            ws = s.weapons(unit)
+            w = ws[inp.weapon]
+            lo, hi = s.bounds(unit)
+            c = s.footprint_centre(unit)
+            if w.range_in:
+                markers.append(Marker.ring((c[0], c[1], 0.03), w.range_in + (hi[0] - lo[0]) / 2,
+                                           colour=(1.0, 1.0, 1.0, 0.45), width=0.06))
+            if inp.hover_target is not None and inp.hover_target != unit:
+                pv = s.attack_preview(unit, inp.weapon, inp.hover_target)
+                tlo, thi = s.bounds(inp.hover_target)
+                tc = (tlo + thi) / 2
+                preview_lines = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
+                sc = (0.3, 1.0, 0.4, 1.0) if pv.sight.clear else (1.0, 0.25, 0.2, 1.0)
+                markers.append(Marker.line(pv.sight.start, pv.sight.hit_point or pv.sight.end, sc, 2.0))
+                if pv.distance_in > (pv.range_in or 0) and not w.close_combat:
+                    markers.append(Marker.target((tc[0], tc[1], 0.0), 1.0))  # a long shot
+                if pv.arc_points:
+                    markers.append(_arc_fan(c, tc, pv.arc_points, (pv.range_in or 4.0)))
+                if pv.explosive and w.damage is not None:
+                    for k in range(1, w.damage.count + 1):  # 2" per die (8.4)
+                        markers.append(Marker.ring((tc[0], tc[1], 0.03), 2.0 * k,
+                                                   colour=(1.0, 0.55, 0.1, 0.8), width=0.1))
+        if inp.mode == "drop" and inp.drop_point is not None:
+            p = inp.drop_point
+            from ..rules.collision import big_drop_height
+
+            h = big_drop_height(inp.drop_bricks)
+            markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
+            markers.append(Marker.path([(p[0], p[1], max(p[2], 0.0) + h), (p[0], p[1], max(p[2], 0.0))],
+                                       (1.0, 0.85, 0.2, 1.0), 2.0))
+            for k in range(1, inp.drop_bricks + 1):
+                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=(1.0, 0.55, 0.1, 0.8),
+                                           width=0.1))
+            label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to drop)'
+            label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
+        self.preview.setText("\n".join(preview_lines))
+        for marker in markers:
+            node = self.markers_np.attach_new_node(geometry.marker_geom(marker))
+            if marker.kind is MarkerKind.RING:
+                node.set_z(2 * _offscreen._OVERLAY_LIFT)
+            if marker.kind is MarkerKind.TARGET:
+                continue
+            node.hide(_SHADOW_MASK)
+            node.set_light_off(1)
+            node.set_shader_off(1)
+            node.set_depth_offset(2)
+            node.set_two_sided(True)
+            if marker.colour[3] < 1.0:
+                node.set_transparency(TransparencyAttrib.M_alpha)
+            if marker.kind is MarkerKind.LINE:
+                node.set_render_mode_thickness(marker.width)
+        self.ruler_label.node().set_text(label)
+        if label_at is not None:
+            self.ruler_label.set_pos(LPoint3(*map(float, label_at)))
+            self.ruler_label.set_scale(max(0.35, self.rig.distance * 0.018))
+
+    def _name(self, key) -> str:
+        st = self.session.game.bodies.get(key) if isinstance(key, str) else None
+        return st.name if st is not None else str(key)
+
+    # ---------------------------------------------------------------- running
+    def step(self, frames: int = 1) -> None:
+        """Draw ``frames`` frames (tests and benchmarks drive the loop with this)."""
+        for _ in range(frames):
+            self.base.taskMgr.step()
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        """Draw frames until no action runs and its playback has ended.
+
+        Raises
+        ------
+        TimeoutError
+        """
+        t0 = time.monotonic()
+        while True:
+            self.step()
+            if not self.busy and not self.runner._thread:
+                self.step()
+                return
+            if time.monotonic() - t0 > timeout:
+                raise TimeoutError(f"the tabletop was still busy after {timeout} s")
+
+    def run(self) -> None:
+        """The interactive main loop (returns when the window closes)."""
+        self.base.run()
+
+    def destroy(self) -> None:
+        self.runner.join()
+        self.session.close()
+        self.base.destroy()
+        from panda3d.core import unloadPrcFile
+
+        unloadPrcFile(self._prc)
+
+
+def _edge(lo, hi, towards) -> np.ndarray:
+    from ..game.measure import edge_point
+
+    return edge_point(lo, hi, towards)
+
+
+def _arc_fan(origin, towards, arc_points: int, reach: float) -> Marker:
+    """The Firing Arc as a fan polyline from ``origin`` centred on ``towards`` (8.3)."""
+    d = np.asarray(towards[:2], float) - np.asarray(origin[:2], float)
+    base = math.atan2(d[1], d[0])
+    half = math.radians(ARC_POINT_DEG * arc_points) / 2
+    z = 0.06
+    pts = [(origin[0], origin[1], z)]
+    for a in np.linspace(base - half, base + half, 12):
+        pts.append((origin[0] + reach * math.cos(a), origin[1] + reach * math.sin(a), z))
+    pts.append((origin[0], origin[1], z))
+    return Marker.path(pts, (1.0, 0.6, 0.15, 0.9), 2.0)
+
+
+def _log_line(e: dict) -> str:
+    t = e["type"]
+    text = e["text"]
+    if t == "roll":
+        return f"  die: {text}"
+    return text if len(text) < 110 else text[:107] + "..."
+
+
+def play(path: str | Path, ldrawdir=None, seed: int | None = None, width: int = 1280,
+         height: int = 720, save_path: str | Path | None = None) -> None:
+    """Open the tabletop window on a scene (.toml) or a save file and run it."""
+    from ..game.session import open_game
+
+    session = open_game(path, ldrawdir, seed=seed)
+    p = Path(path)
+    app = TabletopApp(session, width, height,
+                      save_path=save_path or (p if p.suffix.lower() != ".toml" else None))
+    try:
+        app.run()
+    finally:
+        app.runner.join()

@@ -1,0 +1,233 @@
+"""Strategic Bombardment (BrikWars 13.2): Payloads called in with Strategy bricks.
+
+A Commander spends Strategy bricks on a Payload of Explosives (one brick per die of Explosive
+Damage), Reinforcements (one per Unit Inch, a reserve unit's Size) and supplies (one per inch
+of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a unit of the
+same player still in play) or lie in a drop zone (bricks spent never above its Size). A marker
+is placed now; the Payload arrives at the start of the Commander's next turn:
+
+- by Action Roll: one roll per Payload item, Use = 4 × bricks spent, a generic d6 (or the
+  action's ``action_die``); Range is ignored. A hit comes down on the target; a miss lands where
+  the defender chooses within the miss distance (see :mod:`sandbox.game.projectiles`; headless
+  default: straight on away from the battlefield's centre). The Payload is released
+  :data:`ARRIVAL_HEIGHT_IN` above the spot and comes straight down.
+- with ``big_drop``: no roll; every item is held 5" per brick above the target, side by side
+  ``spacing`` inches apart along X, and let go together. They land where physics puts them.
+
+Unit and supply Payloads without Flight take Collision Damage on landing and are Disrupted
+(the game's impact handling, as for The Big Drop); Explosives explode on their first impact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.errors import RulesError, SceneError
+from ..rules import collision as collision_rules
+from ..rules.attacks import action_roll
+from ..rules.escapade_commander import bombardment_cost, check_drop_zone
+from .assets import build_asset, build_part_asset
+from .projectiles import MissContext, miss_distance
+from .scene import Stats
+from .scene_flight import BombardAction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runner import Game
+
+#: Height above the landing spot from which a rolled Bombardment Payload comes down, inches.
+ARRIVAL_HEIGHT_IN: float = 6.0
+#: How long a landing may take to come to rest, seconds.
+LANDING_MAX_SECONDS: float = 8.0
+
+
+@dataclass
+class Order:
+    """A Bombardment on its way (plain data for a save and the log)."""
+
+    id: str
+    player: str
+    called_turn: int
+    bricks: int
+    use: int
+    target: list[float]
+    items: list[dict]
+    big_drop: bool
+    spacing: float
+    action_die: int
+    miss_spot: list[float] | None = None
+    status: str = "incoming"  # incoming, arrived
+    keys: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Bombardment:
+    """The game's Strategy piles and incoming Bombardments."""
+
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.piles: dict[str, int] = {p.name: p.strategy_bricks for p in game.spec.players}
+        self.orders: list[Order] = []
+
+    def handles(self, action) -> bool:
+        return isinstance(action, BombardAction)
+
+    def pending(self) -> bool:
+        return any(o.status == "incoming" for o in self.orders)
+
+    def to_dict(self) -> dict:
+        return {"piles": dict(self.piles), "orders": [o.to_dict() for o in self.orders]}
+
+    def marker_data(self) -> list[dict]:
+        return [{"kind": "target", "point": [o.target[0], o.target[1], 0.0]}
+                for o in self.orders if o.status == "incoming"]
+
+    def apply(self, a: BombardAction, index: int) -> None:
+        """Call in a Bombardment: pay, check the target, place the marker.
+
+        Raises
+        ------
+        RulesError
+            Too few Strategy bricks, an unmarked target, or a drop zone too small.
+        SceneError
+            Unknown units, Scouts or drop zones.
+        """
+        g = self.game
+        where = f"actions[{index}]"
+        reserves = {r.id: r for r in g.spec.reserves}
+        for u in a.units:
+            if u not in reserves:
+                raise SceneError(f"{where}.units: {u!r} is not a unit in 'reserves'")
+            if u in g.bodies:
+                raise RulesError(f"{where}: {u!r} is already on the table")
+        unit_inches = sum(reserves[u].stats.size for u in a.units)
+        supply_inches = sum(s.size for s in a.supplies)
+        bricks = bombardment_cost(a.explosive_dice, unit_inches, supply_inches)
+        if a.drop_zone is not None:
+            zone = next((z for z in g.spec.drop_zones if z.id == a.drop_zone), None)
+            if zone is None:
+                raise SceneError(f"{where}.drop_zone {a.drop_zone!r} is not one of [[drop_zones]]")
+            check_drop_zone(bricks, zone.size)
+            off = math.hypot(a.target[0] - zone.centre[0], a.target[1] - zone.centre[1])
+            if off > zone.size / 2 + 1e-9:
+                raise RulesError(f"{where}: target is {off:.2f}\" from the centre of drop zone "
+                                 f"{zone.id!r} of Size {zone.size:g}\"")
+            marked = f"drop zone {zone.id}"
+        else:
+            scout = g.bodies.get(a.marked_by)
+            if scout is None:
+                raise SceneError(f"{where}.marked_by {a.marked_by!r} is not a unit on the table")
+            if scout.owner != a.player or scout.damage.destroyed:
+                raise RulesError(f"{where}: {scout.name} cannot Mark targets for {a.player}")
+            marked = f"Marked by {scout.name}"
+        have = self.piles.get(a.player, 0)
+        if bricks > have:
+            raise RulesError(f"{where}: {a.player} needs {bricks} Strategy bricks, has {have}")
+        self.piles[a.player] = have - bricks
+        items: list[dict] = []
+        for u in a.units:
+            items.append({"kind": "unit", "unit": u})
+        if a.explosive_dice:
+            items.append({"kind": "explosive", "dice": a.explosive_dice, "part": a.explosive_part})
+        for s in a.supplies:
+            items.append({"kind": "supply", "part": s.part, "colour": s.colour, "size": s.size,
+                          "armor": s.armor})
+        order = Order(a.id or f"bombardment{index + 1}", a.player, g.turn, bricks,
+                      collision_rules.bombardment_use(bricks), list(a.target), items, a.big_drop,
+                      a.spacing, a.action_die, list(a.miss_spot) if a.miss_spot else None)
+        self.orders.append(order)
+        g.log("bombard", f"{a.player} spends {bricks} Strategy bricks on a Bombardment at "
+              f"({a.target[0]:g}, {a.target[1]:g}) ({marked}); a marker is placed, it arrives "
+              f"next turn" + (" as The Big Drop" if a.big_drop else f" (Use {order.use})"),
+              action="bombard", player=a.player, bricks=bricks, target=list(a.target),
+              order=order.to_dict(), pile=self.piles[a.player])
+
+    # ------------------------------------------------------------------ arrival
+    def start_of_turn(self, turn: int) -> None:
+        for o in self.orders:
+            if o.status == "incoming" and o.called_turn < turn:
+                self._arrive(o)
+
+    def _spots(self, o: Order) -> list[np.ndarray]:
+        n = len(o.items)
+        t = np.array(o.target, float)
+        return [t + np.array([(i - (n - 1) / 2) * o.spacing, 0.0]) for i in range(n)]
+
+    def _arrive(self, o: Order) -> None:
+        g = self.game
+        o.status = "arrived"
+        spots = self._spots(o)
+        heights = []
+        for i, (item, spot) in enumerate(zip(o.items, spots)):
+            if o.big_drop:
+                height = collision_rules.big_drop_height(o.bricks)
+            else:
+                spot = self._roll(o, i, spot)
+                height = ARRIVAL_HEIGHT_IN
+            heights.append(height)
+            o.keys.append(self._spawn(o, i, item, spot, height))
+        g._record_frame(force=True)
+        g.log("release", f"Bombardment {o.id} is released"
+              + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
+              order=o.id, bodies=list(o.keys))
+        g.world.step_until_rest(max_seconds=LANDING_MAX_SECONDS, min_seconds=0.05,
+                                on_step=g._on_step)
+        for key in o.keys:
+            if key in g.world.bodies:
+                pos = g.world.pose(key)[0]
+                off = math.hypot(pos[0] - o.target[0], pos[1] - o.target[1])
+                g.log("landed", f"{g.bodies[key].name} comes to rest {off:.2f}\" from the marker",
+                      body=key, position=[round(float(v), 4) for v in pos],
+                      off_target=round(off, 4), order=o.id)
+        g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
+
+    def _roll(self, o: Order, i: int, spot: np.ndarray) -> np.ndarray:
+        g = self.game
+        roll = action_roll(g.dice.stream("bombardment"), o.action_die, o.use, (),
+                           f"Bombardment {o.id} item {i + 1}: Action Roll")
+        if roll.hit:
+            g.log("attack", f"Bombardment item {i + 1} hits: {roll.total} against Use {o.use}",
+                  order=o.id, hit=True)
+            return spot
+        dist = miss_distance(o.use, roll.total)
+        if o.miss_spot is not None:
+            new = np.array(o.miss_spot, float) + (spot - np.array(o.target, float))
+        else:
+            # away from the battlefield's centre (the origin); +X for a target on the centre
+            n = float(np.linalg.norm(spot))
+            line = spot / n if n > 1e-9 else np.array([1.0, 0.0])
+            new = np.array(g.flight.miss_chooser(MissContext(
+                None, np.array([spot[0], spot[1], 0.0]), dist, line)), float)  # type: ignore[arg-type]
+        if np.linalg.norm(new - spot) > dist + 1e-6:
+            raise RulesError(f"Bombardment {o.id}: miss spot {new.tolist()} is beyond the miss "
+                             f"distance {dist:g}\"")
+        g.log("attack", f"Bombardment item {i + 1} misses: {roll.total} against Use {o.use}; it "
+              f"comes down at {np.round(new, 2).tolist()} (within {dist:g}\")", order=o.id,
+              hit=False, miss_distance=dist, spot=[round(float(v), 4) for v in new])
+        return new
+
+    def _spawn(self, o: Order, i: int, item: dict, spot: np.ndarray, height: float) -> str:
+        g = self.game
+        if item["kind"] == "unit":
+            entry = next(r for r in g.spec.reserves if r.id == item["unit"])
+            asset = build_asset(entry, g.base_dir, g.ldrawdir, placed=False, cache=g._models)
+            key, name, stats, owner, dice = entry.id, entry.name or entry.id, entry.stats, entry.owner, 0
+        elif item["kind"] == "supply":
+            asset = build_part_asset(item["part"], item["colour"], g.ldrawdir)
+            key, name, owner, dice = f"{o.id}_supply{i + 1}", f"supply crate ({item['part']})", o.player, 0
+            stats = Stats(size=item["size"], armor=item["armor"])
+        else:
+            asset = build_part_asset(item["part"], 0, g.ldrawdir)
+            key, name, owner = f"{o.id}_explosive{i + 1}", f"{item['dice']}d10 Explosive", o.player
+            stats, dice = Stats(size=1.0, armor=0), item["dice"]
+        if key in g.bodies:
+            raise SceneError(f"Bombardment {o.id}: a body called {key!r} already exists")
+        asset.move_to_drop(spot, height)
+        g._add_body(key, "payload", name, owner, stats, asset)
+        g.bodies[key].explosive_dice = dice
+        return key

@@ -1,0 +1,410 @@
+"""Field Hazards and Fire in a running game (BrikWars F.1-F.3, 8.3): the scene's
+``[[fields]]``, the hazard actions, the start-of-turn Burning Rolls and exposure, and the
+``[expect.hazards]`` checks.
+
+Sequencing (DESIGN.md): an action is applied, physics answers the geometric questions (which
+Fields a path crosses, who stands in a Field, what lies within 1", what blocks a sight line),
+the pure rules of :mod:`sandbox.rules.hazards` and :mod:`sandbox.rules.fire_field` decide,
+and every die and outcome is logged in words.
+
+Readings: a unit's ``cross`` moves it in a straight line, at most its Move, teleported along
+the table and let settle; Fields along the path act in the order the path enters them. A
+Concealed Hazard with Explosive dice goes off as an Explosion at the point reached (8.4
+rings); with other Damage dice the victim takes them as Exposure Damage; with Move dice it
+stops the unit there. Units standing in an Exposure Field (a bonfire, lava) at the start of a
+turn take its dice again (F.1: passive Fields roll for every victim). A body counts as fully
+submerged when its whole height lies inside a ``water`` Field. Line of sight runs from just
+below the top of the viewer to the centre of the target: Smoke (F.1) or any other body on the
+way blocks it.
+
+Units: inches, Z up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.dice import DiceExpression
+from ..core.errors import RulesError, SceneError
+from ..physics.queries import Region, bodies_in_region, closest_points
+from ..physics.rays import ray_first_hit
+from ..rules import hazards as hz
+from ..rules.attacks import ArcTarget, resolve_arc_fire
+from ..rules.damage import explosion_at, explosion_rings
+from ..rules.fire_field import PermanentFire
+from ..rules.weapons import weapon_profile
+from .fire import FireController
+from .hazard_scene import (HAZARD_ACTIONS, Cross, Extinguish, FieldEntry, FlameThrowerAttack,
+                           Ignite, MarkTarget, Sight)
+from .measure import SmokeField, segment_in_smoke
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runner import Game
+
+
+@dataclass
+class PlacedField:
+    """A Field on the table: its scene entry, its rules spec and its region."""
+
+    entry: FieldEntry
+    rules: hz.Field | None
+    region: Region
+
+    @property
+    def name(self) -> str:
+        return self.entry.name or self.entry.id
+
+
+def field_rules(entry: FieldEntry) -> hz.Field | None:
+    """The :class:`sandbox.rules.hazards.Field` of a scene entry (None for water).
+
+    Raises
+    ------
+    SceneError
+        Naming the field when the rules reject it (too many dice, missing dice...).
+    """
+    if entry.hazard == "water":
+        return None
+    dice = entry.dice
+    if entry.permanent_fire is not None:
+        dice = str(PermanentFire[entry.permanent_fire.upper()].dice)
+    try:
+        return hz.Field(entry.name or entry.id, hz.HazardKind(entry.hazard), entry.size,
+                        DiceExpression.parse(dice) if dice else None,
+                        hz.TerrainKind(entry.terrain) if entry.terrain else None,
+                        entry.powered, entry.height, entry.exceptional)
+    except RulesError as exc:
+        raise SceneError(f"fields[{entry.id}]: {exc}") from None
+
+
+class Hazards:
+    """Fire and Field Hazards of one :class:`~sandbox.game.runner.Game`."""
+
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.fire = FireController(game)
+        self.fields: dict[str, PlacedField] = {}
+        self.sight: dict[str, bool] = {}
+        self.crossings: dict[str, str] = {}
+        self.marks: list[hz.Mark] = []
+        self._ready = False
+
+    # ------------------------------------------------------------------ setup
+    def setup(self) -> None:
+        """Place the scene's Fields (once, after the bodies)."""
+        if self._ready:
+            return
+        self._ready = True
+        for e in getattr(self.game.spec, "fields", []):
+            rules = field_rules(e)
+            region = Region(tuple(e.centre), e.radius or e.size / 2.0, e.height)
+            self.fields[e.id] = PlacedField(e, rules, region)
+            dice = f", {rules.dice}" if rules is not None and rules.dice is not None else ""
+            self.game.log("field", f"{self.fields[e.id].name}: {e.hazard} Field of Size "
+                          f"{e.size:g}\"{dice}, radius {region.radius:g}\" at "
+                          f"({e.centre[0]:g}, {e.centre[1]:g})", field=e.id, hazard=e.hazard)
+
+    def handles(self, action) -> bool:
+        return isinstance(action, HAZARD_ACTIONS)
+
+    def _body(self, key: str, where: str):
+        st = self.game.bodies.get(key)
+        if st is None or key not in self.game.world.bodies:
+            raise SceneError(f"{where}: no body {key!r} on the table")
+        return st
+
+    # ------------------------------------------------------------------ turns
+    def start_of_turn(self, turn: int) -> None:
+        """Water puts out what it submerges, Exposure Fields burn who stands in them, then
+        every Fire makes its Burning Roll (F.1)."""
+        self.setup()
+        for pf in self.fields.values():
+            inside = bodies_in_region(self.game.world, pf.region,
+                                      [k for k in self.game.bodies])
+            for key, frac in inside:
+                st = self.game.bodies[key]
+                if st.damage.destroyed:
+                    continue
+                if pf.entry.hazard == "water" and frac >= 1.0 - 1e-6:
+                    self.fire.submerge(key, pf.name)
+                elif pf.rules is not None and pf.rules.kind is hz.HazardKind.EXPOSURE:
+                    self._expose(pf, key, min(st.stats.size, pf.region.height) * frac)
+        self.fire.start_of_turn(turn)
+
+    # ------------------------------------------------------------------ actions
+    def apply(self, action, index: int) -> None:
+        """Apply one hazard action (see :mod:`sandbox.game.hazard_scene`)."""
+        self.setup()
+        where = f"actions[{index}]"
+        if isinstance(action, Ignite):
+            self._ignite(action, where)
+        elif isinstance(action, FlameThrowerAttack):
+            self._flamethrower(action, where)
+        elif isinstance(action, Cross):
+            self._cross(action, where)
+        elif isinstance(action, Extinguish):
+            self._body(action.target, where)
+            self.fire.extinguish(action.target, action.apparatus, by=action.player)
+        elif isinstance(action, Sight):
+            self._sight(action, index, where)
+        elif isinstance(action, MarkTarget):
+            self._mark(action, index, where)
+        else:  # pragma: no cover - handles() guards this
+            raise RulesError(f"not a hazard action: {action!r}")
+        self.game._record_frame(force=True)
+
+    def _ignite(self, a: Ignite, where: str) -> None:
+        st = self._body(a.target, where)
+        lo, hi = self.game.world.aabb(a.target)
+        at = np.array(a.point) if a.point is not None else np.array(
+            [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2]])
+        self.game.log("action", f"{a.player} sets {a.dice} on {st.name}", action="ignite",
+                      player=a.player, body=a.target)
+        roll = DiceExpression.parse(a.dice).roll(self.game.dice.stream("fire"),
+                                                 f"{a.dice} on {st.name}",
+                                                 per_die_modifier=a.per_die_modifier)
+        if a.damage and roll.total:
+            self.game._damage(st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
+        if roll.expression.kind in ("Fire", "Acid", "Poison"):  # only Fire dice set Fires
+            self.fire.ignite(a.target, roll, at=at, igniter=a.player,
+                             source=str(roll.expression))
+
+    def _flamethrower(self, a: FlameThrowerAttack, where: str) -> None:
+        att = self._body(a.attacker, where)
+        tgt = self._body(a.target, where)
+        weapon = weapon_profile("FlameThrower", a.size)
+        cp = closest_points(self.game.world, a.attacker, a.target, 1e6)
+        dist = cp[0] if cp is not None else 0.0
+        at = cp[2] if cp is not None else self.game.world.pose(a.target)[0]
+        self.game.log("action", f"{att.name} fires a Size {a.size:g}\" FlameThrower at "
+                      f"{tgt.name} {dist:.2f}\" away (Arc {a.arc})", action="flamethrower",
+                      player=a.player, body=a.target, distance=round(dist, 4))
+        res = resolve_arc_fire(self.game.dice.stream("attack"), weapon, a.arc,
+                               [ArcTarget(tgt.name, tgt.stats.size, dist)],
+                               action_die=att.stats.action_die, reason=f"{att.name}'s FlameThrower")
+        for shot in res.shots:
+            if not shot.hit or shot.damage is None:
+                self.game.log("miss", f"{att.name}'s flames miss {tgt.name} (Action "
+                              f"{shot.action.total} vs Use {weapon.use})", body=a.target)
+                continue
+            if shot.damage.total:
+                self.game._damage(tgt, shot.damage.total, "Fire Damage (FlameThrower)")
+            self.fire.ignite(a.target, shot.damage, at=at, igniter=a.player,
+                             source="FlameThrower Fire Damage")
+
+    def _sight(self, a: Sight, index: int, where: str) -> bool:
+        v = self._body(a.viewer, where)
+        t = self._body(a.target, where)
+        clear, why = self.line_of_sight(a.viewer, a.target)
+        key = a.id or f"sight{index + 1}"
+        self.sight[key] = clear
+        self.game.log("sight", f"{v.name} {'can' if clear else 'cannot'} see {t.name}"
+                      + ("" if clear else f": {why}"), sight=key, viewer=a.viewer,
+                      target=a.target, clear=clear, blocked_by=None if clear else why)
+        return clear
+
+    def line_of_sight(self, viewer: str, target: str) -> tuple[bool, str]:
+        """Whether ``viewer`` sees ``target``: not through Smoke, nor through another body.
+
+        Returns
+        -------
+        (clear, reason)
+        """
+        w = self.game.world
+        lo, hi = w.aabb(viewer)
+        eye = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.15])
+        tlo, thi = w.aabb(target)
+        aim = (tlo + thi) / 2.0
+        for pf in self.fields.values():
+            if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE:
+                smoke = SmokeField(tuple(pf.region.centre), pf.region.radius, pf.region.height)
+                if segment_in_smoke(eye, aim, smoke):
+                    return False, f"Smoke ({pf.name})"
+        hit = ray_first_hit(w, eye, aim, ignore=(viewer, target))
+        if hit is not None:
+            name = self.game.bodies[hit.key].name if hit.key in self.game.bodies else hit.key
+            return False, f"{name} is in the way"
+        return True, ""
+
+    def _mark(self, a: MarkTarget, index: int, where: str) -> None:
+        s = self._body(a.scout, where)
+        t = self._body(a.target, where)
+        cp = closest_points(self.game.world, a.scout, a.target, 1e6)
+        clear, _ = self.line_of_sight(a.scout, a.target)
+        mark = hz.mark_target(s.name, t.name, distance_in=cp[0] if cp else 0.0, visible=clear,
+                              turn=self.game.turn)
+        self.marks.append(mark)
+        self.game.log("mark", f"{s.name} Marks {t.name}: allies get +1 to Ranged attacks on it "
+                      "until his next turn (F.3)", body=a.target, scout=a.scout)
+
+    # ------------------------------------------------------------------ exposure
+    def _expose(self, pf: PlacedField, key: str, exposed_size: float) -> None:
+        st = self.game.bodies[key]
+        res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.rules,
+                                 exposed_size_in=max(0.0, exposed_size), victim=st.name)
+        self.game.log("exposure", f"{st.name} is exposed to {pf.name}: {res.damage} Damage"
+                      f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
+                      "Power", body=key, field=pf.entry.id, damage=res.damage)
+        if res.damage:
+            self.game._damage(st, res.damage, f"Exposure Damage ({pf.name})")
+        if res.roll is not None and res.fire_values:
+            self.fire.ignite(key, res.roll, igniter=pf.entry.owner, source=pf.name)
+
+    def _go_off(self, pf: PlacedField, key: str, point: np.ndarray) -> None:
+        """A Concealed Hazard goes off under ``key`` at ``point`` (F.1)."""
+        st = self.game.bodies[key]
+        dice = pf.rules.dice
+        self.crossings[key] = "triggered"
+        self.game.log("triggered", f"{st.name} sets off {pf.name} at "
+                      f"{np.round(point, 2).tolist()}", body=key, field=pf.entry.id,
+                      point=[round(float(v), 4) for v in point])
+        if dice.kind == "Exp":
+            rings = explosion_rings(dice.roll(self.game.dice.stream("explosion"),
+                                              f"{pf.name} explodes"))
+            radius = rings[-1].outer_in if rings else 0.0
+            self.game.log("explosion", f"{pf.name} explodes: " + ", ".join(
+                f"{r.damage} Damage within {r.outer_in:g}\"" for r in rings),
+                field=pf.entry.id, rings=[r.damage for r in rings], radius=radius)
+            for other in list(self.game.bodies):
+                ost = self.game.bodies[other]
+                if other not in self.game.world.bodies or ost.damage.destroyed:
+                    continue
+                d = self.game.world.closest_distance(other, point, radius)
+                ring = explosion_at(rings, d) if d is not None else None
+                if ring is not None and ring.damage > 0:
+                    self.game._damage(ost, ring.damage, f"Explosion Damage ({d:.2f}\" from the "
+                                      "blast)")
+        elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
+            self._expose(pf, key, st.stats.size)
+
+    # ------------------------------------------------------------------ moving
+    def _cross(self, a: Cross, where: str) -> None:
+        st = self._body(a.unit, where)
+        w = self.game.world
+        pos, orn = w.pose(a.unit)
+        start = np.array([pos[0], pos[1], 0.0])
+        goal = np.array([a.to[0], a.to[1], 0.0])
+        length = float(np.linalg.norm(goal - start))
+        if length > st.stats.move + 1e-9:
+            goal = start + (goal - start) * (st.stats.move / length)
+            length = st.stats.move
+        self.game.log("action", f"{st.name} moves {length:.2f}\" towards ({a.to[0]:g}, "
+                      f"{a.to[1]:g})", action="cross", player=a.player, body=a.unit)
+        direction = (goal - start) / length if length > 1e-9 else np.zeros(3)
+        crossings = []
+        for pf in self.fields.values():
+            ch = pf.region.chord(start, goal)
+            if ch is not None and ch[1] - ch[0] > 1e-9 and pf.rules is not None:
+                crossings.append((ch[0], ch[1], pf))
+        crossings.sort(key=lambda c: (c[0], c[2].entry.id))
+        travelled = length
+        outcome = "safe"
+        scout = bool(getattr(st.stats, "scout", False))
+        for t0, t1, pf in crossings:
+            k = pf.rules.kind
+            inside = (t1 - t0) * length
+            if k is hz.HazardKind.CONCEALED:
+                res = hz.cross_concealed(self.game.dice.stream("hazard"), pf.rules,
+                                         distance_in=inside, size_in=st.stats.size,
+                                         action_die=st.stats.action_die, scout=scout,
+                                         specialty_die=8 if scout else None, victim=st.name)
+                if res.immune:
+                    self.game.log("concealed", f"{st.name} is too small to set off {pf.name}",
+                                  body=a.unit)
+                    continue
+                self.game.log("concealed", f"{st.name} rolls {res.action.total} to cross "
+                              f"{inside:.2f}\" of {pf.name}: safe for {res.safe_in:.2f}\"",
+                              body=a.unit, field=pf.entry.id, safe=res.safe_in,
+                              triggered=res.triggered, stopped=res.stopped)
+                if res.triggered or res.stopped:
+                    travelled = t0 * length + res.safe_in
+                    if res.stopped:
+                        travelled = max(0.0, travelled - 0.05)
+                        outcome = "stopped"
+                        self.game.log("stopped", f"{st.name} spots {pf.name} and stops "
+                                      f"{res.safe_in:.2f}\" in (F.3 Pathfinding)", body=a.unit)
+                    self._place(a.unit, start + direction * travelled)
+                    if res.triggered:
+                        outcome = "triggered"
+                        self._go_off(pf, a.unit, start + direction * travelled)
+                    break
+            elif k is hz.HazardKind.EXPOSURE:
+                self._expose(pf, a.unit, min(st.stats.size, pf.region.height))
+            elif k is hz.HazardKind.DIFFICULT:
+                res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
+                                           victim=st.name, careful=a.careful,
+                                           exposed_size_in=st.stats.size,
+                                           move_left_in=st.stats.move)
+                self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
+                              f"{res.hazard_in:g}\" of Hazard", body=a.unit, field=pf.entry.id)
+                if res.damage is not None and res.damage.damage:
+                    self.game._damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
+                if res.move_lost_in:  # the Move left after the lost inches, not less than 0
+                    travelled = min(travelled, max(t0 * length,
+                                                   st.stats.move - res.move_lost_in))
+                if res.thrust_in:
+                    d = np.array([*pf.entry.thrust_direction, 0.0])
+                    start = start + d / (np.linalg.norm(d) or 1.0) * res.thrust_in
+            if self.game.bodies[a.unit].damage.destroyed:
+                break
+        else:
+            self._place(a.unit, start + direction * travelled)
+        self.crossings.setdefault(a.unit, outcome)
+        if outcome == "stopped":
+            self.crossings[a.unit] = "stopped"
+        for i, f in enumerate(a.followers):
+            self._body(f, where)
+            back = max(0.0, travelled - 1.0 * (i + 1))
+            self._place(f, start + direction * back)
+            self.crossings[f] = "safe"
+            self.game.log("follow", f"{self.game.bodies[f].name} follows {st.name} in single "
+                          f"file, {back:.2f}\" along the path", body=f)
+
+    def _place(self, key: str, xy: np.ndarray) -> None:
+        """Move a body (keeping its height and facing) to table point ``xy`` and let it settle."""
+        w = self.game.world
+        pos, orn = w.pose(key)
+        w.set_pose(key, [float(xy[0]), float(xy[1]), float(pos[2])], orn)
+        w.set_velocity(key, (0, 0, 0), (0, 0, 0))
+        self.game._record_frame(force=True)
+        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+
+    # ------------------------------------------------------------------ checks
+    def check(self) -> list[str]:
+        """Compare the game with ``[expect.hazards]``; failures in words."""
+        exp = self.game.spec.expect
+        h = getattr(exp, "hazards", None) if exp is not None else None
+        if h is None:
+            return []
+        fails = []
+        for k in h.burning:
+            if not self.fire.burning(k):
+                fails.append(f"expected {k!r} burning")
+        for k in h.not_burning:
+            if self.fire.burning(k):
+                fails.append(f"expected {k!r} not burning, Fire Size {self.fire.fire_size(k)}\"")
+        for k, n in h.fire_size.items():
+            if self.fire.fire_size(k) != n:
+                fails.append(f"expected a {n}\" Fire on {k!r}, saw {self.fire.fire_size(k)}\"")
+        for k, n in h.min_grinding_damage.items():
+            if self.fire.grinding_damage(k) < n:
+                fails.append(f"expected at least {n} Grinding Damage on {k!r}, saw "
+                             f"{self.fire.grinding_damage(k)}")
+        for label, keys in (("triggered", h.triggered), ("safe", h.safe), ("stopped", h.stopped)):
+            for k in keys:
+                if self.crossings.get(k) != label:
+                    fails.append(f"expected {k!r} {label}, saw {self.crossings.get(k)}")
+        for k in h.sight_blocked:
+            if self.sight.get(k) is not False:
+                fails.append(f"expected sight check {k!r} blocked, saw {self.sight.get(k)}")
+        for k in h.sight_clear:
+            if self.sight.get(k) is not True:
+                fails.append(f"expected sight check {k!r} clear, saw {self.sight.get(k)}")
+        if self.fire.spread_count < h.min_spread:
+            fails.append(f"expected at least {h.min_spread} spreading Fires, saw "
+                         f"{self.fire.spread_count}")
+        return fails

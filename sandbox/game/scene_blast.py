@@ -1,0 +1,49 @@
+"""Scene-file record of a scripted Explosive strike (BrikWars 8.4, Heavy Explosions).
+
+Kept apart from :mod:`sandbox.game.scene`, which imports it into its ``Action`` union. No
+Launcher, no flight (those are :mod:`sandbox.game.scene_flight`): "a missile strikes point P".
+
+``[[actions]]`` with ``type = "missile"``
+    ``player``, ``point`` (x, y, z, inches: the blast centre), ``xsize`` (Explosive Size: its
+    number of Damage dice), ``variant`` ("explosive", "incendiary", "armor_piercing",
+    "concussion", "phased"), optional ``hazard`` and ``hazard_dice`` (dice of the XSize replaced
+    by a Field Hazard: Smoke, Exposure, Fire, ...), ``size`` (the missile's Size in inches, for
+    the log), ``dud_on_critical_failure`` (the defender's option, 8.4 Critical Failures) and
+    ``turn``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Vec3 = tuple[float, float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MissileStrike(_Strict):
+    """An Explosive that strikes ``point`` and goes off there (BrikWars 8.4)."""
+
+    type: Literal["missile"]
+    player: str
+    point: Vec3 = Field(description="blast centre (x, y, z), inches")
+    xsize: int = Field(ge=1, le=40, description="Explosive Size: number of Damage dice")
+    variant: Literal["explosive", "incendiary", "armor_piercing", "concussion", "phased"] = "explosive"
+    hazard: str | None = Field(None, description="Field Hazard replacing some dice (Smoke, ...)")
+    hazard_dice: int = Field(0, ge=0, le=40)
+    size: float | None = Field(None, gt=0, description="the missile's Size in inches")
+    name: str | None = None
+    dud_on_critical_failure: bool = True
+    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
+
+    @model_validator(mode="after")
+    def _hazard(self):
+        if (self.hazard is None) != (self.hazard_dice == 0):
+            raise ValueError("give both 'hazard' and 'hazard_dice' >= 1, or neither")
+        if self.hazard_dice > self.xsize:
+            raise ValueError(f"hazard_dice {self.hazard_dice} exceeds xsize {self.xsize}")
+        return self

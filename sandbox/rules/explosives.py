@@ -1,0 +1,314 @@
+"""Explosive variants, Field Hazard blasts, Concussion, Duds and Crash Damage (pure rules).
+
+BrikWars 8.4 (Explosive Variants, Premature Detonation, Critical Failures, Payload Launchers)
+and 8.1 (KnockBack). Distances and KnockBack in inches. No physics here: the game layer
+measures distances and throws objects; these functions say how much, how far and whether.
+
+Readings chosen where the book is silent (each is used by the game and tested):
+
+- **Component.** A creation's Components are its parts (each LDraw part placement); the
+  creation's Armor is rolled once, at its first Damage, and each part counts Cumulative
+  Damage against that one roll (Wall Demolition: "all wall components within two inches of
+  the blast are destroyed").
+- **Physical Opposition** (Concussion, "like a Collision"): the target rolls one d6 per whole
+  inch of Size (at least one); the KnockBack is the Concussion inches minus that roll, never
+  below zero. Collision rules (9.5) are not part of this text.
+- **Which dice knock back.** Explosive d10s knock loose targets back 1" each (bonus dice
+  included); Concussion d6s knock back their rolled inches (opposed); Incendiary, Armor
+  Piercing and Phased dice do Damage only.
+- **Duds.** The defender always takes the Dud option on a Critical Failure of the Damage Roll
+  (every die a natural 1) unless the caller says otherwise.
+- **Crash speed.** A launched non-explosive Payload crashes when it hits something at the
+  relative normal speed of a one-inch fall or more (``COLLISION_MIN_SPEED_IN_S``, 27.8 in/s),
+  the same threshold as a fall (see :mod:`sandbox.rules.collision`).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field, replace
+
+from ..core.dice import DiceExpression, DiceStream, ExpressionRoll, Roll
+from ..core.errors import RulesError
+from .collision import COLLISION_MIN_SPEED_IN_S
+from .damage import ExplosionRing, explosion_rings
+
+
+class Variant(enum.Enum):
+    """Alternate Damage Dice of an Explosive (BrikWars 8.4, Explosive Variants)."""
+
+    EXPLOSIVE = "explosive"
+    INCENDIARY = "incendiary"
+    ARMOR_PIERCING = "armor_piercing"
+    CONCUSSION = "concussion"
+    PHASED = "phased"
+
+    @classmethod
+    def parse(cls, text: "str | Variant") -> "Variant":
+        """A variant from its name (``"armor piercing"``, ``"Armor_Piercing"``, ...).
+
+        Raises
+        ------
+        RulesError
+            For an unknown name.
+        """
+        if isinstance(text, Variant):
+            return text
+        key = str(text).strip().lower().replace(" ", "_").replace("-", "_")
+        for v in cls:
+            if v.value == key:
+                return v
+        raise RulesError(f"unknown Explosive variant {text!r} (known: {[v.value for v in cls]})")
+
+
+#: Die and damage kind replacing each Explosive d10 (8.4 table).
+VARIANT_DICE: dict[Variant, tuple[int, str]] = {
+    Variant.EXPLOSIVE: (10, "Exp"),
+    Variant.INCENDIARY: (4, "Fire"),
+    Variant.ARMOR_PIERCING: (6, "Piercing"),
+    Variant.CONCUSSION: (6, "KnockBack"),
+    Variant.PHASED: (12, "Phased"),
+}
+
+#: d10s given up for one die of the variant (Phased: "replace two d10s with a single d12").
+VARIANT_COST: dict[Variant, int] = {v: (2 if v is Variant.PHASED else 1) for v in Variant}
+
+
+def explosive_dice(xsize: int, variant: Variant | str = Variant.EXPLOSIVE) -> DiceExpression:
+    """The Damage dice of an Explosive of ``xsize`` elements (BrikWars 8.4).
+
+    A standard Explosive does XSize d10s; each variant replaces them die for die, Phased two
+    d10s for one d12 (an odd d10 left over stays a d10 would mix dice kinds; the reading here
+    is that it is lost, as the table charges "2 dice" per d12).
+
+    Raises
+    ------
+    RulesError
+        For an XSize below 1, or a Phased Explosive of XSize 1 (no d12 to buy).
+
+    Examples
+    --------
+    >>> str(explosive_dice(3)), str(explosive_dice(4, "phased")), str(explosive_dice(2, "incendiary"))
+    ('3d10 Exp', '2d12 Phased', '2d4 Fire')
+    """
+    v = Variant.parse(variant)
+    if int(xsize) != xsize or xsize < 1:
+        raise RulesError(f"an Explosive needs a whole XSize >= 1, got {xsize!r}")
+    count = int(xsize) // VARIANT_COST[v]
+    if count < 1:
+        raise RulesError(f"a Phased Explosive needs XSize >= 2 (two d10s per d12), got {xsize}")
+    sides, kind = VARIANT_DICE[v]
+    return DiceExpression(count, sides, 0, kind)
+
+
+def variant_rings(roll: ExpressionRoll, variant: Variant | str) -> tuple[ExplosionRing, ...]:
+    """Two-inch rings of a variant Explosion: Damage and KnockBack per ring (BrikWars 8.4).
+
+    The rings are those of :func:`~sandbox.rules.damage.explosion_rings` (highest die and its
+    bonus dice removed every 2"). Explosive d10s knock back 1" per die; Concussion d6s do no
+    Damage and knock back the sum of the dice left (before opposition); the other variants
+    knock nothing back.
+
+    Examples
+    --------
+    >>> from sandbox.core.dice import Dice
+    >>> s = Dice(0, forced={"c": [2, 5]}).stream("c")
+    >>> [(r.damage, r.knockback_in) for r in variant_rings(explosive_dice(2, "concussion").roll(s), "concussion")]
+    [(0, 7.0), (0, 2.0)]
+    """
+    v = Variant.parse(variant)
+    rings = explosion_rings(roll)
+    if v is Variant.EXPLOSIVE:
+        return rings
+    if v is Variant.CONCUSSION:
+        return tuple(replace(r, damage=0, knockback_in=float(sum(r.dice))) for r in rings)
+    return tuple(replace(r, knockback_in=0.0) for r in rings)
+
+
+def ring_damage(ring: ExplosionRing, variant: Variant | str, deflection_layers: int = 0,
+                flat_modifier: int = 0) -> int:
+    """Damage one ring does to a target with Deflection (BrikWars 8.4 with 3.3 Deflection).
+
+    Each layer of Deflection cancels the highest remaining die; each Armor Piercing d6 that
+    reaches the target cancels one layer; Phased d12s ignore Deflection; Concussion does none.
+
+    Raises
+    ------
+    RulesError
+        For negative layers.
+
+    Examples
+    --------
+    >>> r = ExplosionRing(0.0, 2.0, 13, 0.0, (6, 4, 3))
+    >>> ring_damage(r, "explosive", 1), ring_damage(r, "armor_piercing", 2), ring_damage(r, "phased", 5)
+    (7, 13, 13)
+    """
+    v = Variant.parse(variant)
+    if deflection_layers < 0:
+        raise RulesError(f"Deflection layers must be >= 0, got {deflection_layers}")
+    if v is Variant.CONCUSSION:
+        return 0
+    layers = deflection_layers
+    if v is Variant.PHASED:
+        layers = 0
+    elif v is Variant.ARMOR_PIERCING:
+        layers = max(0, layers - len(ring.dice))
+    kept = sorted(ring.dice, reverse=True)[layers:]
+    extra = ring.damage - sum(ring.dice)  # the roll's flat modifiers carried by the ring
+    return max(0, sum(kept) + extra + int(flat_modifier))
+
+
+# --------------------------------------------------------------------------------------------
+# Field Hazard Explosives
+# --------------------------------------------------------------------------------------------
+
+#: Field Size per replaced die, inches (8.4: Smoke 4", Exposure Damage 2", other Hazards 3").
+FIELD_INCHES_PER_DIE: dict[str, float] = {"smoke": 4.0, "exposure": 2.0}
+FIELD_INCHES_OTHER: float = 3.0
+
+
+def field_size_in(hazard: str, dice: int) -> float:
+    """Field Size of a Field Hazard Explosion (BrikWars 8.4).
+
+    Raises
+    ------
+    RulesError
+        For fewer than one die or an empty hazard name.
+
+    Examples
+    --------
+    >>> field_size_in("Smoke", 2), field_size_in("exposure", 3), field_size_in("Fire", 1)
+    (8.0, 6.0, 3.0)
+    """
+    if int(dice) != dice or dice < 1:
+        raise RulesError(f"a Field Hazard needs at least one replaced die, got {dice!r}")
+    key = str(hazard).strip().lower()
+    if not key:
+        raise RulesError("a Field Hazard needs a hazard name (Smoke, Exposure, Fire, ...)")
+    return FIELD_INCHES_PER_DIE.get(key, FIELD_INCHES_OTHER) * int(dice)
+
+
+@dataclass
+class FieldHazard:
+    """A temporary Field Hazard left by an Explosion (mutable state; BrikWars 8.4, ch. F).
+
+    Attributes
+    ----------
+    hazard : str
+        Its kind (Smoke, Exposure, Fire, Acid, ...); the effects are another module's.
+    centre : (float, float, float)
+        Point of impact, inches.
+    size_in : float
+        Current Field Size, inches.
+    owner : str or None
+        The attacking player: the field shrinks at the beginning of each of their turns.
+    created_turn : int
+    """
+
+    hazard: str
+    centre: tuple[float, float, float]
+    size_in: float
+    owner: str | None = None
+    created_turn: int = 0
+    history: list[float] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.size_in > 0
+
+    def shrink(self) -> float:
+        """Shrink by one inch (start of the attacking player's turn); returns the new size."""
+        self.history.append(self.size_in)
+        self.size_in = max(0.0, self.size_in - 1.0)
+        return self.size_in
+
+    def to_dict(self) -> dict:
+        return {"hazard": self.hazard, "centre": [round(v, 4) for v in self.centre],
+                "size_in": self.size_in, "owner": self.owner, "created_turn": self.created_turn}
+
+
+# --------------------------------------------------------------------------------------------
+# Concussion, Duds, Crashes
+# --------------------------------------------------------------------------------------------
+
+
+def physical_opposition_dice(size_in: float) -> int:
+    """d6s a target rolls to oppose a Concussion or Collision KnockBack (reading: per inch).
+
+    Raises
+    ------
+    RulesError
+        For a negative or non-finite Size.
+    """
+    if not math.isfinite(size_in) or size_in < 0:
+        raise RulesError(f"Size must be a finite number of inches >= 0, got {size_in!r}")
+    return max(1, int(math.floor(size_in + 1e-9)))
+
+
+def opposed_knockback(stream: DiceStream, inches: float, size_in: float, victim: str) -> tuple[float, list[Roll]]:
+    """Concussion KnockBack after the target's Physical Opposition (BrikWars 8.4, 8.1).
+
+    Returns
+    -------
+    (float, list of Roll)
+        Inches left (never below 0) and the opposition dice rolled.
+    """
+    if inches < 0:
+        raise RulesError(f"KnockBack inches must be >= 0, got {inches}")
+    rolls = stream.roll_many(physical_opposition_dice(size_in), 6,
+                             f"Physical Opposition of {victim} to Concussion")
+    return max(0.0, float(inches) - sum(r.result for r in rolls)), rolls
+
+
+def is_dud(roll: ExpressionRoll, action_critical_failure: bool = False, declare: bool = True) -> bool:
+    """Whether an Explosive is a Dud (BrikWars 8.4, Critical Failures).
+
+    A Critical Failure of the Action Roll or the Damage Roll lets the defender declare a Dud;
+    ``declare`` is that choice. A Dud does not explode and stays armed and Unstable.
+    """
+    return bool(declare and (action_critical_failure or roll.critical_failure))
+
+
+def crash_dice(armor: int | str) -> int:
+    """d6s of Crash Damage a launched non-explosive Payload does (BrikWars 8.4 Launchers).
+
+    "A d6 of Damage for each d10 in their Armor rating"; a Payload whose Armor has no d10s
+    (a fixed number, or other dice) does one d6, a plain Collision (reading).
+
+    Raises
+    ------
+    RulesError
+        For a malformed Armor.
+
+    Examples
+    --------
+    >>> crash_dice("3d10"), crash_dice(4), crash_dice("2d6")
+    (3, 1, 1)
+    """
+    if isinstance(armor, bool):
+        raise RulesError(f"Armor must be a number or dice, got {armor!r}")
+    if isinstance(armor, int):
+        if armor < 0:
+            raise RulesError(f"Armor cannot be negative, got {armor}")
+        return 1
+    try:
+        expr = DiceExpression.parse(str(armor))
+    except Exception as exc:  # DiceError -> RulesError with the value
+        raise RulesError(f"Armor must be a number or dice, got {armor!r}") from exc
+    return expr.count if expr.sides == 10 and expr.count else 1
+
+
+def roll_crash_damage(stream: DiceStream, normal_speed: float, armor: int | str, victim: str) -> list[Roll]:
+    """Roll Crash Damage of a launched Payload hitting at ``normal_speed`` in/s (none if slow).
+
+    Raises
+    ------
+    RulesError
+        For a negative or non-finite speed.
+    """
+    if not math.isfinite(normal_speed) or normal_speed < 0:
+        raise RulesError(f"impact speed must be a finite non-negative in/s, got {normal_speed!r}")
+    if normal_speed < COLLISION_MIN_SPEED_IN_S:
+        return []
+    return stream.roll_many(crash_dice(armor), 6, f"Crash Damage to {victim}")

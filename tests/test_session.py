@@ -1,0 +1,230 @@
+"""The hotseat game session without a window: turns, Move, Measure, line of sight, Attack,
+undo and save/load (issue 7). Scene: scenes/skirmish.toml (built-in parts only)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sandbox.core.errors import ReplayError, RulesError, SceneError
+from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from sandbox.game.scene import Stats, load_scene
+from sandbox.game.session import (
+    AttackAction,
+    EndTurnAction,
+    GameSession,
+    MoveAction,
+    parse_action,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SCENE = REPO / "scenes" / "skirmish.toml"
+LK, BF = "Lion Knights", "Black Falcons"
+
+
+@pytest.fixture()
+def session():
+    spec, base = load_scene(SCENE)
+    s = GameSession(spec, base)
+    yield s
+    s.close()
+
+
+def move(unit, to, player=LK, sprint=False):
+    return MoveAction(type="move", player=player, unit=unit, to=to, sprint=sprint)
+
+
+def test_measure_geometry():
+    assert footprint_gap((0, 0), (1, 1), (4, 0), (5, 1)) == 3.0
+    assert footprint_gap((0, 0), (2, 2), (1, 1), (3, 3)) == 0.0
+    assert edge_point((0, 0, 0), (2, 2, 1), (1, 10)).tolist() == [1.0, 2.0, 0.0]
+    s = SmokeField((5.0, 0.0), 1.0)
+    assert segment_in_smoke((0, 0, 1), (10, 0, 1), s)          # through
+    assert segment_in_smoke((5, 0, 1), (10, 0, 1), s)          # out of
+    assert not segment_in_smoke((0, 1.5, 1), (10, 1.5, 1), s)  # beside
+    assert not segment_in_smoke((0, 0, 6), (10, 0, 6), s)      # above the 5" top
+    with pytest.raises(RulesError, match="radius"):
+        SmokeField((0, 0), 0.0)
+
+
+def test_weapons_in_scene_stats_are_validated():
+    st = Stats(weapons=[{"type": "Gun", "size": 2}, {"bastard": "ShotGun"}])
+    assert len(st.weapons) == 2
+    for bad in ({"type": "Laser", "size": 2}, {"bastard": "Potato"}, {"type": "Gun"}, {}):
+        with pytest.raises(ValueError):
+            Stats(weapons=[bad])
+
+
+def test_turn_order_and_ownership(session):
+    assert session.current_player == LK and session.turn == 1
+    with pytest.raises(RulesError, match="Lion Knights's turn"):
+        session.apply(move("falcon1", (5.0, -3.0), player=BF))
+    with pytest.raises(RulesError, match="belongs to Black Falcons"):
+        session.apply(move("falcon1", (5.0, -3.0)))
+    session.apply(EndTurnAction(type="end_turn", player=LK))
+    assert session.current_player == BF and session.turn == 1
+    session.apply(EndTurnAction(type="end_turn", player=BF))
+    assert session.current_player == LK and session.turn == 2
+    assert [e["text"] for e in session.events if e["type"] == "turn"][-1] == "Turn 2: Lion Knights's turn"
+
+
+def test_move_within_allowance_then_refused(session):
+    c0 = session.footprint_centre("knight1")
+    session.apply(move("knight1", (c0[0] + 3.0, c0[1])))
+    c1 = session.footprint_centre("knight1")
+    assert c1[0] - c0[0] == pytest.approx(3.0, abs=0.1)
+    assert session.move_allowance("knight1") == pytest.approx(2.0, abs=1e-6)
+    before = session.checksum()
+    with pytest.raises(RulesError, match=r'may move 2.00" more this turn .*not 2.50"'):
+        session.apply(move("knight1", (c1[0] + 2.5, c1[1])))
+    assert session.checksum() == before  # a refused move changes nothing
+    assert len(session.actions) == 1
+    lo, _ = session.bounds("knight1")
+    assert lo[2] == pytest.approx(0.0, abs=0.03)  # it stands on the table again
+
+
+def test_move_into_the_wall_is_refused(session):
+    # knight2 stands at (-6, 3); the wall at x = 0 spans y 1.74..4.26
+    session.apply(move("knight2", (-2.0, 3.0)))
+    session.apply(EndTurnAction(type="end_turn", player=LK))
+    session.apply(EndTurnAction(type="end_turn", player=BF))
+    with pytest.raises(RulesError, match="stone wall is there"):
+        session.apply(move("knight2", (-0.5, 3.0)))
+    assert session.footprint_centre("knight2")[0] == pytest.approx(-2.0, abs=0.05)
+
+
+def test_sprint_rolls_the_action_die_once(session):
+    spec, base = load_scene(SCENE)
+    forced = GameSession(spec.model_copy(update={"forced_dice": {"sprint": [4]}}), base)
+    try:
+        c = forced.footprint_centre("knight1")
+        with pytest.raises(RulesError, match="without Sprinting"):
+            forced.apply(move("knight1", (c[0] + 2.0, c[1]), sprint=True))
+        forced.apply(move("knight1", (c[0] + 8.0, c[1]), sprint=True))
+        assert forced.move_allowance("knight1") == pytest.approx(1.0, abs=1e-6)  # 5 + 4 - 8
+        roll = [e for e in forced.events if e["type"] == "roll" and e["stream"] == "sprint"]
+        assert [r["result"] for r in roll] == [4]
+        pv = forced.attack_preview("knight1", 0, "falcon1")
+        assert not pv.allowed and "already used its Action" in pv.reason
+    finally:
+        forced.close()
+
+
+def test_measure_and_line_of_sight(session):
+    m = session.measure("knight1", "falcon1")
+    lo1, hi1 = session.bounds("knight1")
+    lo2, hi2 = session.bounds("falcon1")
+    assert m.inches == pytest.approx(lo2[0] - hi1[0], abs=0.01)  # edge to edge along x
+    assert m.inches < 12.0 - 0.5  # not centre to centre
+    assert session.measure((0, 0), (3, 4)).inches == pytest.approx(5.0)
+    assert session.line_of_sight("knight1", "falcon1").clear
+    blocked = session.line_of_sight("knight2", "falcon2")
+    assert not blocked.clear and blocked.blocked_by == "wall"
+    # Smoke between knight1 and falcon1 (a Field Hazards event)
+    session.game.log("hazard", "Smoke rises", hazard="smoke", id="s1", centre=[0.0, -3.0],
+                     radius=1.5)
+    sl = session.line_of_sight("knight1", "falcon1")
+    assert not sl.clear and sl.blocked_by == "smoke"
+    pv = session.attack_preview("knight1", 0, "falcon1")
+    assert not pv.allowed and "smoke" in pv.reason
+
+
+def test_attack_preview_lists_modifiers_and_attack_rolls_logged_dice(session):
+    pv = session.attack_preview("knight1", 0, "falcon1")  # Bastard Gun: Use 3, Range 10"
+    assert pv.use == 3 and pv.range_in == 10
+    over = math.ceil(pv.distance_in - 10 - 1e-9)
+    assert [m.source for m in pv.modifiers] == [f'Out of Range {over}"']
+    assert any("Out of Range" in line for line in pv.lines())
+    n_rolls = len([e for e in session.events if e["type"] == "roll"])
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    rolls = [e for e in session.events if e["type"] == "roll"][n_rolls:]
+    assert rolls and all(r["stream"] == "attack" for r in rolls)
+    assert "Action Roll vs Black Hawk" in rolls[0]["reason"]
+    assert any(e["type"] == "action_roll" for e in session.events)
+    with pytest.raises(RulesError, match="already used its Action"):
+        session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
+                                   target="falcon1"))
+    with pytest.raises(RulesError, match="no weapon number 3"):
+        session.attack_preview("knight1", 2, "falcon1")
+
+
+def test_forced_hit_damages_and_knocks_back(session):
+    spec, base = load_scene(SCENE)
+    # ShotGun (BlastGun, 1 Firing Arc): Action 5 hits Use 3; d8 6 + 1 - 4" BlastGun distance =
+    # 3 Damage, under Armor 4; any Damage knocks a minifig back 1" (8.1)
+    s = GameSession(spec.model_copy(update={"forced_dice": {"attack": [5, 6]}}), base)
+    try:
+        c = s.footprint_centre("knight1")
+        s.apply(move("knight1", (c[0] + 5.0, c[1])))
+        s.apply(EndTurnAction(type="end_turn", player=LK))
+        s.apply(move("falcon1", (1.5, -3.0), player=BF))
+        s.apply(EndTurnAction(type="end_turn", player=BF))
+        s.apply(move("knight2", (-3.5, -0.5)))
+        before = s.footprint_centre("falcon1")
+        pv = s.attack_preview("knight2", 0, "falcon1")
+        assert pv.arc_points == 1 and pv.allowed
+        s.apply(AttackAction(type="attack", player=LK, unit="knight2", weapon=0, target="falcon1"))
+        dmg = [e for e in s.events if e["type"] == "damage" and e["body"] == "falcon1"]
+        assert dmg and "ShotGun" in dmg[0]["text"]
+        assert any(e["type"] == "knockback" for e in s.events)
+        assert np.linalg.norm(s.footprint_centre("falcon1") - before) > 0.3
+    finally:
+        s.close()
+
+
+def test_undo_restores_the_exact_state(session):
+    start = session.checksum()
+    c = session.footprint_centre("knight1")
+    session.apply(move("knight1", (c[0] + 2.0, c[1])))
+    after_move = session.checksum()
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    session.undo()
+    assert session.checksum() == after_move
+    session.undo()
+    assert session.checksum() == start
+    with pytest.raises(RulesError, match="nothing to undo"):
+        session.undo()
+
+
+def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
+    c = session.footprint_centre("knight1")
+    session.apply(move("knight1", (c[0] + 4.0, c[1] + 1.0)))
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    session.apply(EndTurnAction(type="end_turn", player=LK))
+    path = session.save(tmp_path / "game.save.json")
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "brikwars-sandbox-save" and doc["version"] == 1
+    assert [a["type"] for a in doc["actions"]] == ["move", "attack", "end_turn"]
+    loaded = GameSession.load(path)
+    try:
+        assert loaded.checksum() == session.checksum()
+        assert loaded.current_player == BF
+        assert [e["text"] for e in loaded.events] == [e["text"] for e in session.events]
+    finally:
+        loaded.close()
+    # a tampered log no longer reproduces the checksum
+    doc["actions"][0]["to"][0] += 0.5
+    bad = tmp_path / "bad.save.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ReplayError, match="does not match"):
+        GameSession.load(bad)
+    # a failing save leaves the previous file untouched
+    good = path.read_bytes()
+    real = session.checksum
+    session.checksum = lambda: (_ for _ in ()).throw(OSError("disk full"))
+    with pytest.raises(OSError):
+        session.save(path)
+    session.checksum = real
+    assert path.read_bytes() == good
+    with pytest.raises(ReplayError, match="not a brikwars-sandbox-save"):
+        bad.write_text("{}")
+        GameSession.load(bad)
+
+
+def test_parse_action_names_the_field():
+    with pytest.raises(SceneError, match="to"):
+        parse_action({"type": "move", "player": LK, "unit": "knight1", "to": "north"})

@@ -1,0 +1,200 @@
+"""The tabletop window driven like a user (issue 7): Xvfb, Panda3D's own events, screenshots.
+
+One ShowBase per process: the app is made once for this module. Clicks and drags move the X
+pointer (``win.movePointer``) and send Panda3D's mouse events through its messenger, so they go
+through the same handlers and :class:`InputLayer` as a player's mouse.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+W, H = 640, 480
+
+
+@pytest.fixture(scope="module")
+def xdisplay():
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("Xvfb is not installed (tools/setup.sh installs it)")
+    num = next(n for n in range(90, 190) if not Path(f"/tmp/.X{n}-lock").exists()
+               and not Path(f"/tmp/.X11-unix/X{n}").exists())
+    proc = subprocess.Popen([xvfb, f":{num}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sock = Path(f"/tmp/.X11-unix/X{num}")
+    for _ in range(100):
+        if sock.exists():
+            break
+        time.sleep(0.05)
+    old = os.environ.get("DISPLAY")
+    os.environ["DISPLAY"] = f":{num}"
+    yield f":{num}"
+    if old is None:
+        os.environ.pop("DISPLAY", None)
+    else:
+        os.environ["DISPLAY"] = old
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def app(xdisplay, tmp_path_factory):
+    from sandbox.app.tabletop import TabletopApp
+    from sandbox.game.session import open_game
+
+    out = tmp_path_factory.mktemp("tabletop")
+    session = open_game(REPO / "scenes" / "skirmish.toml")
+    a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out)
+    a.step(3)
+    yield a
+    a.destroy()
+
+
+def _px(app, xy):
+    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
+
+
+def point_at(app, world):
+    xy = app.world_to_screen(world)
+    app.base.win.movePointer(0, *_px(app, xy))
+    app.step(2)
+    return xy
+
+
+def click(app, world):
+    point_at(app, world)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+
+
+def drag(app, world_from, world_to, steps=6):
+    a = point_at(app, world_from)
+    b = app.world_to_screen(world_to)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    for k in range(1, steps + 1):
+        x = a[0] + (b[0] - a[0]) * k / steps
+        y = a[1] + (b[1] - a[1]) * k / steps
+        app.base.win.movePointer(0, *_px(app, (x, y)))
+        app.step(1)
+    shot = app.frame_array()
+    app.base.messenger.send("mouse1-up")
+    app.step(1)
+    return shot
+
+
+def centre(app, key):
+    lo, hi = app.session.bounds(key)
+    return (lo + hi) / 2
+
+
+def key(app, name):
+    app.base.messenger.send(name)
+    app.step(1)
+
+
+def test_window_opens_and_draws_the_table(app):
+    assert app.base.win is not None and app.base.win.get_x_size() == W
+    img = app.frame_array()
+    assert img.shape == (H, W, 3)
+    # baize green under the middle of the table, sky blue at the top corner
+    mid = img[H // 2 - 40:H // 2 + 40, W // 2 - 40:W // 2 + 40].reshape(-1, 3).mean(0)
+    assert mid[1] > mid[0] + 20 and mid[1] > mid[2] + 20, mid
+    sky = img[5:15, W - 15:W - 5].reshape(-1, 3).mean(0)
+    assert sky[2] > sky[0], sky
+
+
+def test_click_selects_and_shows_the_stat_card(app):
+    click(app, centre(app, "knight1"))
+    assert app.selected == "knight1"
+    card = app.card.getText()
+    assert "Sir Roland" in card and 'Move 5"' in card and "Bastard Gun" in card
+
+
+def test_drag_moves_with_a_live_ruler_and_refuses_too_far(app):
+    s = app.session
+    c0 = s.footprint_centre("knight1")
+    start = centre(app, "knight1")
+    during = drag(app, start, start + np.array([3.0, 0.0, 0.0]))
+    assert app.busy or s.actions  # the move was handed to the session
+    app.wait_idle()
+    assert len(s.actions) == 1 and s.actions[-1].type == "move"
+    moved = float(np.linalg.norm(s.footprint_centre("knight1") - c0))
+    assert 2.0 < moved < 4.0
+    assert "moves" in app.logpanel.getText()
+    # the ruler was drawn in green while dragging (the overlay shows in the frame)
+    green = (during[:, :, 1] > 200) & (during[:, :, 0] < 140) & (during[:, :, 2] < 140)
+    assert green.sum() > 20
+    # now drag far beyond the Move left: refused, nothing changes
+    n = len(s.actions)
+    start = centre(app, "knight1")
+    drag(app, start, start + np.array([0.0, 6.0, 0.0]))
+    app.wait_idle()
+    assert len(s.actions) == n
+    assert "may move" in app.flashline.getText()
+
+
+def test_attack_preview_then_fire(app):
+    s = app.session
+    click(app, centre(app, "knight1"))
+    key(app, "1")
+    point_at(app, centre(app, "falcon1"))
+    app.step(2)
+    assert app.input.hover_target == "falcon1"
+    text = app.preview.getText()
+    assert "Bastard Gun: Use 3" in text and "Line of sight: clear" in text
+    key(app, "enter")
+    app.wait_idle()
+    assert s.actions[-1].type == "attack"
+    assert any(e["type"] == "action_roll" for e in s.events)
+
+
+def test_undo_save_load_and_end_turn(app, tmp_path):
+    s = app.session
+    n = len(s.actions)
+    key(app, "u")
+    app.wait_idle()
+    assert len(app.session.actions) == n - 1
+    key(app, "f5")
+    assert app.save_path.is_file()
+    saved = app.session.checksum()
+    key(app, "e")
+    app.wait_idle()
+    assert "Black Falcons" in app.banner.getText()
+    key(app, "f9")
+    app.wait_idle()
+    assert app.session.checksum() == saved
+    assert "Lion Knights" in app.banner.getText()
+
+
+def test_grid_toggle_and_screenshot_key(app):
+    app.select(None)
+    app.step(3)
+    a = app.frame_array().astype(float)
+    key(app, "g")
+    app.step(2)
+    b = app.frame_array().astype(float)
+    key(app, "g")
+    app.step(2)
+    c = app.frame_array().astype(float)
+    assert np.sqrt(((a - b) ** 2).mean()) > 1.0      # the grid lines went away
+    assert np.sqrt(((a - c) ** 2).mean()) < 1.0      # and came back the same
+    files = set(app.screenshot_dir.glob("*.png"))
+    key(app, "p")
+    new = set(app.screenshot_dir.glob("*.png")) - files
+    assert len(new) == 1
+    from PIL import Image
+
+    im = np.asarray(Image.open(new.pop()).convert("RGB")).astype(float)
+    assert im.shape == (H, W, 3)
+    assert np.sqrt(((im - c) ** 2).mean()) < 8.0     # the PNG is the frame on screen
