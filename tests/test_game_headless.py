@@ -24,6 +24,7 @@ STACK = textwrap.dedent(
     depth = 16
     [[players]]
     name = "Red"
+    strategy_bricks = 4
     [[creations]]
     id = "stack"
     owner = "Red"

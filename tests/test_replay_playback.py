@@ -160,7 +160,8 @@ def test_real_replay_payload_appears_when_dropped(guard_tower_replay):
     assert "crate" in pb.poses()
     assert pb.poses()["crate"][0][2] > 9.0  # held 10" up
     flights = [m for m in pb.index.moments if m.kind == "flight" and m.bodies == ("crate",)]
-    assert flights and flights[0].score > 9.0  # it fell 10"
+    # released 10" up, it lands on the guard's head on the tower, about 5.5" up
+    assert flights and 4.0 < flights[0].score < 5.0
     impacts = [i for i, e in enumerate(r.events) if e["type"] == "impact"]
     pb.jump_to_event(impacts[0])
     assert pb.events()[-1]["time"] <= pb.time + 1e-5  # nothing from the future

@@ -107,14 +107,17 @@ def test_keys_drive_the_playback_and_the_scene(viewer):
     _send(viewer, "1")  # the biggest dramatic moment
     assert pb.frame == pb.index.ranked()[0].frame
     _send(viewer, "end")
-    assert pb.at_end and "crate" in pb.destroyed()
+    # the scene's crate is destroyed or only Disrupted, as its dice say: the drawing follows
+    crate_destroyed = any(e["type"] == "destroyed" and e.get("body") == "crate"
+                          for e in pb.replay.events)
+    assert pb.at_end and ("crate" in pb.destroyed()) == crate_destroyed
     _, whole, scorched = viewer.body_nodes["crate"]
-    assert whole.is_hidden() and not scorched.is_hidden()
+    assert whole.is_hidden() == crate_destroyed and scorched.is_hidden() != crate_destroyed
     after = viewer.screenshot()
     assert np.abs(after[..., :3].astype(int) - before[..., :3].astype(int)).mean() > 0.5
     # the event log panel shows the story up to the frame shown, dice included
     texts = [t.getText() for t in viewer.log_texts if t.getText()]
-    assert any("rolled" in t for t in texts) and any("rest" in t for t in texts)
+    assert any("Collision Damage" in t for t in texts) and any("rest" in t for t in texts), texts
     _send(viewer, "home")
     assert all(not t.getText() or "Turn" not in t.getText() for t in viewer.log_texts)
 

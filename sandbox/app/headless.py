@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.errors import ReplayError
+from ..core.errors import OutputError, ReplayError
 from ..game.replay import Replay, atomic_write_bytes, save_replay, _angle_between
 from ..game.runner import Game
 from ..game.scene import load_scene, scene_from_dict
@@ -37,10 +37,11 @@ def _slug(name: str) -> str:
 
 def check_expectations(game: Game) -> list[str]:
     """Compare a finished game with the scene's ``[expect]`` table; return failures in words."""
+    escapade = getattr(game, "escapade", None)
+    fails = escapade.check() if escapade is not None else []  # [escapade.expect] (ch. 13)
     exp = game.spec.expect
     if exp is None:
-        return []
-    fails = []
+        return fails
     impacts = [e for e in game.events if e["type"] == "impact"]
     if len(impacts) < exp.min_impacts:
         fails.append(f"expected at least {exp.min_impacts} impacts, saw {len(impacts)}")
@@ -75,10 +76,12 @@ def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720)
     bf = game.spec.battlefield
     from ..render.hazard_markers import hazard_markers
     from ..render.flight_markers import flight_markers
+    from ..render.escapade_markers import escapade_markers
 
     view = scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
                       destroyed=destroyed, aspect=width / height,
-                      markers=list(hazard_markers(game)) + flight_markers(game))
+                      markers=list(hazard_markers(game)) + flight_markers(game)
+                      + escapade_markers(game))
     return render_png(view, path, width, height)
 
 
@@ -104,7 +107,11 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
     spec, base = load_scene(scene)
     slug = _slug(Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"--out {str(out)!r}: cannot create the output folder "
+                          f"({exc.strerror or exc})") from None
     game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
     try:
         game.run()

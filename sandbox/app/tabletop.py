@@ -44,6 +44,7 @@ from ..game.session import (
 )
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
+from ..render.escapade_markers import escapade_markers
 from ..render.from_game import render_mesh_of
 from ..render.view import Marker, MarkerKind
 
@@ -605,6 +606,8 @@ class TabletopApp:
             self._add_body_node(key, g.assets[key])
         self._destroyed = dead
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
+        esc = getattr(g, "escapade", None)
+        self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else "")
         self.overlays_dirty = True
 
     # ---------------------------------------------------------------- HUD
@@ -624,6 +627,8 @@ class TabletopApp:
         self.logpanel = text((-ar + 0.04, -0.45), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1))
         self.status = text((0, -0.92), 0.034, TextNode.ACenter, (0.85, 0.95, 0.85, 1))
         self.flashline = text((0, 0.78), 0.05, TextNode.ACenter, (1, 0.6, 0.5, 1))
+        # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
+        self.escapade_panel = text((ar - 0.04, 0.6), 0.036, TextNode.ARight, (1, 1, 0.85, 1))
         self.ruler_label = NodePath(TextNode("ruler-label"))
         self.ruler_label.reparent_to(self.base.render)
         self.ruler_label.set_billboard_point_eye()
@@ -949,6 +954,7 @@ class TabletopApp:
         s = self.session
         inp = self.input
         markers: list[Marker] = []
+        markers.extend(escapade_markers(s.game))  # edges, deployment zones, Stronghold (13.1)
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))

@@ -120,7 +120,8 @@ class DiceStream:
             value = self._forced.popleft()
             if not 1 <= value <= sides:
                 raise DiceError(
-                    f"forced value {value} does not fit a d{sides} in stream {self.name!r}"
+                    f"forced value {value} does not fit a d{sides} in stream {self.name!r} "
+                    f"(forced_dice.{self.name} in the scene file)"
                 )
             forced = True
         else:

@@ -39,3 +39,7 @@ class RulesError(SandboxError, ValueError):
 
 class DiceError(SandboxError, ValueError):
     """A malformed dice expression or an impossible die."""
+
+
+class OutputError(SandboxError, ValueError):
+    """An output folder or file that cannot be written (a file in the way, no permission)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bricks.mesh import model_bounds_in, model_mesh, placement_boxes
+from ..bricks.mesh import model_mesh, placement_boxes
 from ..bricks.library import library_dir
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
@@ -227,22 +227,39 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
         else:
             model = cache[path.resolve()]
         pls = list(model.placements)
-        bounds_all = model_bounds_in(model, pls)
+        whole = None
         if entry.submodel is not None:
             pls = _select_submodel(model, entry.submodel, where, entry.instance)
-            if not entry.keep_model_placement:
-                bounds_all = model_bounds_in(model, pls)
+            if entry.keep_model_placement:
+                whole = _whole_model_vertices(model, path, cache)
     else:
         lines = [_ldraw_line(p.part, p.colour, p.position, p.rotation) for p in entry.parts]
         model = _load_inline(lines, entry.id, ldrawdir)
         pls = list(model.placements)
-        bounds_all = model_bounds_in(model, pls)
+        whole = None
     asset = _asset_from_model(model, entry.name or entry.id, pls)
     if entry.model is not None and not first:
         asset.warnings = []
-    # Normalise: footprint centre of the whole model on the origin, lowest point on the table.
-    lo, hi = bounds_all
-    asset.transform(np.eye(3), [-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
+    # Turn first (about the model's own origin), then set the turned model on the table: the
+    # footprint centre on the origin, the lowest point on the table top, then moved to
+    # ``position``. A submodel kept where its model puts it is set down with the whole model.
+    rot = rotation_xyz_deg(entry.rotation) if placed else np.eye(3)
+    asset.transform(rot, [0.0, 0.0, 0.0])
+    pts = asset.vertices if whole is None else whole @ rot.T
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    offset = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
     if placed:
-        asset.transform(rotation_xyz_deg(entry.rotation), entry.position)
+        offset = offset + np.asarray(entry.position, dtype=float)
+    asset.transform(np.eye(3), offset)
     return asset
+
+
+def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.ndarray:
+    """World-frame vertices (n, 3) of a whole model, cached per file (for placing submodels)."""
+    key = ("vertices", path.resolve())
+    if cache is not None and key in cache:
+        return cache[key]
+    verts = np.asarray(model_mesh(model).vertices, dtype=float)
+    if cache is not None:
+        cache[key] = verts
+    return verts

@@ -17,8 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..core.dice import DiceExpression
 from ..core.errors import DiceError
 
-Vec3 = tuple[float, float, float]
-Vec2 = tuple[float, float]
+from .scene_types import Vec2, Vec3  # noqa: E402
 
 
 class _Strict(BaseModel):

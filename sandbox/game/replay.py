@@ -328,7 +328,8 @@ def load_replay(path: str | Path) -> Replay:
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             data = {k: npz[k] for k in npz.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
-        raise ReplayError(f"{path}: not a readable replay file (truncated or corrupted?): {exc}") from None
+        detail = "" if "pickle" in str(exc) else f": {exc}"  # never suggest loading unsafely
+        raise ReplayError(f"{path}: not a replay file, or a truncated or corrupted one{detail}") from None
     if "header_json" not in data:
         raise ReplayError(f"{path}: no header in replay file")
     try:

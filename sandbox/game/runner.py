@@ -29,6 +29,8 @@ from .scene import BigDrop, ExplosivePayload, SceneSpec, Stats, SupplyPayload, U
 STEPS_PER_FRAME: int = 8
 #: Longest a single action may take to come to rest, simulated seconds.
 MAX_ACTION_SECONDS: float = 8.0
+#: A body whose lowest point is this far below the table top (inches) has fallen off it.
+OFF_TABLE_DEPTH_IN: float = 6.0
 #: Time allowed for the scene to settle before the first action, seconds.
 SETTLE_SECONDS: float = 1.5
 
@@ -44,6 +46,7 @@ class BodyState:
     stats: Stats
     damage: collision_rules.DamageState = field(default_factory=collision_rules.DamageState)
     explosive_dice: int = 0
+    off_table: bool = False
 
     @property
     def cumulative(self) -> bool:
@@ -51,7 +54,7 @@ class BodyState:
 
     def to_dict(self) -> dict:
         return {"key": self.key, "kind": self.kind, "name": self.name, "owner": self.owner,
-                **self.damage.to_dict()}
+                "off_table": self.off_table, **self.damage.to_dict()}
 
 
 class Game:
@@ -103,6 +106,10 @@ class Game:
         from .explosions import Blasts
 
         self.blasts = Blasts(self)
+        # An Escapade's ledger, fed by this game's events (BrikWars ch. 13)
+        from .escapade import EscapadeDriver
+
+        self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
 
     # ------------------------------------------------------------------ logging
     def log(self, type_: str, text: str, **fields) -> dict:
@@ -112,6 +119,8 @@ class Game:
         self.events.append(ev)
         if self._on_event:
             self._on_event(ev)
+        if getattr(self, "escapade", None) is not None:
+            self.escapade.on_event(ev)  # kills and exits become Escapade facts (13.1, 13.2)
         return ev
 
     def _flush_rolls(self) -> None:
@@ -137,10 +146,15 @@ class Game:
                 asset = build_asset(entry, self.base_dir, self.ldrawdir, cache=self._models)
                 self._add_body(entry.id, kind, entry.name or entry.id, entry.owner, entry.stats,
                                asset, static=entry.fixed)
+        for entry in self.spec.reserves:
+            # Read reserves' models now, so a bad one is reported before any action plays.
+            build_asset(entry, self.base_dir, self.ldrawdir, placed=False, cache=self._models)
         self._record_frame(force=True)
         self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
         self.log("ready", f"{len(self.bodies)} bodies on the table, at rest after "
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))
+        if self.escapade is not None:
+            self.escapade.start()  # Tactical Advantage, deployment checks (13.2)
 
     def _add_body(self, key, kind, name, owner, stats, asset: BodyAsset, static=False) -> None:
         for w in asset.warnings:
@@ -150,9 +164,9 @@ class Game:
         asset.attach(body.frame_origin, body.frame_rotation)
         self.assets[key] = asset
         self.bodies[key] = BodyState(key, kind, name, owner, stats)
-        lo, hi = self.world.aabb(key)
+        lo, hi = asset.bounds()  # the mesh itself: pybullet's AABB is padded and loose
         self.log("body", f"{name} ({kind}): {asset.part_count} parts, {body.mass:.1f} g, "
-                 f"bounds {np.round(lo, 2).tolist()} to {np.round(hi, 2).tolist()}",
+                 f"bounds {[round(float(v), 2) for v in lo]} to {[round(float(v), 2) for v in hi]}",
                  body=key, kind=kind, parts=asset.part_count, mass_g=round(body.mass, 3))
 
     # ------------------------------------------------------------------ stepping
@@ -175,7 +189,29 @@ class Game:
             self._explode(key, point)
         self._explode_now.clear()
         if world.steps % STEPS_PER_FRAME == 0:
+            self._remove_fallen()
             self._record_frame()
+
+    def _remove_fallen(self) -> None:
+        """Take bodies that fell off the battlefield out of the world (they would fall forever).
+
+        A body whose lowest point is :data:`OFF_TABLE_DEPTH_IN` below the table top has left
+        the battle: it is removed, logged as ``off_table`` with where it went over, and belongs
+        to no one (BrikWars 13.1: only units' own moves across a friendly edge take things out
+        of the battle for a side).
+        """
+        for key in self.world.dynamic_keys():
+            lo, _ = self.world.aabb(key)
+            if lo[2] > -OFF_TABLE_DEPTH_IN:
+                continue
+            pos, _ = self.world.pose(key)
+            st = self.bodies.get(key)
+            name = st.name if st else key
+            self.world.remove(key)
+            if st is not None:
+                st.off_table = True
+            self.log("off_table", f"{name} fell off the table near ({pos[0]:.1f}, {pos[1]:.1f})",
+                     body=key, position=[round(float(v), 4) for v in pos])
 
     def _handle_impact(self, ev: ImpactEvent) -> None:
         a = self.bodies.get(ev.body_a)
@@ -184,7 +220,11 @@ class Game:
         self.log("impact", f"{names} at {ev.normal_speed:.1f} in/s "
                  f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
                  **ev.to_dict())
-        victims = [s for s in (a, b) if s is not None and not s.damage.destroyed]
+        if any(s is not None and s.damage.destroyed for s in (a, b)):
+            # Wreckage (a destroyed crate, rubble) does no more Collision Damage, and what is
+            # already destroyed cannot be harmed again.
+            return
+        victims = [s for s in (a, b) if s is not None]
         victims = self.blasts.collision_victims(ev, victims)  # riders share, rubble harms none
         bombs = [s for s in victims if s.kind == "payload" and s.explosive_dice]
         if bombs:
@@ -261,6 +301,8 @@ class Game:
                 if getattr(action, "turn", 1) == turn:
                     self.apply(action, i)
             self.blasts.end_of_turn(turn)
+            if self.escapade is not None:
+                self.escapade.end_of_turn(turn)
             turn += 1
 
     def apply(self, action, index: int = 0) -> None:
@@ -273,6 +315,8 @@ class Game:
             self.bombardment.apply(action, index)
         elif self.blasts.handles(action):
             self.blasts.apply(action, index)
+        elif self.escapade is not None and self.escapade.handles(action):
+            self.escapade.apply(action, index)
         elif self.hazards.handles(action):
             self.hazards.apply(action, index)
         else:  # pragma: no cover - the schema allows nothing else yet
@@ -283,6 +327,12 @@ class Game:
         key = a.id or f"payload{index + 1}"
         if key in self.bodies:
             raise SceneError(f"actions[{index}].id {key!r} is already used by another body")
+        # The Strategy bricks come out of the player's pile (BrikWars 13.2, The Commander).
+        have = self.bombardment.piles.get(a.player, 0)
+        if a.strategy_bricks > have:
+            raise RulesError(f"actions[{index}]: {a.player} spends {a.strategy_bricks} Strategy "
+                             f"bricks on The Big Drop but has {have} in the Strategy pile")
+        self.bombardment.piles[a.player] = have - a.strategy_bricks
         p = a.payload
         if isinstance(p, UnitPayload):
             entry = next(r for r in self.spec.reserves if r.id == p.unit)
@@ -301,7 +351,8 @@ class Game:
         self.log("action", f"{a.player} calls in The Big Drop: {name}, {a.strategy_bricks} Strategy "
                  f"brick(s), held {height:g}\" above ({a.target[0]:g}, {a.target[1]:g})",
                  action="big_drop", player=a.player, payload=p.kind, strategy_bricks=a.strategy_bricks,
-                 target=list(a.target), height=height, body=key)
+                 target=list(a.target), height=height, body=key,
+                 pile=self.bombardment.piles[a.player])
         self._add_body(key, "payload", name, owner, stats, asset)
         self.bodies[key].explosive_dice = explosive
         for other in self.world.bodies:

@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..core.errors import SceneError
 from .scene_blast import MissileStrike
+from .scene_escapade import (AttackScript, DeclareAction, EscapadeSection, ReinforceAction,
+                             RelayAction, WalkAction)
 from .scene_flight import (BombardAction, DropZone, ExplosiveBody, LandedNear, LauncherMount,
                            LaunchAction, MoveAction, ReloadAction, RocketAction, ThrowAction)
 from .hazard_scene import (Cross, Extinguish, FieldEntry, FlameThrowerAttack, HazardExpect, Ignite,
@@ -33,8 +35,9 @@ from .hazard_scene import (Cross, Extinguish, FieldEntry, FlameThrowerAttack, Ha
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
-Vec3 = tuple[float, float, float]
-Vec2 = tuple[float, float]
+from .scene_types import Vec2, Vec3  # noqa: E402
+#: Most dice one Armor rating may roll (a hundred d10 is already far beyond any creation).
+MAX_ARMOR_DICE = 100
 
 
 class _Strict(BaseModel):
@@ -58,6 +61,9 @@ def parse_armor(value: int | str) -> tuple[int | None, tuple[int, int] | None]:
     m = _DICE_RE.match(str(value))
     if not m or int(m.group(1)) < 1 or int(m.group(2)) < 2:
         raise ValueError(f"Armor must be a number or dice like '3d10', got {value!r}")
+    if int(m.group(1)) > MAX_ARMOR_DICE or int(m.group(2)) > 100:
+        raise ValueError(f"Armor {value!r} is too many dice (at most {MAX_ARMOR_DICE}, of at "
+                         f"most 100 sides)")
     return None, (int(m.group(1)), int(m.group(2)))
 
 
@@ -202,7 +208,8 @@ class BigDrop(_Strict):
 
 Action = Annotated[Union[BigDrop, LaunchAction, ReloadAction, RocketAction, ThrowAction, MoveAction,
                          BombardAction, Ignite, FlameThrowerAttack, Cross, Extinguish, Sight,
-                         MarkTarget, MissileStrike], Field(discriminator="type")]
+                         MarkTarget, MissileStrike, WalkAction, AttackScript, RelayAction,
+                         ReinforceAction, DeclareAction], Field(discriminator="type")]
 
 
 class Battlefield(_Strict):
@@ -240,10 +247,11 @@ class SceneSpec(_Strict):
     drop_zones: list[DropZone] = []
     fields: list[FieldEntry] = []
     turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
-    forced_dice: dict[str, list[int]] = Field(
+    forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )
     expect: Expect | None = None
+    escapade: EscapadeSection | None = Field(None, description="an Escapade (BrikWars ch. 13)")
 
     @model_validator(mode="after")
     def _cross_refs(self):
@@ -256,9 +264,14 @@ class SceneSpec(_Strict):
         if "ground" in ids:
             raise ValueError("the id 'ground' is reserved for the battlefield")
         names = [p.name for p in self.players]
+        half_w, half_d = self.battlefield.width / 2, self.battlefield.depth / 2
         for i, a in enumerate(self.actions):
             if a.player not in names:
                 raise ValueError(f"actions[{i}].player {a.player!r} is not one of {names}")
+            if isinstance(a, BigDrop) and (abs(a.target[0]) > half_w or abs(a.target[1]) > half_d):
+                raise ValueError(
+                    f"actions[{i}].target {list(a.target)} is off the battlefield (x within "
+                    f"±{half_w:g}, y within ±{half_d:g} inches)")
             if isinstance(getattr(a, "payload", None), UnitPayload) and a.payload.unit not in {
                 r.id for r in self.reserves
             }:
@@ -281,7 +294,8 @@ def _format_errors(err: ValidationError, source: str) -> str:
         shown = repr(value)
         if len(shown) > 80:
             shown = shown[:77] + "..."
-        lines.append(f"  {loc or '(top level)'}: {e['msg']} (got {shown})")
+        got = "" if not loc or shown in e["msg"] else f" (got {shown})"
+        lines.append(f"  {loc or '(scene)'}: {e['msg']}{got}")
     return "\n".join(lines)
 
 

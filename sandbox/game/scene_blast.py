@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Vec3 = tuple[float, float, float]
+from .scene_types import Vec3  # noqa: E402
 
 
 class _Strict(BaseModel):

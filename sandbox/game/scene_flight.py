@@ -25,8 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Vec3 = tuple[float, float, float]
-Vec2 = tuple[float, float]
+from .scene_types import Vec2, Vec3  # noqa: E402
 _ID = r"^[A-Za-z0-9_.\-]+$"
 
 

@@ -717,6 +717,8 @@ class GameSession:
         g.log("end_turn", f"{ending} ends the turn", player=ending)
         self.player_index = (self.player_index + 1) % len(self.players)
         if self.player_index == 0:
+            if g.escapade is not None:
+                g.escapade.end_of_turn(g.turn)  # Reinforcements arrive (13.2)
             g.turn += 1
         self.turn_state = TurnState()
         g.log("turn", f"Turn {g.turn}: {self.current_player}'s turn", player=self.current_player)

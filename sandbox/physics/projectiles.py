@@ -29,15 +29,10 @@ import numpy as np
 
 from ..core.errors import RulesError
 from ..core.units import GRAVITY_IN_S2
-from .world import PhysicsWorld, pybullet
+from .world import GUARD_GAP_IN, PhysicsWorld, pybullet  # noqa: F401 (GUARD_GAP_IN re-exported)
 
 #: Highest launch speed the game uses (in/s); the no-tunnelling test flies at this speed.
 MAX_LAUNCH_SPEED_IN_S: float = 1200.0
-#: How far short of a surface the guard parks a Payload, inches.
-GUARD_GAP_IN: float = 0.01
-#: Fraction of the body's half-size at which the probe rays start (inside the body). An obstacle
-#: narrower than the gaps of this grid (under half the Payload's width) may still slip through.
-_CORNER_SCALE: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -204,59 +199,18 @@ def time_to_horizontal(velocity: Sequence[float], inches: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _probe_points(world: PhysicsWorld, key: str) -> np.ndarray:
-    lo, hi = world.aabb(key)
-    centre = (lo + hi) / 2
-    half = (hi - lo) / 2 * _CORNER_SCALE
-    grid = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) for sz in (-1, 0, 1)],
-                    float)
-    return centre + grid * half
-
-
 def guard_step(world: PhysicsWorld, key: str, ignore: Iterable[str] = ()) -> str | None:
-    """Move a fast body up to the first surface its next step would cross (see module notes).
+    """Move a fast body up to the first surface its next step would cross.
 
-    Call right before :meth:`PhysicsWorld.step`.
-
-    Parameters
-    ----------
-    key : str
-        The flying body.
-    ignore : iterable of str
-        Bodies it may pass (its own Launcher while it leaves the barrel).
+    Call right before :meth:`PhysicsWorld.step`; see :meth:`PhysicsWorld.guard_step` (which
+    the world also applies by itself to every fast body without an ``ignore`` list).
 
     Returns
     -------
     str or None
         Key of the body it was moved up to, else None (nothing in the way this step).
     """
-    lin, ang = world.velocity(key)
-    step = lin * world.time_step
-    dist = float(np.linalg.norm(step))
-    if dist < 1e-9:
-        return None
-    direction = step / dist
-    starts = _probe_points(world, key)
-    ends = starts + direction * (dist + GUARD_GAP_IN)
-    own = world.bodies[key].uid
-    skip = {world.bodies[k].uid for k in ignore if k in world.bodies} | {own}
-    by_uid = {b.uid: k for k, b in world.bodies.items()}
-    best = None
-    for hit in world.client.rayTestBatch(starts.tolist(), ends.tolist()):
-        uid, frac = hit[0], hit[2]
-        if uid < 0 or uid in skip or uid not in by_uid:
-            continue
-        if best is None or frac < best[0]:
-            best = (frac, by_uid[uid])
-    if best is None:
-        return None
-    advance = max(0.0, best[0] * (dist + GUARD_GAP_IN) - GUARD_GAP_IN)
-    if advance > 0:
-        pos, orn = world.pose(key)
-        world.set_pose(key, pos + direction * advance, orn)
-        # resetBasePositionAndOrientation zeroes a multibody's velocity: give it back
-        world.set_velocity(key, lin, ang)
-    return best[1]
+    return world.guard_step(key, ignore)
 
 
 def hold(world: PhysicsWorld, key: str) -> int:

@@ -78,6 +78,13 @@ REST_HOLD_S: float = 0.25
 #: Speed cap of bodies (in/s), far above anything thrown on a table (a 12"/turn Rocket is slow).
 MAX_SPEED_IN_S: float = 20000.0
 
+#: A body moving more than this in one step (inches; 48 in/s at 1/480 s) is guarded against
+#: tunnelling before the step (see PhysicsWorld.guard_step); the guard stops it this far short.
+GUARD_MIN_STEP_IN: float = 0.1
+GUARD_GAP_IN: float = 0.01
+_GUARD_GRID = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) for sz in (-1, 0, 1)],
+                       dtype=float)
+
 #: pybullet's limit on children of one compound shape made by createCollisionShapeArray;
 #: bodies of more boxes go through a generated URDF (see PhysicsWorld._load_compound_urdf).
 MAX_BOXES_PER_SHAPE: int = 16
@@ -324,6 +331,9 @@ class PhysicsWorld:
         self.time = 0.0
         self.steps = 0
         self._in_contact: set[tuple[int, int]] = set()
+        self._guarded_now: set[str] = set()
+        #: Guard every fast body against tunnelling before each step (see guard_step).
+        self.auto_guard = True
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -575,8 +585,71 @@ class PhysicsWorld:
         lin, ang, pos = state
         return lin + np.cross(ang, point - pos)
 
+    def guard_step(self, key: str, ignore: Iterable[str] = ()) -> str | None:
+        """Move a fast body up to the first surface its next step would cross.
+
+        Bullet's continuous collision detection does not act on pybullet's multibodies, and a
+        brick falling at 200 in/s moves 0.42" per 1/480 s step: more than a plate is thick.
+        Before the step, 27 rays from a grid over the body's bounds look along the step's
+        motion; if one meets another body, the body is moved along its own velocity to
+        :data:`GUARD_GAP_IN` short of that surface (its velocity kept), so the step makes
+        contact there instead of tunnelling through or deep into it.
+
+        Parameters
+        ----------
+        key : str
+            The moving body.
+        ignore : iterable of str
+            Bodies it may pass (a Payload leaving its own Launcher).
+
+        Returns
+        -------
+        str or None
+            Key of the body it was moved up to, else None.
+        """
+        self._guarded_now.add(key)
+        lin, ang = self.velocity(key)
+        step = lin * self.time_step
+        dist = float(np.linalg.norm(step))
+        if dist < 1e-9:
+            return None
+        direction = step / dist
+        lo, hi = self.aabb(key)
+        centre, half = (lo + hi) / 2, (hi - lo) / 2 * 0.9
+        starts = centre + _GUARD_GRID * half
+        ends = starts + direction * (dist + GUARD_GAP_IN)
+        skip = {self.bodies[k].uid for k in ignore if k in self.bodies} | {self.bodies[key].uid}
+        best = None
+        for hit in self.client.rayTestBatch(starts.tolist(), ends.tolist()):
+            uid, frac = hit[0], hit[2]
+            if uid < 0 or uid in skip or uid not in self._by_uid:
+                continue
+            if best is None or frac < best[0]:
+                best = (frac, self._by_uid[uid].key)
+        if best is None:
+            return None
+        advance = max(0.0, best[0] * (dist + GUARD_GAP_IN) - GUARD_GAP_IN)
+        if advance > 0:
+            pos, orn = self.pose(key)
+            self.set_pose(key, pos + direction * advance, orn)
+            # resetBasePositionAndOrientation zeroes a multibody's velocity: give it back
+            self.set_velocity(key, lin, ang)
+        return best[1]
+
     def step(self) -> list[ImpactEvent]:
-        """Advance one fixed time step; return impacts that began during it."""
+        """Advance one fixed time step; return impacts that began during it.
+
+        Bodies that would move more than :data:`GUARD_MIN_STEP_IN` this step are first
+        guarded against tunnelling (:meth:`guard_step`), unless the caller already guarded
+        them for this step (with its own ``ignore`` list).
+        """
+        for b in list(self._by_uid.values()) if self.auto_guard else ():
+            if b.static or b.key in self._guarded_now:
+                continue
+            lin, _ = self.client.getBaseVelocity(b.uid)
+            if np.linalg.norm(lin) * self.time_step > GUARD_MIN_STEP_IN:
+                self.guard_step(b.key)
+        self._guarded_now.clear()
         before = self._speeds()
         self.client.stepSimulation()
         self.steps += 1

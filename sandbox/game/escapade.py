@@ -1,0 +1,720 @@
+"""An Escapade battle driven by the game (BrikWars ch. 13): the scene's forces, the table's
+edges, and the game's events turned into the facts of :class:`~sandbox.rules.escapade.EscapadeLedger`.
+
+The rules layer does the arithmetic (Unit Inches, underdogs, edges, Strategy bricks, victory);
+this module only connects it to a running :class:`~sandbox.game.runner.Game`:
+
+- **Set-up** (13.1, 13.2): builds the :class:`EscapadeSpec` from the ``[escapade]`` table
+  (Size, Move and Action die from each unit's stats), rolls Tactical Advantage on the dice
+  stream ``tactical``, checks every deployed unit's footprint centre against the deployment
+  rules (a unit marked ``deploy_sprint`` that stands beyond one Move rolls its Action die on the
+  stream ``sprint`` for the extra inches), and logs the Deployment Rush turn.
+- **Kills** (13.2 The Commander): a ``destroyed`` event of a unit of the battle becomes
+  :meth:`EscapadeLedger.destroy`. The killer is the unit whose ``attack`` event opened the
+  action (kills by Bombardment, missiles or falls have no killer); the witnesses are the
+  Commanders and Scouts on the table with a clear line of sight (physics ray from eye height,
+  Smoke blocks it) to the victim at that moment.
+- **Exits** (13.1 Picking Sides): an ``off_table`` event (a body that fell off the table) of a
+  unit of the battle or an item of Loot becomes :meth:`EscapadeLedger.record_exit`. The carrier
+  is the unit walking in that ``walk`` action (itself, or the item it carries); anything that
+  leaves otherwise (flung by an explosion or a catapult, knocked back) has no carrier and
+  belongs to no one.
+- **Turns**: at the end of each turn called-in Reinforcements arrive at their scene positions
+  and an ``escapade`` event logs :meth:`EscapadeLedger.summary` and the victory status.
+
+Readings chosen here:
+
+- 13.2 "Witness": a clear line of sight at the moment of the kill, at any range (the rules
+  give vision no range); the victim's centre is the point seen.
+- 13.1 A unit walking off the table may carry one item within 1" (edge to edge) of it; both
+  go over the edge together and the item is booked before its carrier leaves.
+- 13.1 Underdogs first: within a turn, the scripted Escapade actions must follow the ledger's
+  turn order (a scene that breaks it is refused).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core.errors import RulesError, SceneError
+from ..physics.rays import overlapping_bodies
+from ..rules.escapade import (
+    Area,
+    Edge,
+    EdgePlan,
+    EscapadeKind,
+    EscapadeLedger,
+    EscapadeSpec,
+    ForceSpec,
+    ForceUnit,
+    Role,
+    Side,
+    Table,
+    formation_area,
+    friendly_stretches,
+    pick_defenders_edge,
+    roll_tactical_advantage,
+    rush_turn,
+)
+from .assets import build_asset
+from .scene_escapade import (
+    ESCAPADE_ACTIONS,
+    AttackScript,
+    DeclareAction,
+    EscapadeSection,
+    ReinforceAction,
+    RelayAction,
+    WalkAction,
+)
+from .session import MOVE_LIFT_IN, AttackAction, GameSession, MoveAction, TurnState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runner import Game
+
+#: An item a unit carries off the table must lie within this many inches of it, edge to edge.
+CARRY_REACH_IN: float = 1.0
+
+__all__ = ["EscapadeDriver", "build_escapade_spec", "CARRY_REACH_IN"]
+
+
+def _area(entry, i: int) -> Area:
+    from ..rules.escapade import rect_area
+
+    if entry.rect is not None:
+        x0, y0, x1, y1 = entry.rect
+        return rect_area(x0, y0, x1, y1, entry.name)
+    return Area(tuple(tuple(p) for p in entry.points), entry.name or f"stronghold {i + 1}")
+
+
+def build_escapade_spec(spec, section: EscapadeSection) -> EscapadeSpec:
+    """The rules' :class:`EscapadeSpec` of a scene's ``[escapade]`` table (13.1).
+
+    Parameters
+    ----------
+    spec : SceneSpec
+        The scene (units, reserves, players, battlefield in inches).
+    section : EscapadeSection
+
+    Raises
+    ------
+    SceneError
+        A unit id that is not a scene unit or reserve, a player that is not a scene player, or
+        forces the rules refuse (the message names the ``escapade`` field and the value).
+    """
+    units = {u.id: u for u in spec.units}
+    reserves = {r.id: r for r in spec.reserves}
+    players = [p.name for p in spec.players]
+    forces = []
+    try:
+        for i, f in enumerate(section.forces):
+            where = f"escapade.forces[{i}]"
+            if f.player not in players:
+                raise SceneError(f"{where}.player {f.player!r} is not one of the players {players}")
+            fus = []
+            for j, u in enumerate(f.units):
+                entry = units.get(u.id) or reserves.get(u.id)
+                if entry is None:
+                    raise SceneError(f"{where}.units[{j}].id {u.id!r} is not a unit or reserve "
+                                     "of the scene")
+                if entry.owner is not None and entry.owner != f.player:
+                    raise SceneError(f"{where}.units[{j}].id {u.id!r} belongs to {entry.owner!r}, "
+                                     f"not to the force's player {f.player!r}")
+                in_reserve = u.reserve if u.reserve is not None else u.id in reserves
+                if not in_reserve and u.id not in units:
+                    raise SceneError(f"{where}.units[{j}].id {u.id!r} is in [[reserves]]: it "
+                                     "cannot start deployed (reserve = false)")
+                if in_reserve and u.id in units:
+                    raise SceneError(f"{where}.units[{j}].id {u.id!r} stands on the table: "
+                                     "list a reserve unit in [[reserves]]")
+                s = entry.stats
+                fus.append(ForceUnit(
+                    u.id, s.size, u.size_damage, is_hero=u.hero, is_commander=u.commander,
+                    is_scout=s.scout if u.scout is None else u.scout, in_reserve=in_reserve,
+                    move_inches=s.move, action_die=s.action_die,
+                    propulsion="flight" if s.flight else "legs"))
+            for j, uid in enumerate(f.new_units):
+                if uid not in reserves:
+                    raise SceneError(f"{where}.new_units[{j}] {uid!r} is not a unit in [[reserves]]")
+            forces.append(ForceSpec(
+                f.name, f.player, Role(f.role), tuple(fus),
+                irresponsibility=f.irresponsibility if f.role != "garrison" else None,
+                army_available_inches=f.army_available_inches))
+        bf = spec.battlefield
+        table = Table(bf.width, bf.depth)
+        strongholds = tuple(_area(s, i) for i, s in enumerate(section.strongholds))
+        att = Edge(section.attackers_edge)
+        has_host = any(f.role.is_host for f in forces)
+        if section.defenders_edge is not None:
+            dfn = Edge(section.defenders_edge)
+        else:
+            dfn = pick_defenders_edge(table, att, strongholds) if has_host else None
+        plan = EdgePlan(table, att, dfn, strongholds)
+        return EscapadeSpec(tuple(forces), EscapadeKind(section.kind), plan,
+                            tuple(section.turn_order), section.garrison_defense_cap,
+                            strict=section.strict)
+    except RulesError as exc:
+        raise SceneError(f"escapade: {exc}") from None
+
+
+class _ScriptSession(GameSession):
+    """The hotseat session's Move, Attack and line of sight over an already running game.
+
+    Scripted Escapade actions reuse them rather than repeating the rules; this is no session
+    of its own (no undo, no saves): it only reads and acts on ``game``.
+    """
+
+    def __init__(self, game: "Game"):  # noqa: D107 - deliberately not GameSession.__init__
+        self.spec = game.spec
+        self.base_dir = game.base_dir
+        self.ldrawdir = game.ldrawdir
+        self.seed = game.seed
+        self._on_event = None
+        self._models = game._models
+        self.generation = 1
+        self.players = [p.name for p in game.spec.players] or ["Player"]
+        self.game = game
+        self.actions = []
+        self.player_index = 0
+        self.turn_state = TurnState()
+
+    def act_as(self, player: str, turn: int) -> None:
+        """Make ``player`` the one acting; a new turn clears every unit's Move and Action."""
+        if player not in self.players:
+            raise SceneError(f"{player!r} is not one of the players {self.players}")
+        self.player_index = self.players.index(player)
+        if getattr(self, "_turn", None) != turn:
+            self._turn = turn
+            self.turn_state = TurnState()
+
+
+@dataclass
+class _Arrival:
+    unit: str
+    force: str
+    position: tuple[float, float]
+
+
+class EscapadeDriver:
+    """The ledger of a game's Escapade and the hooks the game calls (see the module notes).
+
+    Parameters
+    ----------
+    game : Game
+        A game whose scene has an ``[escapade]`` table.
+
+    Attributes
+    ----------
+    spec : EscapadeSpec
+    ledger : EscapadeLedger
+    tactical : TacticalAdvantage or None
+        Rolled at :meth:`start`.
+    """
+
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.section: EscapadeSection = game.spec.escapade
+        self.spec = build_escapade_spec(game.spec, self.section)
+        self.ledger = EscapadeLedger(self.spec)
+        self.loot = set(self.section.loot)
+        self.tactical = None
+        self._session: _ScriptSession | None = None
+        self._attacker: str | None = None
+        self._walker: str | None = None
+        self._carried: str | None = None
+        self._arrivals: list[_Arrival] = []
+        self._exited: set[str] = set()
+        self._n_events = 0
+        self._busy = False
+        self._entries = {u.id: u for u in list(game.spec.units) + list(game.spec.reserves)}
+        self._units_of = {u.name: f.name for f in self.spec.forces for u in f.units}
+        for i, f in enumerate(self.section.forces):
+            for uid in f.new_units:
+                self._units_of.setdefault(uid, f.name)
+        for i, key in enumerate(self.section.loot):
+            if key not in self._entries and key not in {c.id for c in game.spec.creations}:
+                raise SceneError(f"escapade.loot[{i}] {key!r} is not a body of the scene")
+
+    # ---------------------------------------------------------------- helpers
+    @property
+    def session(self) -> _ScriptSession:
+        if self._session is None:
+            self._session = _ScriptSession(self.game)
+        return self._session
+
+    def _log(self, text: str, **fields) -> dict:
+        self._busy = True
+        try:
+            return self.game.log("escapade", text, **fields)
+        finally:
+            self._busy = False
+
+    def _force_entry(self, name: str):
+        return next(f for f in self.section.forces if f.name == name)
+
+    def _centre(self, key: str) -> tuple[float, float]:
+        lo, hi = self.game.world.aabb(key)
+        c = (lo + hi) / 2
+        return float(c[0]), float(c[1])
+
+    def _player_of_force(self, force: str) -> str:
+        return self._force_entry(force).player
+
+    def _acting_force(self, a) -> str | None:
+        if isinstance(a, (WalkAction, AttackScript)):
+            return self._units_of.get(a.unit)
+        if isinstance(a, (RelayAction, ReinforceAction)):
+            return self._units_of.get(a.commander)
+        if isinstance(a, DeclareAction):
+            return a.force
+        return None
+
+    # ---------------------------------------------------------------- set-up
+    def start(self) -> None:
+        """Log the forces and underdogs, roll Tactical Advantage, check deployment (13.1, 13.2).
+
+        Raises
+        ------
+        SceneError
+            A unit deployed where the rules do not allow it (strict Escapades), an ambush the
+            Tactical Advantage roll does not grant, or scripted actions out of turn order.
+        """
+        g, led = self.game, self.ledger
+        u = led.underdog
+        bennies = ", ".join(f"{k} {v}" for k, v in u.bennies.items()) or "none"
+        self._log(f"Escapade ({self.spec.kind.value}): attackers {u.attackers_inches:g}Ü, "
+                  f"defenders {u.defenders_inches:g}Ü; underdog Bennies: {bennies}; turn order "
+                  f"{' > '.join(led.turn_order)}", event="start",
+                  attackers_inches=u.attackers_inches, defenders_inches=u.defenders_inches,
+                  underdog_side=None if u.underdog_side is None else u.underdog_side.value,
+                  bennies=dict(u.bennies), turn_order=list(led.turn_order),
+                  limit_problems=[p.message for p in self.spec.limit_problems],
+                  edges=self.edge_owners())
+        self.tactical = roll_tactical_advantage(self.spec, g.dice.stream("tactical"))
+        ta = self.tactical.to_dict()
+        self._log("Tactical Advantage: " + ", ".join(
+            f"{r['force']} {r['total']}" + (" (Critical Failure)" if r["critical_failure"] else "")
+            for r in ta["rolls"]) + f"; deploy order {' > '.join(ta['deploy_order'])}",
+            event="tactical_advantage", **ta)
+        self._check_deployment()
+        rush = rush_turn(led.turn_order, self.spec.forces)
+        if rush:
+            self._log(f"Deployment Rush: {', '.join(rush)} may take an extra turn before turn 1",
+                      event="deployment_rush", forces=rush)
+        self._check_script_order()
+        self._log_status("set up")
+
+    def _check_deployment(self) -> None:
+        placed: dict[str, list[tuple[float, float]]] = {}
+        by_name = {f.name: f for f in self.spec.forces}
+        for fname in self.tactical.deploy_order:
+            i = next(k for k, f in enumerate(self.section.forces) if f.name == fname)
+            fe = self.section.forces[i]
+            ambush = fe.ambush
+            if ambush and fname not in self.tactical.ambushers:
+                raise SceneError(f"escapade.forces[{i}].ambush: {fname} did not roll at least "
+                                 "twice the highest enemy Tactical Advantage (13.2)")
+            enemies = [formation_area(pts, name=n) for n, pts in placed.items() if pts
+                       and self.ledger.are_enemies(n, fname)] if ambush else []
+            pts = []
+            for j, ue in enumerate(fe.units):
+                fu = next(u for u in by_name[fname].units if u.name == ue.id)
+                if fu.in_reserve:
+                    continue
+                p = self._centre(ue.id)
+                chk = self.ledger.check_deployment(ue.id, p, ambush=ambush, enemy_formations=enemies)
+                if not chk.legal and ue.deploy_sprint and chk.edge_distance is not None:
+                    r = self.game.dice.stream("sprint").roll(
+                        fu.action_die, f"Sprint placement of {ue.id} (13.2)")
+                    chk = self.ledger.check_deployment(ue.id, p, sprint_inches=float(r.result))
+                ok = "legal" if chk.legal else "ILLEGAL"
+                self._log(f"Deployment of {ue.id} at ({p[0]:.2f}, {p[1]:.2f}): {ok}, {chk.reason}"
+                          + (" (Sprint: no Action before its first turn)" if chk.used_sprint else ""),
+                          event="deployment", unit=ue.id, force=fname, position=list(p),
+                          legal=chk.legal, reason=chk.reason, used_sprint=chk.used_sprint,
+                          edge_distance=chk.edge_distance)
+                if not chk.legal and self.spec.strict:
+                    raise SceneError(f"escapade.forces[{i}].units[{j}] {ue.id!r} at "
+                                     f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} (13.2 Deploying Forces)")
+                if chk.used_sprint:
+                    self.session.turn_state.acted.add(ue.id)
+                pts.append(p)
+            placed[fname] = pts
+
+    def _check_script_order(self) -> None:
+        order = self.ledger.turn_order
+        last: dict[int, tuple[int, str, int]] = {}
+        for i, a in enumerate(self.game.spec.actions):
+            force = self._acting_force(a)
+            if force is None:
+                continue
+            if force not in order:
+                raise SceneError(f"actions[{i}]: {force!r} is not a force of the Escapade")
+            t = getattr(a, "turn", 1)
+            k = order.index(force)
+            if t in last and k < last[t][0]:
+                raise SceneError(f"actions[{i}]: {force} acts after {last[t][1]} (actions"
+                                 f"[{last[t][2]}]) on turn {t}, but the turn order is "
+                                 f"{order} (underdogs first, 13.1)")
+            last[t] = (k, force, i)
+
+    # ---------------------------------------------------------------- events
+    def on_event(self, ev: dict) -> None:
+        """Follow the game's log: attackers, kills (``destroyed``), exits (``off_table``)."""
+        if self._busy:
+            return
+        t = ev.get("type")
+        if t == "attack":
+            self._attacker = ev.get("body")
+        elif t in ("rest", "turn", "end_turn"):
+            self._attacker = None
+        elif t == "destroyed":
+            self._kill(ev.get("body"))
+        elif t == "off_table":
+            self._exit(ev.get("body"), ev.get("position"))
+
+    def _kill(self, key: str | None) -> None:
+        led = self.ledger
+        if key is None or key not in self._units_of or key in self.loot:
+            return
+        try:
+            if led.status(key).value != "deployed":
+                return
+        except RulesError:
+            return
+        killer = self._attacker if self._attacker in self._units_of and self._attacker != key else None
+        if killer is not None and led.status(killer).value != "deployed":
+            killer = None
+        witnesses = self.witnesses(key)
+        earns = led.destroy(key, killer=killer, witnesses=witnesses)
+        kf = led.force_of(killer) if killer else None
+        self._log(f"{key} is killed" + (f" by {killer}" if killer else "")
+                  + (f", seen by {', '.join(witnesses)}" if witnesses else ", unseen")
+                  + (f": {kf} may relay it for a Strategy brick" if earns else ""),
+                  event="kill", unit=key, killer=killer, witnesses=witnesses, reportable=earns,
+                  force=led.force_of(key))
+
+    def witnesses(self, victim: str) -> list[str]:
+        """Commanders and Scouts on the table with a clear line of sight to ``victim`` (13.2)."""
+        g = self.game
+        if victim not in g.world.bodies:
+            return []
+        out = []
+        for f in self.spec.forces:
+            for u in f.units:
+                if not (u.is_commander or u.is_scout) or u.name == victim:
+                    continue
+                if self.ledger.status(u.name).value != "deployed" or u.name not in g.world.bodies:
+                    continue
+                st = g.bodies.get(u.name)
+                if st is not None and st.damage.destroyed:
+                    continue
+                if self.session.line_of_sight(u.name, victim).clear:
+                    out.append(u.name)
+        return out
+
+    def _exit(self, key: str | None, position) -> None:
+        if key is None or key in self._exited or position is None:
+            return
+        is_unit = key in self._units_of
+        if not is_unit and key not in self.loot:
+            return
+        if is_unit and self.ledger.status(key).value != "deployed":
+            return  # a wreck or a unit already gone
+        xy = (float(position[0]), float(position[1]))
+        table = self.spec.plan.table
+        if table.edge_crossed(xy) is None:
+            return  # fell through the table: not over an edge
+        carrier = None
+        if self._walker is not None and key in (self._walker, self._carried):
+            carrier = self._walker
+            if key == self._walker and self._carried and self._carried not in self._exited:
+                c = self._carried
+                if c in self.game.world.bodies:  # the item goes over the edge with its carrier
+                    p, _ = self.game.world.pose(c)
+                    if table.edge_crossed((float(p[0]), float(p[1]))) is not None:
+                        self._exit(c, p)
+        active = False
+        if carrier is not None:
+            st = self.game.bodies.get(carrier)
+            active = st is not None and not st.damage.destroyed and not st.damage.disrupted
+        self._exited.add(key)
+        out = self.ledger.record_exit(key, xy, carrier=carrier, carrier_active=active)
+        self._log(f"{key} left the table over the {out.edge.value} edge: {out.kind.value}"
+                  + (f" by {out.owner}" if out.owner else "") + f" ({out.reason})",
+                  event="exit", object=key, kind=out.kind.value, edge=out.edge.value,
+                  owner=out.owner, carrier=carrier, reason=out.reason, position=list(xy))
+
+    # ---------------------------------------------------------------- actions
+    def handles(self, action) -> bool:
+        return isinstance(action, ESCAPADE_ACTIONS)
+
+    def apply(self, action: Any, index: int) -> None:
+        """Apply one scripted Escapade action (see :mod:`.scene_escapade`).
+
+        Raises
+        ------
+        RulesError
+            The action is not allowed (with the numbers); SceneError for unknown ids.
+        """
+        where = f"actions[{index}]"
+        s = self.session
+        s.act_as(action.player, self.game.turn)
+        if isinstance(action, WalkAction):
+            self._walk(action, where)
+        elif isinstance(action, AttackScript):
+            s._attack(AttackAction(type="attack", player=action.player, unit=action.unit,
+                                   weapon=action.weapon, target=action.target))
+            self._attacker = None
+        elif isinstance(action, RelayAction):
+            self._relay(action, where)
+        elif isinstance(action, ReinforceAction):
+            self._reinforce(action, where)
+        elif isinstance(action, DeclareAction):
+            self._declare(action, where)
+
+    def _own_commander(self, player: str, key: str, where: str) -> str:
+        force = self._units_of.get(key)
+        if force is None:
+            raise SceneError(f"{where}.commander {key!r} is not a unit of the Escapade")
+        if self._player_of_force(force) != player:
+            raise RulesError(f"{where}: {key} fights for {force}, not for {player}")
+        return force
+
+    def _walk(self, a: WalkAction, where: str) -> None:
+        s, g = self.session, self.game
+        table = self.spec.plan.table
+        off = table.edge_crossed(a.to) is not None
+        if not off and a.carrying is None:
+            s._move(MoveAction(type="move", player=a.player, unit=a.unit, to=a.to, sprint=a.sprint))
+            return
+        st = s._own_unit(a.unit)
+        if a.sprint:
+            raise RulesError(f"{where}: Sprint first with a walk on the table, then walk off")
+        frm = s.footprint_centre(a.unit)
+        to = np.asarray(a.to, float)
+        dist = float(np.linalg.norm(to - frm))
+        left = s.move_allowance(a.unit)
+        if dist > left + 1e-9:
+            raise RulesError(f"{where}: {st.name} may move {left:.2f}\" more this turn, not "
+                             f"{dist:.2f}\"")
+        if a.carrying is not None:
+            if a.carrying not in g.world.bodies or a.carrying == a.unit:
+                raise SceneError(f"{where}.carrying {a.carrying!r} is not a body on the table")
+            reach = s.measure(a.unit, a.carrying).inches
+            if reach > CARRY_REACH_IN + 1e-9:
+                raise RulesError(f"{where}: {a.carrying} is {reach:.2f}\" from {st.name} (it must "
+                                 f"be within {CARRY_REACH_IN:g}\" to be carried)")
+        delta = np.array([to[0] - frm[0], to[1] - frm[1], MOVE_LIFT_IN])
+        moved = [a.unit] + ([a.carrying] if a.carrying else [])
+        old = {k: g.world.pose(k) for k in moved}
+        for k in moved:
+            pos, quat = old[k]
+            g.world.set_pose(k, pos + delta, quat)
+            g.world.set_velocity(k, (0, 0, 0))
+        if not off:
+            blocking = [b for k in moved for b in overlapping_bodies(g.world, k) if b not in moved]
+            if blocking:
+                for k in moved:
+                    g.world.set_pose(k, *old[k])
+                raise RulesError(f"{where}: {st.name} cannot stand at ({to[0]:.2f}, {to[1]:.2f}): "
+                                 f"{', '.join(sorted(set(blocking)))} is there")
+        s.turn_state.moved_in[a.unit] = s.turn_state.moved_in.get(a.unit, 0.0) + dist
+        edge = table.edge_crossed(a.to)
+        g.log("move", f'{st.name} moves {dist:.2f}" to ({to[0]:.2f}, {to[1]:.2f})'
+              + (f", carrying {a.carrying}" if a.carrying else "")
+              + (f", off the {edge.value} edge of the table" if edge else ""),
+              body=a.unit, inches=round(dist, 4), to=[round(float(v), 4) for v in to],
+              player=a.player, carrying=a.carrying, off_edge=edge.value if edge else None)
+        self._walker, self._carried = a.unit, a.carrying
+        try:
+            g._record_frame(force=True)
+            from .runner import MAX_ACTION_SECONDS
+
+            g.world.step_until_rest(max_seconds=MAX_ACTION_SECONDS, min_seconds=0.05,
+                                    on_step=g._on_step)
+        finally:
+            self._walker = self._carried = None
+        g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
+
+    def _relay(self, a: RelayAction, where: str) -> None:
+        force = self._own_commander(a.player, a.commander, where)
+        s = self.session
+        if a.commander in s.turn_state.acted:
+            raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
+        bricks = self.ledger.relay_report(force, a.commander)
+        s.turn_state.acted.add(a.commander)
+        self._log(f"{a.commander} relays a witnessed kill: {force} has {bricks} Strategy "
+                  f"brick(s)", event="relay", force=force, commander=a.commander, bricks=bricks)
+
+    def _reinforce(self, a: ReinforceAction, where: str) -> None:
+        force = self._own_commander(a.player, a.commander, where)
+        s = self.session
+        if a.commander in s.turn_state.acted:
+            raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
+        fe = self._force_entry(force)
+        reserve, new = [], []
+        for j, uid in enumerate(a.units):
+            entry = self._entries.get(uid)
+            if entry is None:
+                raise SceneError(f"{where}.units[{j}] {uid!r} is not a unit of the scene")
+            if uid in fe.new_units:
+                st = entry.stats
+                new.append(ForceUnit(uid, st.size, move_inches=st.move, action_die=st.action_die,
+                                     is_scout=st.scout))
+            else:
+                reserve.append(uid)
+        cost = self.ledger.call_reinforcements(force, a.commander, new_units=new,
+                                               reserve_units=reserve)
+        s.turn_state.acted.add(a.commander)
+        for uid in a.units:
+            p = self._entries[uid].position
+            chk = self.ledger.check_deployment(uid, (p[0], p[1]))
+            if not chk.legal:
+                raise RulesError(f"{where}: {uid} cannot arrive at ({p[0]:g}, {p[1]:g}): "
+                                 f"{chk.reason} (13.2 Reinforcements)")
+            self._arrivals.append(_Arrival(uid, force, (p[0], p[1])))
+        self._log(f"{a.commander} calls Reinforcements for {cost} Strategy brick(s): "
+                  f"{', '.join(a.units)} arrive at the end of the turn", event="reinforcements",
+                  force=force, commander=a.commander, units=list(a.units), cost=cost,
+                  bricks=self.ledger.strategy_bricks(force))
+
+    def _declare(self, a: DeclareAction, where: str) -> None:
+        led = self.ledger
+        try:
+            player = self._player_of_force(a.force)
+        except StopIteration:
+            raise SceneError(f"{where}.force {a.force!r} is not a force of the Escapade") from None
+        if player != a.player:
+            raise RulesError(f"{where}: {a.force} is {player}'s force, not {a.player}'s")
+        if a.what == "losing_battle":
+            led.fight_losing_battle(a.force)
+            text = f"{a.force} is Fighting a Losing Battle"
+        elif a.what == "concede":
+            led.concede(a.force)
+            text = f"{a.force} concedes"
+        else:
+            led.betray(a.force, Role(a.role))
+            text = f"{a.force} Betrays its alliance and becomes {a.role}"
+        self._log(text, event=a.what, force=a.force, role=a.role)
+
+    # ---------------------------------------------------------------- turns
+    def end_of_turn(self, turn: int) -> None:
+        """Close the ledger's turn: Reinforcements arrive, the standing is logged."""
+        g = self.game
+        arrived = self.ledger.end_turn()
+        for arr in [x for x in self._arrivals if x.unit in arrived]:
+            entry = self._entries[arr.unit]
+            asset = build_asset(entry, g.base_dir, g.ldrawdir, cache=g._models)
+            g._add_body(arr.unit, "unit", entry.name or entry.id, entry.owner, entry.stats, asset)
+            self._log(f"{arr.unit} arrives for {arr.force} at ({arr.position[0]:g}, "
+                      f"{arr.position[1]:g})", event="arrival", unit=arr.unit, force=arr.force)
+        self._arrivals = [x for x in self._arrivals if x.unit not in arrived]
+        if arrived:
+            g._record_frame(force=True)
+        self._log_status(f"end of turn {turn}")
+
+    def _log_status(self, when: str) -> None:
+        summ = self.ledger.summary()
+        v = summ["victory"]
+        self._log(f"Escapade {when}: {v['outcome'].replace('_', ' ')}"
+                  + (f" ({', '.join(v['victors'])})" if v["victors"] else "") + f": {v['reason']}",
+                  event="status", summary=summ, edges=self.edge_owners())
+
+    # ---------------------------------------------------------------- read-outs
+    def edge_owners(self) -> dict[str, str]:
+        """Each table edge's holder now: "attackers", "defenders" or "uncontrolled" (13.1)."""
+        led = self.ledger
+        out = {e.value: "uncontrolled" for e in Edge}
+        for side in (Side.ATTACKERS, Side.DEFENDERS):
+            if led.side_present(side):
+                e = self.spec.plan.attackers_edge if side is Side.ATTACKERS else self.spec.plan.defenders_edge
+                if e is not None:
+                    out[e.value] = side.value
+        return out
+
+    def stretches(self) -> dict[str, list[tuple[tuple[float, float], tuple[float, float]]]]:
+        """Usable stretches of the edges of each holder (inches): keys "attackers",
+        "defenders", "uncontrolled"; parts inside a Stronghold are in none (13.1)."""
+        led = self.ledger
+        pres = dict(attackers_present=led.side_present(Side.ATTACKERS),
+                    defenders_present=led.side_present(Side.DEFENDERS))
+        plan = self.spec.plan
+        return {name: [(st.a, st.b) for st in friendly_stretches(plan, side, **pres)]
+                for name, side in (("attackers", Side.ATTACKERS), ("defenders", Side.DEFENDERS),
+                                   ("uncontrolled", Side.MEDDLER))}
+
+    def deployment_depths(self) -> dict[str, float]:
+        """Deepest one-turn Move of each holder's deployed units (the zone's depth, inches)."""
+        out = {"attackers": 0.0, "defenders": 0.0, "uncontrolled": 0.0}
+        for f in self.spec.forces:
+            key = {Side.ATTACKERS: "attackers", Side.DEFENDERS: "defenders",
+                   Side.MEDDLER: "uncontrolled"}[f.role.side]
+            if f.role is Role.GARRISON:
+                continue  # the Garrison deploys inside the Stronghold
+            for u in f.units:
+                out[key] = max(out[key], u.move_inches)
+        return out
+
+    def panel_lines(self) -> list[str]:
+        """The forces table, Strategy piles and victory status, line by line (for a HUD)."""
+        led = self.ledger
+        summ = led.summary()
+        u = led.underdog
+        lines = [f"Escapade ({summ['kind'].replace('_', ' ')}), turn {summ['turn']}"]
+        for name, f in summ["forces"].items():
+            pend = f" (+{f['pending_reports']} to relay)" if f["pending_reports"] else ""
+            flags = "".join([", Losing Battle" if f["losing_battle"] else "",
+                             ", conceded" if f["conceded"] else ""])
+            lines.append(f"{name} ({f['role'].replace('_', ' ')}): {f['unit_inches']:g}/"
+                         f"{f['initial_inches']:g}Ü, Bennies {f['bennies']}, Strategy "
+                         f"{f['strategy_bricks']}{pend}{flags}")
+        side = "none" if u.underdog_side is None else u.underdog_side.value
+        lines.append(f"Attackers {u.attackers_inches:g}Ü vs defenders {u.defenders_inches:g}Ü: "
+                     f"underdogs {side}")
+        lines.append("Turn order: " + " > ".join(led.turn_order))
+        owners = self.edge_owners()
+        lines.append("Edges: " + ", ".join(f"{e} {o}" for e, o in owners.items()))
+        v = summ["victory"]
+        lines.append("Victory: " + v["outcome"].replace("_", " ")
+                     + (f" ({', '.join(v['victors'])})" if v["victors"] else ""))
+        return lines
+
+    # ---------------------------------------------------------------- expectations
+    def check(self) -> list[str]:
+        """Failures (in words) of ``[escapade.expect]`` against the ledger and the game log."""
+        exp = self.section.expect
+        if exp is None:
+            return []
+        led = self.ledger
+        fails = []
+        v = led.victory_status()
+        if exp.outcome is not None and v.outcome.value != exp.outcome:
+            fails.append(f"expected the Escapade outcome {exp.outcome!r}, got {v.outcome.value!r} "
+                         f"({v.reason})")
+        if exp.victors is not None and sorted(v.victors) != sorted(exp.victors):
+            fails.append(f"expected victors {exp.victors}, got {list(v.victors)}")
+        for force, n in exp.bennies.items():
+            got = led.underdog.bennies.get(force, 0)
+            if got != n:
+                fails.append(f"expected {force!r} to start with {n} underdog Bennies, got {got}")
+        for force, n in exp.strategy_bricks.items():
+            got = led.strategy_bricks(force)
+            if got != n:
+                fails.append(f"expected {force!r} to end with {n} Strategy bricks, got {got}")
+        exits = {e["object"]: e for e in self.game.events
+                 if e["type"] == "escapade" and e.get("event") == "exit"}
+        for x in exp.exits:
+            got = exits.get(x.object)
+            if got is None:
+                fails.append(f"expected {x.object!r} to leave the table ({x.kind}), it did not")
+            elif got["kind"] != x.kind or got["owner"] != x.owner:
+                fails.append(f"expected {x.object!r} to leave {x.kind} (owner {x.owner}), got "
+                             f"{got['kind']} (owner {got['owner']})")
+        for key in exp.destroyed:
+            if led.status(key).value != "destroyed":
+                fails.append(f"expected {key!r} killed in the Escapade, it is "
+                             f"{led.status(key).value}")
+        return fails

@@ -1,0 +1,113 @@
+"""The tabletop window on an Escapade (BrikWars ch. 13) under Xvfb: edges and deployment zones
+drawn on the table, and the panel with the forces table, underdog Bennies, Strategy piles and
+the victory status, updated after an action."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.window
+W, H = 800, 600
+
+
+@pytest.fixture(scope="session")
+def escapade_display():
+    """An Xvfb of our own, kept until the session ends: Panda3D reads DISPLAY once per
+    process, so a later window in this process may still connect to it."""
+    exe = shutil.which("Xvfb")
+    if exe is None:
+        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=[write_fd],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    old = os.environ.get("DISPLAY")
+    try:
+        ready, _, _ = select.select([read_fd], [], [], 20)
+        if not ready:
+            raise RuntimeError("Xvfb did not report a display within 20 s")
+        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
+        yield os.environ["DISPLAY"]
+    finally:
+        os.close(read_fd)
+        proc.terminate()
+        proc.wait(timeout=10)
+        if old is None:
+            os.environ.pop("DISPLAY", None)
+        else:
+            os.environ["DISPLAY"] = old
+
+
+@pytest.fixture(scope="module")
+def app(escapade_display, tmp_path_factory):
+    from sandbox.app.tabletop import TabletopApp
+    from sandbox.game.session import open_game
+
+    out = tmp_path_factory.mktemp("escapade_window")
+    session = open_game(REPO / "scenes" / "escapade_raid.toml")
+    a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
+                    shadows=False)
+    a.out = out
+    a.step(3)
+    yield a
+    a.destroy()
+
+
+def _edge_pixels(shot, colour) -> int:
+    rgb = shot[..., :3].astype(int)
+    if colour == "red":
+        return int(((rgb[..., 0] > 180) & (rgb[..., 1] < 90) & (rgb[..., 2] < 90)).sum())
+    if colour == "blue":
+        return int(((rgb[..., 2] > 180) & (rgb[..., 0] < 110) & (rgb[..., 1] < 150)).sum())
+    return int(((rgb[..., 0] > 200) & (rgb[..., 1] > 170) & (rgb[..., 2] < 80)).sum())
+
+
+def test_panel_shows_forces_bennies_strategy_and_victory(app):
+    text = app.escapade_panel.getText()
+    assert "Escapade (standard), turn 1" in text
+    # Unit Inches now/at the start, the underdog Benny, the Strategy pile
+    assert "Blud's Raiders (escapading hero): 4/4Ü, Bennies 1, Strategy 0" in text.splitlines()
+    assert "Attackers 4Ü vs defenders 5Ü: underdogs attackers" in text
+    assert "Victory: host holds (Keep Garrison, Sir Hector)" in text
+
+
+def test_edges_and_zones_are_drawn(app):
+    from sandbox.render.escapade_markers import EDGE_COLOURS
+
+    app.rig.top_down()
+    app.overlays_dirty = True
+    app.step(3)
+    lines = [n for n in app.markers_np.get_children()]
+    assert len(lines) >= 8  # outline, 4 edge stretches, 4 zones, the Stronghold
+    shot_path = app.screenshot(app.out / "escapade_top.png")
+    from PIL import Image
+
+    shot = np.asarray(Image.open(shot_path))
+    h = shot.shape[0]
+    # the attackers' (south) edge red at the bottom, the defenders' (north) blue at the top
+    assert _edge_pixels(shot[h // 2:], "red") > 100
+    assert _edge_pixels(shot[: h // 2], "blue") > 100
+    assert _edge_pixels(shot, "yellow") > 100  # uncontrolled east and west edges
+    assert _edge_pixels(shot[h // 2:], "blue") < _edge_pixels(shot[: h // 2], "blue")
+    assert EDGE_COLOURS["attackers"][0] > 0.9
+
+
+def test_panel_updates_after_a_witnessed_kill(app):
+    from sandbox.game.session import AttackAction
+
+    app.submit(AttackAction(type="attack", player="Baron Blud", unit="gunner", target="guard1"))
+    app.wait_idle(60)
+    text = app.escapade_panel.getText()
+    # a witnessed kill waiting for the Commander to relay it; the Garrison lost 1 Unit Inch
+    assert "Blud's Raiders (escapading hero): 4/4Ü, Bennies 1, Strategy 0 (+1 to relay)" in text
+    assert "Keep Garrison (garrison): 2/3Ü, Bennies 0, Strategy 0" in text
+    app.screenshot(app.out / "escapade_after_kill.png")
