@@ -37,6 +37,9 @@ app.add_typer(model_app, name="model")
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
 
+#: Reader warnings printed by ``model info`` before summarising the rest.
+MAX_WARNINGS_SHOWN = 20
+
 _EVENT_STYLE = {
     "roll": "cyan", "impact": "yellow", "damage": "magenta", "destroyed": "bold red",
     "explosion": "bold red", "disrupted": "red", "warning": "bold yellow", "action": "bold green",
@@ -109,9 +112,18 @@ def model_info_cmd(
     size = [round(h - l, 2) for l, h in zip(lo, hi)]
     console.print(f"  bounding box    {size[0]}\" x {size[1]}\" x {size[2]}\" "
                   f"(from {[round(v, 2) for v in lo]} to {[round(v, 2) for v in hi]})")
+    if "mass_g" in info:
+        console.print(f"  mass            {info['mass_g']:.1f} g")
+    if info.get("missing_parts"):
+        console.print(f"  missing parts   {info['missing_parts']} (drawn as placeholder boxes)")
     console.print(f"  warnings        {len(info['warnings'])}")
-    for w in info["warnings"]:
+    shown = info["warnings"][:MAX_WARNINGS_SHOWN]
+    for w in shown:
         console.print(f"    {w}", markup=False)
+    if len(info["warnings"]) > len(shown):
+        console.print(f"    ... and {len(info['warnings']) - len(shown)} more (--json lists all)")
+    if info.get("missing_parts") and ldrawdir is None:
+        console.print("  hint: set LDRAWDIR (or --ldrawdir) to an LDraw parts library")
 
 
 @app.command()

@@ -220,8 +220,11 @@ class _Loader:
             if missing:
                 self.warnings.append(LoadWarning(
                     f.path, ref.line,
-                    f"missing part '{ref.name}' (in '{f.name}'): not in the model, the library "
-                    f"or the catalogue; placeholder box used"))
+                    f"missing part '{ref.name}' (in '{f.name}'): not in the model, "
+                    + ("the library " if self.resolver.library is not None
+                       else "the catalogue (no LDraw library: set LDRAWDIR)")
+                    + ("or the catalogue; " if self.resolver.library is not None else "; ")
+                    + "placeholder box used"))
             self.placements.append(PartPlacement(key, col, m, f.name, ref.line, missing, inv, stack,
                                                  lines))
             if len(self.placements) > MAX_PLACEMENTS:

@@ -189,8 +189,13 @@ def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path
     for p in tried:
         if p.is_file():
             return p
+    for p in tried:
+        if p.exists() and not p.is_file():
+            raise SceneError(f"{where}.model: {str(p)!r} is a folder, not an LDraw file")
+    hint = "" if lib is not None else "; set LDRAWDIR to an LDraw library for library models"
+    folders = list(dict.fromkeys(str(t.parent) for t in tried))
     raise SceneError(f"{where}.model: no such file {model!r} (looked in "
-                     + ", ".join(repr(str(t.parent)) for t in tried) + ")")
+                     + ", ".join(repr(f) for f in folders) + hint + ")")
 
 
 def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,

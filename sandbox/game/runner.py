@@ -151,7 +151,8 @@ class Game:
             build_asset(entry, self.base_dir, self.ldrawdir, placed=False, cache=self._models)
         self._record_frame(force=True)
         self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
-        self.log("ready", f"{len(self.bodies)} bodies on the table, at rest after "
+        n = len(self.bodies)
+        self.log("ready", f"{n} bod{'y' if n == 1 else 'ies'} on the table, at rest after "
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))
         if self.escapade is not None:
             self.escapade.start()  # Tactical Advantage, deployment checks (13.2)
@@ -165,7 +166,8 @@ class Game:
         self.assets[key] = asset
         self.bodies[key] = BodyState(key, kind, name, owner, stats)
         lo, hi = asset.bounds()  # the mesh itself: pybullet's AABB is padded and loose
-        self.log("body", f"{name} ({kind}): {asset.part_count} parts, {body.mass:.1f} g, "
+        parts = f"{asset.part_count} part" + ("" if asset.part_count == 1 else "s")
+        self.log("body", f"{name} ({kind}): {parts}, {body.mass:.1f} g, "
                  f"bounds {[round(float(v), 2) for v in lo]} to {[round(float(v), 2) for v in hi]}",
                  body=key, kind=kind, parts=asset.part_count, mass_g=round(body.mass, 3))
 
@@ -349,7 +351,7 @@ class Game:
             explosive = a.strategy_bricks
         asset.move_to_drop(np.array([a.target[0], a.target[1]]), height)
         self.log("action", f"{a.player} calls in The Big Drop: {name}, {a.strategy_bricks} Strategy "
-                 f"brick(s), held {height:g}\" above ({a.target[0]:g}, {a.target[1]:g})",
+                 f"brick{'' if a.strategy_bricks == 1 else 's'}, held {height:g}\" above ({a.target[0]:g}, {a.target[1]:g})",
                  action="big_drop", player=a.player, payload=p.kind, strategy_bricks=a.strategy_bricks,
                  target=list(a.target), height=height, body=key,
                  pile=self.bombardment.piles[a.player])

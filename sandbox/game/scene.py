@@ -281,6 +281,15 @@ class SceneSpec(_Strict):
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
+        if not (self.creations or self.units or self.actions):
+            raise ValueError("the scene has nothing on the table: no creations, units or actions")
+        if self.expect is not None:
+            known = set(ids) | {a.id for a in self.actions if getattr(a, "id", None)}
+            for field_name in ("destroyed", "standing"):
+                for key in getattr(self.expect, field_name):
+                    if key not in known and not key.startswith("payload"):
+                        raise ValueError(f"expect.{field_name}: {key!r} is not the id of a "
+                                         f"creation, unit, reserve or action")
         return self
 
 
