@@ -242,3 +242,15 @@ def test_panel_lines_show_forces_bennies_strategy_and_victory():
         assert "Edges: north defenders, south attackers, east uncontrolled, west uncontrolled" in text
     finally:
         g.close()
+
+
+def test_relayed_bricks_and_reinforcements_share_the_players_strategy_pile(raid):
+    """One pile per player (13.2): bricks relayed by the Commander minus those spent on
+    Reinforcements are what The Big Drop or a Bombardment can spend afterwards."""
+    res, esc = raid
+    g = res.game
+    start = {p.name: p.strategy_bricks for p in g.spec.players}
+    relayed = len([e for e in esc if e.get("event") == "relay"])  # one brick per kill relayed
+    spent = sum(e["cost"] for e in esc if e.get("event") == "reinforcements")
+    assert relayed >= 1 and spent >= 1
+    assert g.bombardment.piles["Baron Blud"] == start["Baron Blud"] + relayed - spent

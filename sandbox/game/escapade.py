@@ -544,8 +544,13 @@ class EscapadeDriver:
         s = self.session
         if a.commander in s.turn_state.acted:
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
+        before = self.ledger.strategy_bricks(force)
         bricks = self.ledger.relay_report(force, a.commander)
         s.turn_state.acted.add(a.commander)
+        # One Strategy pile per player: what the Commander earns pays for The Big Drop and
+        # Strategic Bombardment too (13.2 The Commander).
+        piles = self.game.bombardment.piles
+        piles[a.player] = piles.get(a.player, 0) + (bricks - before)
         self._log(f"{a.commander} relays a witnessed kill: {force} has {bricks} Strategy "
                   f"brick(s)", event="relay", force=force, commander=a.commander, bricks=bricks)
 
@@ -569,6 +574,8 @@ class EscapadeDriver:
         cost = self.ledger.call_reinforcements(force, a.commander, new_units=new,
                                                reserve_units=reserve)
         s.turn_state.acted.add(a.commander)
+        piles = self.game.bombardment.piles
+        piles[a.player] = max(0, piles.get(a.player, 0) - cost)
         for uid in a.units:
             p = self._entries[uid].position
             chk = self.ledger.check_deployment(uid, (p[0], p[1]))
