@@ -186,6 +186,6 @@ def test_cli_verify_shipped_scene_and_a_tampered_one(guard_tower_replay, tmp_pat
 def test_cli_info_lists_moments(guard_tower_replay):
     res = CliRunner().invoke(app, ["replay", str(guard_tower_replay), "--info"])
     assert res.exit_code == 0, res.output
-    assert "dramatic moments" in res.output and "crate flies" in res.output
+    assert "dramatic moments" in res.output and "supply crate (3001) flies" in res.output
     res = CliRunner().invoke(app, ["replay", str(guard_tower_replay) + ".missing", "--info"])
     assert res.exit_code == 2 and "cannot read replay" in res.output

@@ -61,7 +61,7 @@ def test_weapons_in_scene_stats_are_validated():
 
 def test_turn_order_and_ownership(session):
     assert session.current_player == LK and session.turn == 1
-    with pytest.raises(RulesError, match="Lion Knights's turn"):
+    with pytest.raises(RulesError, match="Lion Knights' turn"):
         session.apply(move("falcon1", (5.0, -3.0), player=BF))
     with pytest.raises(RulesError, match="belongs to Black Falcons"):
         session.apply(move("falcon1", (5.0, -3.0)))
@@ -69,7 +69,7 @@ def test_turn_order_and_ownership(session):
     assert session.current_player == BF and session.turn == 1
     session.apply(EndTurnAction(type="end_turn", player=BF))
     assert session.current_player == LK and session.turn == 2
-    assert [e["text"] for e in session.events if e["type"] == "turn"][-1] == "Turn 2: Lion Knights's turn"
+    assert [e["text"] for e in session.events if e["type"] == "turn"][-1] == "Turn 2: Lion Knights' turn"
 
 
 def test_move_within_allowance_then_refused(session):
@@ -228,3 +228,88 @@ def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
 def test_parse_action_names_the_field():
     with pytest.raises(SceneError, match="to"):
         parse_action({"type": "move", "player": LK, "unit": "knight1", "to": "north"})
+
+
+def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, tmp_path):
+    from sandbox.game.scene import BigDrop, ExplosivePayload
+
+    def drop(bricks, player=LK):
+        return BigDrop(type="big_drop", player=player, payload=ExplosivePayload(kind="explosive"),
+                       strategy_bricks=bricks, target=(8.0, 5.0))
+
+    assert session.strategy_pile() == 0
+    before = session.checksum()
+    with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in the Strategy pile"):
+        session.apply(drop(1))
+    assert session.actions == [] and session.checksum() == before
+    # with a pile of 2: one drop of 2 bricks, then the pile is empty and the next is refused
+    spec, base = load_scene(SCENE)
+    players = [p.model_copy(update={"strategy_bricks": 2}) for p in spec.players]
+    s = GameSession(spec.model_copy(update={"players": players}), base)
+    try:
+        s.apply(drop(2))
+        assert s.strategy_pile(LK) == 0 and s.strategy_pile(BF) == 2
+        with pytest.raises(RulesError, match="has 0 in the Strategy pile"):
+            s.apply(drop(1))
+        assert [a.type for a in s.actions] == ["big_drop"]
+        loaded = GameSession.load(s.save(tmp_path / "drop.save.json"))
+        try:
+            assert loaded.checksum() == s.checksum()
+        finally:
+            loaded.close()
+    finally:
+        s.close()
+
+
+def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path):
+    """Moves, attacks, refusals of every kind, undo (twice in a row too), end turns: the save
+    loads in a new process with the same checksum as the live game."""
+    import subprocess
+    import sys
+
+    from sandbox.game.scene import BigDrop, ExplosivePayload
+
+    s = session
+
+    def refused(action, match):
+        n, before = len(s.actions), s.checksum()
+        with pytest.raises(RulesError, match=match):
+            s.apply(action)
+        assert len(s.actions) == n and s.checksum() == before
+
+    c = s.footprint_centre("knight2")
+    s.apply(move("knight2", (c[0] + 4.0, c[1])))
+    refused(move("knight2", (0.0, 3.0)), "cannot stand")              # into the wall: teleported back
+    refused(move("knight1", (0.0, -3.0)), "may move")                  # too far
+    refused(move("falcon1", (5.0, -3.0)), "belongs to Black Falcons")  # not ours
+    refused(BigDrop(type="big_drop", player=LK, payload=ExplosivePayload(kind="explosive"),
+                    strategy_bricks=1, target=(6.0, 3.0)), "Strategy pile")
+    c = s.footprint_centre("knight1")
+    s.apply(move("knight1", (c[0] + 3.0, c[1] + 0.5)))
+    s.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    s.undo()
+    s.undo()                                                           # an extra undo
+    c = s.footprint_centre("knight1")
+    s.apply(move("knight1", (c[0] + 2.5, c[1])))
+    s.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    s.apply(EndTurnAction(type="end_turn", player=LK))
+    c = s.footprint_centre("falcon1")
+    s.apply(move("falcon1", (c[0] - 3.0, c[1]), player=BF))
+    refused(move("falcon1", (c[0] - 3.0, c[1] + 4.0), player=BF), "may move")
+    s.apply(AttackAction(type="attack", player=BF, unit="falcon1", weapon=0, target="knight1"))
+    s.undo()
+    s.apply(EndTurnAction(type="end_turn", player=BF))
+    s.apply(EndTurnAction(type="end_turn", player=LK))
+    s.undo()
+    c = s.footprint_centre("knight2")
+    s.apply(move("knight2", (c[0], c[1] - 2.0)))
+    s.apply(EndTurnAction(type="end_turn", player=LK))
+    assert s.turn == 2 and s.current_player == BF
+    path = s.save(tmp_path / "long.save.json")
+    assert json.loads(path.read_text())["checksum"] == s.checksum()
+    code = ("import sys; from sandbox.game.session import GameSession; "
+            "print(GameSession.load(sys.argv[1], check=False).checksum())")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                         cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == s.checksum()

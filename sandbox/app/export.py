@@ -10,8 +10,10 @@ the picture does not jitter. Videos are written by imageio: MP4 (H.264) through 
 whose wheel brings its own ffmpeg; GIF through Pillow. The file is written to a temporary name
 beside the target and renamed only when complete, so a failed export never replaces a good one.
 
-Pillow merges identical consecutive GIF frames into one longer frame (bodies at rest), so a
-GIF read back may hold fewer frames than were written; its total duration is the same.
+Identical consecutive GIF pictures become one longer frame (bodies at rest), so a GIF may hold
+fewer frames than pictures rendered (the export reports the frames in the file). GIF delays
+are whole centiseconds: they alternate (30 and 40 ms at 30 fps) so the total duration is the
+clip's.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ..game.replay_index import ReplayIndex
 
 #: File kinds an export can write, by suffix.
 FORMATS: tuple[str, ...] = (".mp4", ".gif")
+#: Shortest GIF frame delay, ms (browsers show shorter ones as 100 ms).
+GIF_MIN_DELAY_MS: int = 20
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class ExportResult:
     ----------
     path : Path
     frames : int
-        Pictures written.
+        Frames in the file (a GIF merges identical consecutive pictures into one longer
+        frame, so it may hold fewer than ``pictures``).
     width, height : int
         Pixels.
     fps : float
@@ -52,6 +57,8 @@ class ExportResult:
         The replay frames of the stretch exported (inclusive).
     seconds : float
         Wall time of the whole export (rendering and encoding), seconds.
+    pictures : int
+        Pictures rendered (``frames`` when not given).
     """
 
     path: Path
@@ -62,11 +69,17 @@ class ExportResult:
     first_frame: int
     last_frame: int
     seconds: float
+    pictures: int | None = None
+
+    @property
+    def rendered(self) -> int:
+        """Pictures rendered."""
+        return self.frames if self.pictures is None else self.pictures
 
     @property
     def frames_per_second(self) -> float:
         """Export speed: pictures made per wall second."""
-        return self.frames / self.seconds if self.seconds > 0 else float("inf")
+        return self.rendered / self.seconds if self.seconds > 0 else float("inf")
 
 
 def select_frames(index: ReplayIndex, turn: int | None = None, start: float | None = None,
@@ -136,7 +149,8 @@ def action_camera(drawing, playback: ReplayPlayback, frames: list[int], aspect: 
 
 
 def _writer(path: Path, fps: float, width: int, height: int):
-    """An imageio writer for ``path``'s suffix: ``(write(frame (h, w, 3) uint8), close())``."""
+    """A writer for ``path``'s suffix: ``(write(frame (h, w, 3) uint8), close(),
+    frames())``, ``frames()`` giving the pictures in the file once closed."""
     suffix = path.suffix.lower()
     if suffix == ".mp4":
         import imageio.v2 as iio2
@@ -144,12 +158,78 @@ def _writer(path: Path, fps: float, width: int, height: int):
         w = iio2.get_writer(path, format="FFMPEG", fps=fps, codec="libx264", quality=7,
                             pixelformat="yuv420p", macro_block_size=1,
                             ffmpeg_log_level="error")
-        return w.append_data, w.close
-    import imageio.v3 as iio3
+        written = [0]
 
-    f = iio3.imopen(path, "w", plugin="pillow", extension=".gif")
-    duration = max(20, int(round(1000.0 / fps / 10.0)) * 10)  # GIF delays are centiseconds
-    return (lambda img: f.write(img, duration=duration, loop=0)), f.close
+        def append(img: np.ndarray) -> None:
+            w.append_data(img)
+            written[0] += 1
+
+        return append, w.close, lambda: written[0]
+    gif = _GifWriter(path, fps)
+    return gif.write, gif.close, lambda: gif.frames
+
+
+def gif_delays_ms(pictures: int, fps: float) -> list[int]:
+    """Delays (ms) of ``pictures`` GIF frames at ``fps``: GIF delays are whole centiseconds,
+    so they alternate (30 and 40 ms at 30 fps) and every frame ends within 5 ms of its time.
+
+    >>> gif_delays_ms(6, 30.0)
+    [30, 40, 30, 30, 40, 30]
+    """
+    ends = [int(round(i * 100.0 / fps)) * 10 for i in range(pictures + 1)]
+    return [b - a for a, b in zip(ends[:-1], ends[1:])]
+
+
+class _GifWriter:
+    """Collects pictures and writes an animated GIF with Pillow on close.
+
+    Identical consecutive pictures become one longer frame, and a delay under
+    :data:`GIF_MIN_DELAY_MS` (which viewers stretch to 100 ms) is merged into the next
+    picture, so the total duration is the clip's; :attr:`frames` is the count in the file.
+    """
+
+    def __init__(self, path: Path, fps: float):
+        self.path, self.fps = Path(path), float(fps)
+        self.images: list[np.ndarray] = []
+        self.delays: list[int] = []
+        self._pending: tuple[np.ndarray, int] | None = None
+        self._count = 0
+        self.frames = 0
+
+    def write(self, img: np.ndarray) -> None:
+        self._count += 1
+        n = self._count
+        delay = (int(round(n * 100.0 / self.fps)) - int(round((n - 1) * 100.0 / self.fps))) * 10
+        if self._pending is not None:
+            prev, d = self._pending
+            if d < GIF_MIN_DELAY_MS:  # too short to show: this picture takes its time
+                self._pending = (img, d + delay)
+                return
+            if np.array_equal(prev, img):
+                self._pending = (prev, d + delay)
+                return
+            self.images.append(prev)
+            self.delays.append(d)
+        self._pending = (np.array(img, copy=True), delay)
+
+    def close(self) -> None:
+        from PIL import Image
+
+        if self._pending is not None:
+            img, d = self._pending
+            if d < GIF_MIN_DELAY_MS and self.images:
+                self.delays[-1] += d
+            else:
+                self.images.append(img)
+                self.delays.append(max(d, GIF_MIN_DELAY_MS))
+            self._pending = None
+        if not self.images:
+            return
+        pics = [Image.fromarray(np.ascontiguousarray(i)) for i in self.images]
+        pics[0].save(self.path, format="GIF", save_all=True, append_images=pics[1:],
+                     duration=self.delays, loop=0, disposal=1)
+        with Image.open(self.path) as done:  # Pillow may merge pictures equal once paletted
+            self.frames = int(getattr(done, "n_frames", 1))
 
 
 def plan_export(replay: Replay, out: str | Path, *, width: int = 640, height: int = 480,
@@ -236,7 +316,7 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        write, close = _writer(tmp, fps, int(width), int(height))
+        write, close, in_file = _writer(tmp, fps, int(width), int(height))
         try:
             with OffscreenRenderer(int(width), int(height), shadows=shadows) as renderer:
                 for i, f in enumerate(frames):
@@ -251,5 +331,5 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return ExportResult(out, len(frames), int(width), int(height), float(fps), first, last,
-                        _time.perf_counter() - t_start)
+    return ExportResult(out, in_file(), int(width), int(height), float(fps), first, last,
+                        _time.perf_counter() - t_start, pictures=len(frames))

@@ -65,8 +65,11 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
         res = export_replay(rp, out, assets, width=size[0], height=size[1], fps=fps, speed=speed,
                             turn=turn, start=start, end=end, moment=moment, shadows=shadows,
                             progress=progress)
-    console.print(f"[bold]wrote[/] {res.path}: {res.frames} frames {res.width}x{res.height} at "
-                  f"{res.fps:g} fps, replay frames {res.first_frame}..{res.last_frame}, "
+    merged = (f" (of {res.rendered} pictures: identical ones merged)"
+              if res.frames != res.rendered else "")
+    console.print(f"[bold]wrote[/] {res.path}: {res.frames} frames{merged} {res.width}x"
+                  f"{res.height}, {res.rendered / res.fps:.2f} s at {res.fps:g} fps, "
+                  f"replay frames {res.first_frame}..{res.last_frame}, "
                   f"{res.frames_per_second:.1f} frames/s "
                   f"({time.perf_counter() - t0:.1f} s in all)", markup=True)
 

@@ -12,7 +12,9 @@ right / left (hold: repeat)   step one frame forward / back (pauses)
 up / down                     faster / slower (1/16x .. 8x)
 home / end                    first / last frame
 n / p                         next / previous event (impacts, damage, explosions...)
-t                             jump to the next turn
+t                             jump to the next turn (after the last: back to turn 0, said
+                              in the status line)
+l                             hide / show the event log and dramatic moments panels
 m, or 1..9                    next dramatic moment, or the n-th biggest one
 f                             camera: free orbit / follow the action
 mouse left drag, a / d, w / s orbit (turn around, up and down)
@@ -64,6 +66,14 @@ from ..render.view import Marker
 
 #: Lines of the event log panel.
 LOG_LINES = 18
+#: Width of the event log panel (aspect-2d units; the window is 2 high) and the characters
+#: of a line that fit in it.
+LOG_WIDTH = 0.78
+LOG_CHARS = 60
+#: Characters of a dramatic moment's line (the panel grows to the longest).
+MOMENT_CHARS = 70
+#: Vertical field of view of the window, degrees (as Camera.framing assumes).
+FOV_DEG = 40.0
 #: Follow camera: fraction of the way to its goal covered per second (exponential).
 FOLLOW_RATE = 4.0
 #: Colours of the event log by event type.
@@ -124,7 +134,7 @@ class ReplayViewer:
         When no window can be opened (no display).
     """
 
-    def __init__(self, replay: Replay, assets: dict, *, width: int = 1280, height: int = 760,
+    def __init__(self, replay: Replay, assets: dict, *, width: int = 1280, height: int = 720,
                  shadows: bool = True, title: str | None = None):
         self.replay = replay
         self.playback = ReplayPlayback(replay)
@@ -155,6 +165,11 @@ class ReplayViewer:
             raise ReplayError("cannot open the replay window: no display (is DISPLAY set?). "
                               "Use --export or --info without one")
         self.base.disableMouse()
+        # the vertical field of view Camera.framing assumes (Panda3D's default keeps 40
+        # degrees across, which crops a wide window's framing top and bottom)
+        self.base.camLens.set_min_fov(FOV_DEG)
+        #: A one-off note shown in the status line until the next action (a wrapped turn).
+        self.notice = ""
         self.base.setBackgroundColor(0.70, 0.80, 0.90, 1)
         self.follow = False
         self._updating_slider = False
@@ -264,7 +279,8 @@ class ReplayViewer:
         if bounds is None:
             w, d = self.drawing.battlefield
             bounds = np.array([[-w / 2, -d / 2, 0], [w / 2, d / 2, 4]])
-        cam = self.drawing.camera_for_bounds(bounds, self._aspect())
+        cam = self.drawing.camera_for_bounds(bounds, self._aspect(), azimuth_deg=30.0,
+                                             elevation_deg=35.0)
         off = cam.eye - cam.target
         dist = float(np.linalg.norm(off))
         el = math.degrees(math.asin(off[2] / dist))
@@ -277,6 +293,7 @@ class ReplayViewer:
 
     # ------------------------------------------------------------------ GUI
     def _build_gui(self) -> None:
+        from direct.gui import DirectGuiGlobals as DGG
         from direct.gui.DirectGui import DirectButton, DirectFrame, DirectSlider
         from direct.gui.OnscreenText import OnscreenText
 
@@ -302,24 +319,37 @@ class ReplayViewer:
         self.slider = DirectSlider(parent=self.bar, range=(0, max(self.playback.frames - 1, 1)),
                                    value=0, pageSize=1, pos=(0, 0, 0.165), scale=(1.2, 1, 0.5),
                                    command=self._on_slider)
+        # a click on the track jumps there (DirectSlider alone pages by pageSize)
+        self.slider.bind(DGG.B1PRESS, self._on_track_click)
         self.status = OnscreenText(parent=self.bar, text="", pos=(-1.22, 0.105), scale=0.042,
                                    align=TextNode.A_left, fg=(1, 1, 1, 1), mayChange=True)
-        self.log_frame = DirectFrame(parent=self.base.a2dTopRight, frameColor=(0, 0, 0, 0.5),
-                                     frameSize=(-1.05, -0.01, -0.05 - 0.05 * LOG_LINES, -0.01))
+        # the event log: a narrow see-through column on the right (L hides both panels)
+        self.log_frame = DirectFrame(parent=self.base.a2dTopRight, frameColor=(0, 0, 0, 0.3),
+                                     frameSize=(-LOG_WIDTH, -0.01, -0.04 - 0.04 * LOG_LINES, -0.01))
         self.log_texts = [OnscreenText(parent=self.log_frame, text="", align=TextNode.A_left,
-                                       pos=(-1.03, -0.06 - 0.05 * i), scale=0.036,
-                                       fg=(1, 1, 1, 1), mayChange=True) for i in range(LOG_LINES)]
+                                       pos=(-LOG_WIDTH + 0.02, -0.05 - 0.04 * i), scale=0.028,
+                                       fg=(1, 1, 1, 1), mayChange=True, wordwrap=None)
+                          for i in range(LOG_LINES)]
         moments = self.playback.index.ranked()[:9]
-        self.moment_frame = DirectFrame(parent=self.base.a2dTopLeft, frameColor=(0, 0, 0, 0.45),
-                                        frameSize=(0.01, 0.95, -0.08 - 0.045 * len(moments), -0.01))
-        OnscreenText(parent=self.moment_frame, text="Dramatic moments (1-9, m)", pos=(0.03, -0.055),
-                     scale=0.035, align=TextNode.A_left, fg=(1, 0.85, 0.3, 1))
+        self.moment_frame = DirectFrame(parent=self.base.a2dTopLeft, frameColor=(0, 0, 0, 0.3),
+                                        frameSize=(0.01, 0.5, -0.07 - 0.04 * len(moments), -0.01))
+        title = OnscreenText(parent=self.moment_frame, text="Dramatic moments (1-9, m; L hides)",
+                             pos=(0.03, -0.05), scale=0.03, align=TextNode.A_left,
+                             fg=(1, 0.85, 0.3, 1))
+        self.moment_texts = [title]
         for i, m in enumerate(moments):
-            OnscreenText(parent=self.moment_frame, scale=0.03, align=TextNode.A_left,
-                         pos=(0.03, -0.1 - 0.045 * i), fg=(1, 1, 1, 1),
-                         text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {m.text[:44]}")
+            self.moment_texts.append(OnscreenText(
+                parent=self.moment_frame, scale=0.027, align=TextNode.A_left,
+                pos=(0.03, -0.09 - 0.04 * i), fg=(1, 1, 1, 1),
+                text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {_shorten(m.text, MOMENT_CHARS)}"))
+        # the panel as wide as its longest line, none cut off
+        widest = max(t.textNode.get_width() * 0.027 for t in self.moment_texts[1:]) \
+            if moments else 0.0
+        widest = max(widest, title.textNode.get_width() * 0.03)
+        self.moment_frame["frameSize"] = (0.01, 0.05 + widest, -0.07 - 0.04 * len(moments), -0.01)
 
     def _do(self, action) -> None:
+        self.notice = ""
         action()
         self.refresh()
 
@@ -332,9 +362,34 @@ class ReplayViewer:
         self.playback.pause()
         self.playback.seek(frame)
 
+    def _on_track_click(self, param) -> None:
+        """A click on the slider's track: jump to the frame under the mouse."""
+        if param is None or not hasattr(param, "get_mouse"):
+            return
+        m = param.get_mouse()
+        x = self.slider.get_relative_point(self.base.render2d, LPoint3(m[0], 0, m[1]))[0]
+        left, right = self.slider.guiItem.get_frame()[:2]
+        thumb = self.slider.thumb.guiItem.get_frame()
+        half_thumb = (thumb[1] - thumb[0]) / 2  # the thumb's centre travels inside the frame
+        lo, hi = left + half_thumb, right - half_thumb
+        frac = (x - lo) / (hi - lo) if hi > lo else 0.0
+        self.playback.pause()
+        self.playback.seek_fraction(frac)
+        self.refresh()
+
     def _next_turn(self) -> None:
-        turns = [t for t in self.playback.index.turns() if t > self.playback.turn]
-        self.playback.jump_to_turn(turns[0] if turns else self.playback.index.turns()[0])
+        turns = self.playback.index.turns()
+        later = [t for t in turns if t > self.playback.turn]
+        if later:
+            self.playback.jump_to_turn(later[0])
+        else:
+            self.playback.jump_to_turn(turns[0])
+            self.notice = f"turn {turns[-1]} was the last: back to turn {turns[0]}"
+
+    def _toggle_panels(self) -> None:
+        """Show or hide the event log and the dramatic moments (L)."""
+        for panel in (self.log_frame, self.moment_frame):
+            panel.hide() if not panel.is_hidden() else panel.show()
 
     def _toggle_follow(self) -> None:
         self.follow = not self.follow
@@ -354,6 +409,7 @@ class ReplayViewer:
             "arrow_down": pb.slower, "home": lambda: pb.seek(0),
             "end": lambda: pb.seek(pb.frames - 1), "n": pb.next_event, "p": pb.previous_event,
             "t": self._next_turn, "m": pb.next_moment, "f": self._toggle_follow,
+            "l": self._toggle_panels,
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
             "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
             "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
@@ -452,13 +508,15 @@ class ReplayViewer:
         self.status.setText(
             f"{pb.time:6.3f} s   frame {pb.frame + 1}/{pb.frames}   turn {pb.turn}   "
             f"speed {pb.speed:g}x   {'playing' if pb.playing else 'paused'}   "
-            f"camera {'follow' if self.follow else 'free'}")
+            f"camera {'follow' if self.follow else 'free'}"
+            + (f"   -- {self.notice}" if self.notice else ""))
         lines = [e for e in pb.events() if e.get("type") not in ("body", "warning", "setup")]
         lines = lines[-LOG_LINES:]
         for i, t in enumerate(self.log_texts):
             if i < len(lines):
                 e = lines[i]
-                t.setText(f"{float(e.get('time', 0)):6.3f}  {e.get('text', '')}"[:64])
+                t.setText(_shorten(f"{float(e.get('time', 0)):6.3f}  {e.get('text', '')}",
+                                   LOG_CHARS))
                 t.setFg(LOG_COLOURS.get(e.get("type"), (0.9, 0.9, 0.9, 1)))
             else:
                 t.setText("")
@@ -503,6 +561,11 @@ class ReplayViewer:
         if self._display_page is not None:
             unloadPrcFile(self._display_page)
             self._display_page = None
+
+
+def _shorten(text: str, n: int) -> str:
+    """``text`` cut to ``n`` characters, with an ellipsis when cut."""
+    return text if len(text) <= n else text[: n - 3].rstrip() + "..."
 
 
 def open_viewer(path: str | Path, ldrawdir: str | Path | None = None, **kwargs) -> ReplayViewer:

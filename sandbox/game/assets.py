@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -242,6 +242,12 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
         model = _load_inline(lines, entry.id, ldrawdir)
         pls = list(model.placements)
         whole = None
+    # The entry's colour stands in for the main colour (16) wherever the model's top-level
+    # lines say 16 (LDraw: 16 is "the colour of the line that placed me"); cached models are
+    # never changed, the placements are copied.
+    colour = getattr(entry, "colour", 16)
+    if colour != 16:
+        pls = [replace(p, colour=colour) if p.colour == 16 else p for p in pls]
     asset = _asset_from_model(model, entry.name or entry.id, pls)
     if entry.model is not None and not first:
         asset.warnings = []

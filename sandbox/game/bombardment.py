@@ -16,6 +16,14 @@ is placed now; the Payload arrives at the start of the Commander's next turn:
 
 Unit and supply Payloads without Flight take Collision Damage on landing and are Disrupted
 (the game's impact handling, as for The Big Drop); Explosives explode on their first impact.
+
+Smoke bombs (13.2: "Reinforcement units can be fired alongside ... Explosive variants like
+Smoke bombs"; 8.4 Alternate Damage Dice) cost one brick per die like Explosives. Every die is
+replaced with Smoke, so the bomb does no Damage: on its first impact it bursts (its body leaves
+the table, and no Collision Damage is rolled for it) into a Smoke Field of 4" of Size per die
+centred where it struck, placed through :meth:`sandbox.game.hazards.Hazards.add_field`. The
+Field is not permanent: at the start of each later turn (turns are rounds here, so every turn
+is the attacking player's) it shrinks by 1", and it is gone at 0".
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from ..rules import collision as collision_rules
 from ..rules.attacks import action_roll
 from ..rules.escapade_commander import bombardment_cost, check_drop_zone
 from .assets import build_asset, build_part_asset
+from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
 from .scene import Stats
 from .scene_flight import BombardAction
@@ -42,6 +51,8 @@ if TYPE_CHECKING:  # pragma: no cover
 ARRIVAL_HEIGHT_IN: float = 6.0
 #: How long a landing may take to come to rest, seconds.
 LANDING_MAX_SECONDS: float = 8.0
+#: Smoke Field Size per Explosive die replaced with Smoke, inches (8.4 Alternate Damage Dice).
+SMOKE_FIELD_IN_PER_DIE: float = 4.0
 
 
 @dataclass
@@ -73,6 +84,9 @@ class Bombardment:
         self.game = game
         self.piles: dict[str, int] = {p.name: p.strategy_bricks for p in game.spec.players}
         self.orders: list[Order] = []
+        #: Smoke Fields of burst Smoke bombs: field id -> {"turn", "player", "size"}.
+        self.smoke: dict[str, dict] = {}
+        self._smoke_bombs: dict[str, Order] = {}
 
     def handles(self, action) -> bool:
         return isinstance(action, BombardAction)
@@ -81,7 +95,8 @@ class Bombardment:
         return any(o.status == "incoming" for o in self.orders)
 
     def to_dict(self) -> dict:
-        return {"piles": dict(self.piles), "orders": [o.to_dict() for o in self.orders]}
+        return {"piles": dict(self.piles), "orders": [o.to_dict() for o in self.orders],
+                "smoke": {k: dict(v) for k, v in self.smoke.items()}}
 
     def marker_data(self) -> list[dict]:
         return [{"kind": "target", "point": [o.target[0], o.target[1], 0.0]}
@@ -107,7 +122,7 @@ class Bombardment:
                 raise RulesError(f"{where}: {u!r} is already on the table")
         unit_inches = sum(reserves[u].stats.size for u in a.units)
         supply_inches = sum(s.size for s in a.supplies)
-        bricks = bombardment_cost(a.explosive_dice, unit_inches, supply_inches)
+        bricks = bombardment_cost(a.explosive_dice + a.smoke_dice, unit_inches, supply_inches)
         if a.drop_zone is not None:
             zone = next((z for z in g.spec.drop_zones if z.id == a.drop_zone), None)
             if zone is None:
@@ -134,6 +149,8 @@ class Bombardment:
             items.append({"kind": "unit", "unit": u})
         if a.explosive_dice:
             items.append({"kind": "explosive", "dice": a.explosive_dice, "part": a.explosive_part})
+        if a.smoke_dice:
+            items.append({"kind": "smoke", "dice": a.smoke_dice, "part": a.explosive_part})
         for s in a.supplies:
             items.append({"kind": "supply", "part": s.part, "colour": s.colour, "size": s.size,
                           "armor": s.armor})
@@ -149,6 +166,8 @@ class Bombardment:
 
     # ------------------------------------------------------------------ arrival
     def start_of_turn(self, turn: int) -> None:
+        """Smoke Fields shrink by 1", then Bombardments called last turn arrive (8.4, 13.2)."""
+        self._shrink_smoke(turn)
         for o in self.orders:
             if o.status == "incoming" and o.called_turn < turn:
                 self._arrive(o)
@@ -175,8 +194,11 @@ class Bombardment:
         g.log("release", f"Bombardment {o.id} is released"
               + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
               order=o.id, bodies=list(o.keys))
+        for key, item in zip(o.keys, o.items):
+            if item["kind"] == "smoke":
+                self._smoke_bombs[key] = o
         g.world.step_until_rest(max_seconds=LANDING_MAX_SECONDS, min_seconds=0.05,
-                                on_step=g._on_step)
+                                on_step=self._on_step)
         for key in o.keys:
             if key in g.world.bodies:
                 pos = g.world.pose(key)[0]
@@ -221,6 +243,10 @@ class Bombardment:
             asset = build_part_asset(item["part"], item["colour"], g.ldrawdir)
             key, name, owner, dice = f"{o.id}_supply{i + 1}", f"supply crate ({item['part']})", o.player, 0
             stats = Stats(size=item["size"], armor=item["armor"])
+        elif item["kind"] == "smoke":
+            asset = build_part_asset(item["part"], 15, g.ldrawdir)
+            key, name, owner = f"{o.id}_smoke{i + 1}", f"{item['dice']}-die Smoke bomb", o.player
+            stats, dice = Stats(size=1.0, armor=0), 0
         else:
             asset = build_part_asset(item["part"], 0, g.ldrawdir)
             key, name, owner = f"{o.id}_explosive{i + 1}", f"{item['dice']}d10 Explosive", o.player
@@ -231,3 +257,53 @@ class Bombardment:
         g._add_body(key, "payload", name, owner, stats, asset)
         g.bodies[key].explosive_dice = dice
         return key
+
+    # ------------------------------------------------------------------ Smoke bombs
+    def _on_step(self, world, events) -> None:
+        """The game's step handling, except that a Smoke bomb's first impact bursts it."""
+        burst = []
+        for ev in events:
+            for key in (ev.body_a, ev.body_b):
+                if key in self._smoke_bombs and key not in burst and key in world.bodies:
+                    burst.append(key)
+                    self._burst(key, ev)
+        if burst:
+            events = [ev for ev in events if ev.body_a not in burst and ev.body_b not in burst]
+        self.game._on_step(world, events)
+
+    def _burst(self, key: str, ev) -> None:
+        """A Smoke bomb strikes (``ev``, an ImpactEvent): a Smoke Field of 4" per die centred
+        at the point of impact (8.4), and no Collision Damage."""
+        g = self.game
+        point = np.asarray(ev.position, float)
+        g.log("impact", f"{g.bodies[key].name} strikes at {ev.normal_speed:.1f} in/s",
+              **ev.to_dict())
+        o = self._smoke_bombs.pop(key)
+        item = o.items[o.keys.index(key)]
+        size = SMOKE_FIELD_IN_PER_DIE * int(item["dice"])
+        name = g.bodies[key].name
+        g.world.remove(key)
+        g.log("landed", f"{name} bursts where it strikes, at "
+              f"({point[0]:.2f}, {point[1]:.2f})", body=key, order=o.id,
+              position=[round(float(v), 4) for v in point])
+        fid = f"{key}_field"
+        self.smoke[fid] = {"turn": g.turn, "player": o.player, "size": size}
+        g.hazards.add_field(
+            FieldEntry(id=fid, name=f"smoke of {o.id}", hazard="smoke", size=size,
+                       centre=(float(point[0]), float(point[1])), owner=o.player),
+            source=f"{name}: {item['dice']} dice replaced with Smoke, 4\" each")
+
+    def _shrink_smoke(self, turn: int) -> None:
+        """Temporary Smoke Fields shrink 1" at the start of each later turn (8.4)."""
+        g = self.game
+        for fid, info in list(self.smoke.items()):
+            if info["turn"] >= turn or fid not in g.hazards.fields:
+                continue
+            info["size"] -= 1.0
+            if info["size"] <= 1e-9:
+                del self.smoke[fid]
+                g.hazards.remove_field(fid, "the Smoke has cleared")
+                continue
+            entry = g.hazards.fields[fid].entry
+            g.hazards.add_field(entry.model_copy(update={"size": info["size"], "radius": None}),
+                                source="shrinks 1\" at the start of the turn")

@@ -367,7 +367,8 @@ class Blasts:
             ring = explosion_at(rings, d)
             dmg = ring_damage(ring, variant)
             if dmg > 0 and not st.damage.destroyed:
-                g._damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)")
+                g._damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
+                          dice=[(10, v) for v in ring.dice] if dmg == ring.damage else None)
             fixed = g.world.bodies[key].static
             if not fixed and ring.knockback_in > 0:
                 thrown.append((key, ring.knockback_in))

@@ -52,7 +52,10 @@ class FieldEntry(_Strict):
     radius: float | None = Field(None, gt=0, description="inches (default: size / 2)")
     height: float = Field(5.0, gt=0, description="inches (Smoke: 5\" by default)")
     thrust_direction: Vec2 = (1.0, 0.0)
-    powered: bool = False
+    powered: bool = Field(False, description="activated and powered by a creation: its dice "
+                          "activate once per turn, an inch of Power each (F.1)")
+    powered_by: str | None = Field(None, description="body id of the creation whose Power it "
+                                   "spends (its 'power' stat)")
     exceptional: bool = False
     owner: str | None = None
 
@@ -145,6 +148,10 @@ class HazardExpect(_Strict):
     sight_blocked: list[str] = Field(default_factory=list, description="ids of sight actions")
     sight_clear: list[str] = Field(default_factory=list, description="ids of sight actions")
     min_spread: int = Field(0, ge=0, description="Fires started by spreading")
+    sprung: list[str] = Field(default_factory=list, description="ids of Traps that went off")
+    armed: list[str] = Field(default_factory=list, description="ids of Traps still armed")
+    min_deflected: dict[str, int] = Field(default_factory=dict,
+                                          description="Energy Shield dice spent, per body")
 
     @model_validator(mode="after")
     def _disjoint(self):

@@ -37,6 +37,7 @@ from ..rules.attacks import ArcTarget, resolve_arc_fire
 from ..rules.damage import explosion_at, explosion_rings
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
+from .defences import dice_of
 from .fire import FireController
 from .hazard_scene import (HAZARD_ACTIONS, Cross, Extinguish, FieldEntry, FlameThrowerAttack,
                            Ignite, MarkTarget, Sight)
@@ -91,6 +92,7 @@ class Hazards:
         self.sight: dict[str, bool] = {}
         self.crossings: dict[str, str] = {}
         self.marks: list[hz.Mark] = []
+        self.powered: dict[str, hz.PoweredField] = {}
         self._ready = False
 
     # ------------------------------------------------------------------ setup
@@ -102,11 +104,43 @@ class Hazards:
         for e in getattr(self.game.spec, "fields", []):
             rules = field_rules(e)
             region = Region(tuple(e.centre), e.radius or e.size / 2.0, e.height)
+            if e.powered_by is not None and e.powered_by not in self.game.bodies:
+                raise SceneError(f"fields[{e.id}].powered_by: no body {e.powered_by!r}")
+            if e.powered_by is not None and not e.powered:
+                raise SceneError(f"fields[{e.id}].powered_by = {e.powered_by!r} needs "
+                                 "powered = true")
             self.fields[e.id] = PlacedField(e, rules, region)
             dice = f", {rules.dice}" if rules is not None and rules.dice is not None else ""
             self.game.log("field", f"{self.fields[e.id].name}: {e.hazard} Field of Size "
                           f"{e.size:g}\"{dice}, radius {region.radius:g}\" at "
                           f"({e.centre[0]:g}, {e.centre[1]:g})", field=e.id, hazard=e.hazard)
+
+    def add_field(self, entry: FieldEntry, source: str = "") -> PlacedField:
+        """Place a Field made during play (a Smoke bomb's cloud, 8.4), or replace the one with
+        the same ``id`` (a Field that shrank); ``source`` is said in the log.
+
+        Raises
+        ------
+        SceneError
+            When the rules reject the entry (naming it).
+        """
+        self.setup()
+        rules = field_rules(entry)
+        region = Region(tuple(entry.centre), entry.radius or entry.size / 2.0, entry.height)
+        pf = self.fields[entry.id] = PlacedField(entry, rules, region)
+        self.game.log("field", f"{pf.name}: {entry.hazard} Field of Size {entry.size:g}\", "
+                      f"radius {region.radius:g}\" at ({entry.centre[0]:.2f}, "
+                      f"{entry.centre[1]:.2f})" + (f" ({source})" if source else ""),
+                      field=entry.id, hazard=entry.hazard, size=entry.size,
+                      centre=[round(float(v), 4) for v in entry.centre])
+        return pf
+
+    def remove_field(self, field_id: str, why: str = "") -> None:
+        """Take a Field off the table (a temporary Field that shrank to nothing, 8.4)."""
+        pf = self.fields.pop(field_id, None)
+        if pf is not None:
+            self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
+                          field=field_id)
 
     def handles(self, action) -> bool:
         return isinstance(action, HAZARD_ACTIONS)
@@ -134,6 +168,7 @@ class Hazards:
                 elif pf.rules is not None and pf.rules.kind is hz.HazardKind.EXPOSURE:
                     self._expose(pf, key, min(st.stats.size, pf.region.height) * frac)
         self.fire.start_of_turn(turn)
+        self.game.defences.engulfed_riders()  # the pilot of a burning Boiler-Mech (F.1)
 
     # ------------------------------------------------------------------ actions
     def apply(self, action, index: int) -> None:
@@ -242,15 +277,47 @@ class Hazards:
                       "until his next turn (F.3)", body=a.target, scout=a.scout)
 
     # ------------------------------------------------------------------ exposure
+    def _activate(self, pf: PlacedField, victim: str) -> bool:
+        """A powered Field's dice activate once per turn for an inch of Power each (F.1).
+
+        Returns whether they act on ``victim`` now; a passive Field always does.
+        """
+        if pf.rules is None or not pf.rules.powered:
+            return True
+        g = self.game
+        state = self.powered.setdefault(pf.entry.id, hz.PoweredField(pf.rules))
+        who = g.bodies[victim].name
+        if state.last_turn == g.turn:
+            g.log("powered_field", f"{pf.name} already used its Hazard dice on turn {g.turn}: "
+                  f"{who} is spared (F.1)", field=pf.entry.id, body=victim, activated=False)
+            return False
+        src = pf.entry.powered_by
+        left = g.defences.power_left(src) if src is not None else math.inf
+        try:
+            cost = state.activate(g.turn, left)
+        except RulesError as exc:
+            g.log("powered_field", f"{pf.name} stays off: {exc}", field=pf.entry.id,
+                  body=victim, activated=False)
+            return False
+        if src is not None:
+            g.defences.spend_power(src, cost, pf.name)
+        g.log("powered_field", f"{pf.name} activates on {who}: {pf.rules.hazard_dice} Hazard "
+              f"di{'e' if pf.rules.hazard_dice == 1 else 'ce'}, {cost:g}\" of Power (F.1)",
+              field=pf.entry.id, body=victim, activated=True, power=cost)
+        return True
+
     def _expose(self, pf: PlacedField, key: str, exposed_size: float) -> None:
         st = self.game.bodies[key]
+        if not self._activate(pf, key):
+            return
         res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.rules,
                                  exposed_size_in=max(0.0, exposed_size), victim=st.name)
         self.game.log("exposure", f"{st.name} is exposed to {pf.name}: {res.damage} Damage"
                       f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
                       "Power", body=key, field=pf.entry.id, damage=res.damage)
         if res.damage:
-            self.game._damage(st, res.damage, f"Exposure Damage ({pf.name})")
+            self.game._damage(st, res.damage, f"Exposure Damage ({pf.name})",
+                              dice=dice_of(res.roll) if res.roll is not None else None)
         if res.roll is not None and res.fire_values:
             self.fire.ignite(key, res.roll, igniter=pf.entry.owner, source=pf.name)
 
@@ -277,7 +344,7 @@ class Hazards:
                 ring = explosion_at(rings, d) if d is not None else None
                 if ring is not None and ring.damage > 0:
                     self.game._damage(ost, ring.damage, f"Explosion Damage ({d:.2f}\" from the "
-                                      "blast)")
+                                      "blast)", dice=[(10, v) for v in ring.dice])
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
             self._expose(pf, key, st.stats.size)
 
@@ -353,6 +420,8 @@ class Hazards:
                 break
         else:
             self._place(a.unit, start + direction * travelled)
+        if not self.game.bodies[a.unit].damage.destroyed:  # tripwires, pressure plates (F.2)
+            self.game.traps.on_path(a.unit, start, start + direction * travelled)
         self.crossings.setdefault(a.unit, outcome)
         if outcome == "stopped":
             self.crossings[a.unit] = "stopped"
@@ -404,6 +473,11 @@ class Hazards:
         for k in h.sight_clear:
             if self.sight.get(k) is not True:
                 fails.append(f"expected sight check {k!r} clear, saw {self.sight.get(k)}")
+        fails += self.game.traps.check(h.sprung, h.armed)
+        for k, n in h.min_deflected.items():
+            seen = self.game.defences.deflected.get(k, 0)
+            if seen < n:
+                fails.append(f"expected at least {n} Energy Shield dice spent by {k!r}, saw {seen}")
         if self.fire.spread_count < h.min_spread:
             fails.append(f"expected at least {h.min_spread} spreading Fires, saw "
                          f"{self.fire.spread_count}")

@@ -261,6 +261,31 @@ class ReplayPlayback:
         return m
 
 
+class _KeptAssets(dict):
+    """A game's ``assets`` dict that remembers bodies taken out of it.
+
+    A creation broken by an explosion (BrikWars 8.4) leaves the game's assets when its
+    pieces replace it, yet the replay draws it whole until that frame.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.gone: dict = {}
+
+    def __delitem__(self, key):
+        self.gone[key] = self[key]
+        super().__delitem__(key)
+
+    def pop(self, key, *default):
+        if key in self:
+            self.gone[key] = self[key]
+        return super().pop(key, *default)
+
+    def every(self) -> dict:
+        """Every asset the game ever had (the latest one per key)."""
+        return {**self.gone, **self}
+
+
 def replay_assets(replay: Replay, base_dir: str | Path | None = None,
                   ldrawdir: str | Path | None = None) -> dict:
     """The meshes of every body of a replay, in their body frames, ready to draw.
@@ -272,7 +297,8 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     Returns
     -------
     dict of str to BodyAsset
-        Keyed like the replay's tracks; each with ``local_vertices (n, 3)`` inches etc.
+        Keyed like the replay's tracks, bodies removed mid-game (a creation broken into
+        pieces) included; each with ``local_vertices (n, 3)`` inches etc.
 
     Raises
     ------
@@ -288,9 +314,10 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     try:
         spec = scene_from_dict(replay.scene, "<replay scene>")
         game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed)
+        kept = game.assets = _KeptAssets()
         try:
             game.run()
-            return dict(game.assets)
+            return kept.every()
         finally:
             game.close()
     except ReplayError:

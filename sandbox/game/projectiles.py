@@ -30,6 +30,11 @@ Readings of 8.4 chosen here
 - **Impact.** Explosives explode through ``Game._explode`` (the explosion mechanics); other
   Payloads do Crash Damage to the first body they strike: a d6 for each d10 of their Armor
   (a fixed Armor counts as one d10).
+- **Melee Weapons** (a body listed in ``[[melee_payloads]]`` with its Weapon Size), launched or
+  thrown, do Close Combat Damage instead: Size × the firer's Action die, with the Action
+  Roll's Over the Top dice and -1 a die per inch Out of Range, on stream ``damage``.
+- **Rockets point along their flight**: at launch and after each turn's re-aim their nose (the
+  longest side as they stood, kept in :attr:`Flight.nose`) is turned onto the velocity.
 - **Tracking Rockets** fly straight at :attr:`RocketAction.speed` with thrust cancelling
   gravity; at the start of each turn one that is tracking turns at most 45° toward where its
   target body now is.
@@ -48,8 +53,10 @@ import numpy as np
 
 from ..core.errors import RulesError, SceneError
 from ..physics import projectiles as pj
+from ..physics.world import matrix_to_quat, quat_to_matrix
 from ..rules import collision as collision_rules
-from ..rules.attacks import UNSEEN_TARGET, action_roll, out_of_range_modifier, target_modifier
+from ..rules.attacks import (UNSEEN_TARGET, action_roll, out_of_range_modifier, roll_damage,
+                             target_modifier)
 from ..rules.gunnery import WeaponState
 from ..rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
 from .assets import build_part_asset
@@ -109,6 +116,9 @@ class Flight:
     armed: bool = False
     dud: bool = False
     crash_dice: int = 0
+    melee_size: int = 0
+    bonus_dice: int = 0
+    nose: list[float] | None = None
     rolled: bool = False
     hit: bool | None = None
     descending: bool = False
@@ -431,8 +441,15 @@ class FlightControl:
         prof = throwing_arm([t.stats.size for t in throwers])
         ex = self._explosive(a.payload)
         size = float(ex.xsize) if ex is not None else float(st.stats.size)
-        if math.floor(size + 1e-9) > prof.max_payload_size_in + 1e-9 and not (
-                ex is not None and st.stats.size < 1.0):
+        if ex is not None:
+            # Explosives up to the arms' XSize; a Size 0" body of XSize 1 is a hand grenade,
+            # which one minifig's ½" arm throws (8.4 Thrown Minifig Weapons).
+            if ex.xsize > prof.max_payload_xsize and not (ex.xsize == 1 and st.stats.size < 1.0):
+                raise RulesError(f"{where}: {st.name} (XSize {ex.xsize}, Size "
+                                 f"{st.stats.size:g}\") is too big for {prof.name} (max "
+                                 f"Explosive Payload XSize {prof.max_payload_xsize}; a grenade "
+                                 "is XSize 1 under Size 1\")")
+        elif math.floor(size + 1e-9) > prof.max_payload_size_in + 1e-9:
             raise RulesError(f"{where}: {st.name} (Size {size:g}) is too big for "
                              f"{prof.name} (max Payload Size {prof.max_payload_size_in:g}\")")
         lo, hi = g.world.aabb(a.throwers[0])
@@ -482,7 +499,9 @@ class FlightControl:
             stability=explosive.stability if explosive is not None else "",
             crash_dice=0 if explosive is not None else crash_dice(st.stats.armor),
             miss_spot=list(a.miss_spot) if a.miss_spot is not None else None,
-            dud_choice=a.dud, ignore=[k for k in ignore if k and k != body])
+            dud_choice=a.dud, ignore=[k for k in ignore if k and k != body],
+            melee_size=next((m.size for m in getattr(g.spec, "melee_payloads", [])
+                             if m.body == body and explosive is None), 0))
         if a.target_body is not None:
             lo, hi = g.world.aabb(a.target_body)
             f.target_seen = _round((lo + hi) / 2)
@@ -513,6 +532,8 @@ class FlightControl:
         else:
             velocity = self._roll_and_aim(f, np.array(f.origin), None)
         g.world.set_velocity(f.body, velocity)
+        if f.straight:
+            self._point_along(f, velocity)
         g.log("launch", f"{g.bodies[f.body].name} leaves at {np.linalg.norm(velocity):.1f} in/s",
               flight=f.id, body=f.body, velocity=_round(velocity), state=f.to_dict())
         self._fly(f)
@@ -551,6 +572,7 @@ class FlightControl:
         f.rolled, f.hit = True, roll.hit
         aim = np.array(f.aim, float)
         if roll.hit:
+            f.bonus_dice = int(roll.over_the_top_dice)
             g.log("attack", f"{f.weapon} hits: {roll.total} against Use {f.use}", flight=f.id,
                   hit=True, total=roll.total, use=f.use)
         else:
@@ -601,6 +623,8 @@ class FlightControl:
             if f.remaining_in <= TURN_FLIGHT_IN + 1e-9:
                 vel = self._roll_and_aim(f, pos, vel)
             g.world.set_velocity(f.body, vel, f.angular)
+            if f.straight:
+                self._point_along(f, vel)
             f.status = "flying"
             g.log("flight", f"{g.bodies[f.body].name} flies on ({f.remaining_in:.2f}\" to go)",
                   flight=f.id, body=f.body, state=f.to_dict())
@@ -746,6 +770,92 @@ class FlightControl:
               f"{ev.normal_speed:.1f} in/s", **ev.to_dict())
         if victim.damage.destroyed:
             return
+        if f.melee_size:
+            self._close_combat_damage(f, victim)
+            return
         rolls = g.dice.stream("collision").roll_many(
             f.crash_dice, 6, f"Crash Damage of {g.bodies[f.body].name} to {victim.name}")
         g._damage(victim, sum(r.result for r in rolls), "Crash Damage")
+
+    def _close_combat_damage(self, f: Flight, victim) -> None:
+        """A launched or thrown Melee Weapon strikes: Close Combat Damage (BrikWars 8.4).
+
+        "Launched Melee Weapons do Damage as if they had hit the target in a Close Combat
+        attack": a Size N" Melee Weapon does N Action dice (the firer's Action die,
+        :attr:`Flight.action_die`), plus the Action Roll's Over the Top dice, less 1 a die for
+        each inch Out of Range (5.1), on stream ``damage``; the total goes against the target's
+        Armor. No Crash Damage is rolled for the weapon itself.
+        """
+        g = self.game
+        prof = weapon_profile(WeaponType.MELEE_WEAPON, f.melee_size)
+        mods = []
+        if f.range_in is not None:
+            mods.append(out_of_range_modifier(f.distance_in, f.range_in))
+        roll = roll_damage(g.dice.stream("damage"), prof.damage, mods, bonus_dice=f.bonus_dice,
+                           action_die=f.action_die,
+                           reason=f"{prof.name} ({g.bodies[f.body].name}) Close Combat Damage "
+                                  f"to {victim.name}")
+        g.log("melee_impact", f"{g.bodies[f.body].name} strikes {victim.name} as a "
+              f"{prof.name}: {roll.total} Close Combat Damage ({prof.damage} of d{f.action_die}"
+              + (f", +{f.bonus_dice} Over the Top" if f.bonus_dice else "") + ")",
+              flight=f.id, body=f.body, victim=victim.key, damage=int(roll.total),
+              weapon_size=f.melee_size)
+        g._damage(victim, int(roll.total), f"Close Combat Damage ({prof.name})")
+
+    def _point_along(self, f: Flight, velocity) -> None:
+        """Turn a Rocket so its nose points along ``velocity`` (in/s), about its centre of mass.
+
+        The nose is the Rocket's longest side as it stands on its launcher (the world axis of
+        its largest bounds, signed toward the first flight direction), kept in the body frame
+        in :attr:`Flight.nose`. Its spin is stopped: a Rocket flies straight (8.4).
+        """
+        g = self.game
+        v = np.asarray(velocity, float)
+        speed = float(np.linalg.norm(v))
+        if speed < 1e-9:
+            return
+        want = v / speed
+        pos, orn = g.world.pose(f.body)
+        rot = quat_to_matrix(orn)
+        if f.nose is None:
+            lo, hi = g.world.aabb(f.body)
+            axis = np.zeros(3)
+            k = int(np.argmax(hi - lo))
+            axis[k] = 1.0 if want[k] >= 0 else -1.0
+            f.nose = _round(rot.T @ axis)
+        nose = rot @ np.asarray(f.nose, float)
+        nose /= max(float(np.linalg.norm(nose)), 1e-12)
+        turn = _rotation_between(nose, want)
+        quat = matrix_to_quat(turn @ rot)
+        g.world.set_pose(f.body, pos, quat)
+        g.world.set_velocity(f.body, v, (0.0, 0.0, 0.0))
+        f.orientation = [round(float(q), 7) for q in quat]
+        f.velocity = _round(v)
+
+
+def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smallest rotation (3, 3) taking unit vector ``a`` onto unit vector ``b`` (Rodrigues).
+
+    Examples
+    --------
+    >>> r = _rotation_between(np.array([1.0, 0, 0]), np.array([0, 1.0, 0]))
+    >>> np.round(r @ [1, 0, 0], 9).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    axis = np.cross(a, b)
+    s = float(np.linalg.norm(axis))
+    c = float(np.clip(np.dot(a, b), -1.0, 1.0))
+    if s < 1e-12:
+        if c > 0:
+            return np.eye(3)
+        # half a turn about any axis perpendicular to a
+        perp = np.cross(a, [1.0, 0.0, 0.0])
+        if np.linalg.norm(perp) < 1e-6:
+            perp = np.cross(a, [0.0, 1.0, 0.0])
+        perp /= np.linalg.norm(perp)
+        return 2.0 * np.outer(perp, perp) - np.eye(3)
+    k = axis / s
+    kx = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + s * kx + (1.0 - c) * (kx @ kx)

@@ -273,6 +273,19 @@ def _checksum(header: dict, arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+_FILE_MODE: list[int] = []
+
+
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0o666 less the process umask (0o644 usually).
+    Read once (reading the umask sets it for a moment, which threads could see)."""
+    if not _FILE_MODE:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _FILE_MODE.append(0o666 & ~mask)
+    return _FILE_MODE[0]
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder.
 
@@ -287,6 +300,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode())  # mkstemp makes 0600; a plain file is 0666 less the umask
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -114,7 +114,21 @@ class ReplayIndex:
             t = int(e.get("turn", 0))
             if t not in self.turn_frames:
                 self.turn_frames[t] = int(self.event_frames[i])
+        #: Names of the bodies by key (see :meth:`body_name`).
+        self.names: dict[str, str] = _body_names(replay)
         self.moments: list[DramaticMoment] = self._moments(int(per_kind))
+
+    def body_name(self, key: str) -> str:
+        """What to call a body in text: its scene or log name; a piece of a broken creation
+        as ``"blast wall (piece 2)"``, a destroyed part thrown off it as ``"blast wall (part
+        89)"`` (keys ``wall#2``, ``wall~89``, BrikWars 8.4); the key itself when unknown."""
+        if key in self.names:
+            return self.names[key]
+        for mark, what in (("#", "piece"), ("~", "part")):
+            root, sep, number = key.rpartition(mark)
+            if sep and root and number.isdigit():
+                return f"{self.body_name(root)} ({what} {number})"
+        return key
 
     # ------------------------------------------------------------------ frames and times
     @property
@@ -293,9 +307,24 @@ class ReplayIndex:
                 out.append(DramaticMoment(
                     "flight", frame=first, start_frame=lo, end_frame=hi,
                     time=self.time_of(first), turn=self.turn_at(first), score=round(path, 4),
-                    text=f"{key} flies {path:.1f}\" in {self.time_of(last) - self.time_of(first):.2f} s"
+                    text=f"{self.body_name(key)} flies {path:.1f}\" in {self.time_of(last) - self.time_of(first):.2f} s"
                          f" (drops {drop:.1f}\")", bodies=(key,)))
         return out
+
+
+def _body_names(replay: Replay) -> dict[str, str]:
+    """``{key: name}`` from the replay's scene (creations, units, reserves) and its ``body``
+    events (bodies added mid-game, such as Big Drop payloads)."""
+    names: dict[str, str] = {}
+    for e in replay.events:
+        key, kind, text = e.get("body"), e.get("kind"), str(e.get("text", ""))
+        if e.get("type") == "body" and key and kind and f" ({kind}):" in text:
+            names[str(key)] = text.split(f" ({kind}):", 1)[0]
+    for group in ("creations", "units", "reserves"):
+        for entry in replay.scene.get(group, []) or []:
+            if isinstance(entry, dict) and entry.get("id"):
+                names[str(entry["id"])] = str(entry.get("name") or entry["id"])
+    return names
 
 
 def _sorted(a: np.ndarray) -> bool:

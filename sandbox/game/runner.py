@@ -102,6 +102,12 @@ class Game:
         from .hazards import Hazards
 
         self.hazards = Hazards(self)
+        # Power, Energy Shields, on-Fire penalties (F.1) and Traps (F.2)
+        from .defences import Defences
+        from .traps import Traps
+
+        self.defences = Defences(self)
+        self.traps = Traps(self)
         # Explosions, break-up, KnockBack and detonation chains (8.4)
         from .explosions import Blasts
 
@@ -151,6 +157,7 @@ class Game:
             build_asset(entry, self.base_dir, self.ldrawdir, placed=False, cache=self._models)
         self._record_frame(force=True)
         self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
+        self.traps.setup()  # arm Traps on the settled table (F.2)
         n = len(self.bodies)
         self.log("ready", f"{n} bod{'y' if n == 1 else 'ies'} on the table, at rest after "
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))
@@ -187,6 +194,7 @@ class Game:
     def _on_step(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
         for ev in events:
             self._handle_impact(ev)
+        self.traps.on_step(world, events)  # contact and pressure-plate Traps (F.2)
         for key, point in self._explode_now:
             self._explode(key, point)
         self._explode_now.clear()
@@ -244,16 +252,39 @@ class Game:
             return
         damage = sum(r.result for r in rolls)
         for v in victims:
-            self._damage(v, damage, "Collision Damage")
+            self._damage(v, damage, "Collision Damage", dice=[(r.sides, r.result) for r in rolls])
             if (v.kind == "payload" and not v.stats.flight and not v.damage.disrupted
                     and not v.damage.destroyed):
                 v.damage.disrupted = True
                 self.log("disrupted", f"{v.name} is Disrupted by the landing", body=v.key)
+        for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
+            if src is not None and dst is not None and dst in victims:
+                self.defences.burning_strike(src.key, dst, "collision", at=ev.position)
 
-    def _damage(self, victim: BodyState, damage: int, what: str) -> None:
-        fixed, dice = parse_armor(victim.stats.armor)
-        out = collision_rules.apply_damage(victim.damage, damage, fixed, dice, victim.cumulative,
-                                           self.dice.stream("armor"), victim.name)
+    def _damage(self, victim: BodyState, damage: int, what: str,
+                dice: list[tuple[int, int]] | None = None, armor_penalty: int = 0) -> None:
+        """Apply ``damage`` points to ``victim``: every source of Damage comes through here.
+
+        ``dice`` are the ``(sides, value)`` of the Damage dice, which the victim's Energy
+        Shield may deflect first (F.1, :mod:`.defences`); ``armor_penalty`` (<= 0) lowers its
+        Armor for this comparison (on Fire, F.1).
+        """
+        damage = self.defences.deflect(victim, damage, dice, what)
+        fixed, armor_dice = parse_armor(victim.stats.armor)
+        stream = self.dice.stream("armor")
+        if armor_penalty and victim.damage.armor_roll is None:  # roll the Armor first
+            collision_rules.apply_damage(victim.damage, 0, fixed, armor_dice, victim.cumulative,
+                                         stream, victim.name)
+        victim.damage.armor_roll = (victim.damage.armor_roll or 0) + armor_penalty \
+            if armor_penalty else victim.damage.armor_roll
+        try:
+            out = collision_rules.apply_damage(victim.damage, damage, fixed, armor_dice,
+                                               victim.cumulative, stream, victim.name)
+        finally:
+            if armor_penalty:
+                victim.damage.armor_roll -= armor_penalty
+        if armor_penalty:
+            what = f"{what}, Armor {armor_penalty:+d} on Fire"
         verdict = "destroyed" if out.destroyed else "holds"
         against = "Cumulative Damage " + str(out.total) if victim.cumulative else str(out.total)
         self.log("damage", f"{victim.name} takes {damage} {what}: {against} against Armor "
@@ -321,6 +352,8 @@ class Game:
             self.escapade.apply(action, index)
         elif self.hazards.handles(action):
             self.hazards.apply(action, index)
+        elif self.traps.handles(action):
+            self.traps.apply(action, index)
         else:  # pragma: no cover - the schema allows nothing else yet
             raise RulesError(f"unknown action {action!r}")
 

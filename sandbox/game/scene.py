@@ -29,9 +29,11 @@ from .scene_blast import MissileStrike
 from .scene_escapade import (AttackScript, DeclareAction, EscapadeSection, ReinforceAction,
                              RelayAction, WalkAction)
 from .scene_flight import (BombardAction, DropZone, ExplosiveBody, LandedNear, LauncherMount,
-                           LaunchAction, MoveAction, ReloadAction, RocketAction, ThrowAction)
+                           LaunchAction, MeleePayload, MoveAction, ReloadAction, RocketAction,
+                           ThrowAction)
 from .hazard_scene import (Cross, Extinguish, FieldEntry, FlameThrowerAttack, HazardExpect, Ignite,
                            MarkTarget, Sight)
+from .trap_scene import Interact, TrapEntry
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -105,6 +107,19 @@ class Stats(_Strict):
     flammable: bool = Field(True, description="can catch Fire (BrikWars F.1)")
     scout: bool = Field(False, description="a Scout with an optical Tool: Pathfinding (F.3)")
     weapons: list[WeaponSpec] = Field(default_factory=list, description="weapons carried (8.1)")
+    shield: list[int] = Field(default_factory=list,
+                              description="Energy Shield dice by die type, e.g. [6, 6] (F.1)")
+    power: float | None = Field(None, ge=0, description="inches of Power a turn (shields, "
+                                "powered Fields; F.1); none: not tracked")
+    on_fire_ok: bool = Field(False, description="designed to burn (a torch): no on-Fire penalty")
+
+    @field_validator("shield")
+    @classmethod
+    def _shield(cls, v):
+        for d in v:
+            if d not in (4, 6, 8, 10, 12, 20):
+                raise ValueError(f"shield die must be one of d4, d6, d8, d10, d12, d20, got d{d}")
+        return v
 
     @field_validator("armor")
     @classmethod
@@ -209,7 +224,7 @@ class BigDrop(_Strict):
 Action = Annotated[Union[BigDrop, LaunchAction, ReloadAction, RocketAction, ThrowAction, MoveAction,
                          BombardAction, Ignite, FlameThrowerAttack, Cross, Extinguish, Sight,
                          MarkTarget, MissileStrike, WalkAction, AttackScript, RelayAction,
-                         ReinforceAction, DeclareAction], Field(discriminator="type")]
+                         ReinforceAction, DeclareAction, Interact], Field(discriminator="type")]
 
 
 class Battlefield(_Strict):
@@ -244,8 +259,10 @@ class SceneSpec(_Strict):
     actions: list[Action] = []
     launchers: list[LauncherMount] = []
     explosives: list[ExplosiveBody] = []
+    melee_payloads: list[MeleePayload] = []
     drop_zones: list[DropZone] = []
     fields: list[FieldEntry] = []
+    traps: list[TrapEntry] = Field(default_factory=list, description="Traps (BrikWars F.2)")
     turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
     forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"

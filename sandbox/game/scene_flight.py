@@ -17,6 +17,9 @@ Top-level tables
     ("unstable" or "semi-stable").
 ``[[drop_zones]]``
     Permanently Marked targets for Strategic Bombardment: ``id``, ``centre`` (x, y), ``size``.
+``[[melee_payloads]]``
+    Bodies of the scene that are Melee Weapons (a spear, a hand axe): ``body``, ``size``
+    (Weapon Size); launched or thrown they do Close Combat Damage on impact.
 """
 
 from __future__ import annotations
@@ -52,6 +55,18 @@ class ExplosiveBody(_Strict):
     body: str
     xsize: int = Field(ge=1, le=40)
     stability: Literal["unstable", "semi-stable"] = "semi-stable"
+
+
+class MeleePayload(_Strict):
+    """Marks a body of the scene as a Melee Weapon of Weapon Size ``size`` (a spear, an axe).
+
+    Launched or thrown, it does Close Combat Damage on impact: ``size`` Action dice of the
+    firer (BrikWars 8.4 Payload Launchers: "Launched Melee Weapons do Damage as if they had hit
+    the target in a Close Combat attack"; Thrown Minifig Weapons).
+    """
+
+    body: str
+    size: int = Field(ge=1, le=40, description="Weapon Size, inches")
 
 
 class DropZone(_Strict):
@@ -142,9 +157,10 @@ class SupplyDrop(_Strict):
 class BombardAction(_Strict):
     """Strategic Bombardment (BrikWars 13.2): Explosives, Reinforcements and supplies.
 
-    Cost: one Strategy brick per Explosive die, per Unit Inch, per inch of supplies. It lands
-    at the start of the player's next turn, by Action Roll (Use 4 × bricks) or, with
-    ``big_drop``, held 5" per brick above the target and let go.
+    Cost: one Strategy brick per Explosive or Smoke die, per Unit Inch, per inch of supplies.
+    It lands at the start of the player's next turn, by Action Roll (Use 4 × bricks) or, with
+    ``big_drop``, held 5" per brick above the target and let go. Smoke bombs burst into a
+    Smoke Field (see :mod:`sandbox.game.bombardment`).
     """
 
     type: Literal["bombard"]
@@ -154,6 +170,9 @@ class BombardAction(_Strict):
     marked_by: str | None = Field(None, description="the allied Scout that Marked the target")
     drop_zone: str | None = Field(None, description="id of a [[drop_zones]] entry")
     explosive_dice: int = Field(0, ge=0, le=40)
+    smoke_dice: int = Field(
+        0, ge=0, le=40, description="Smoke bombs: Explosive dice replaced with Smoke, 4\" of "
+                                    "Smoke Field each (8.4 Alternate Damage Dice, 13.2)")
     explosive_part: str = "3005"
     units: list[str] = Field(default_factory=list, description="reserve units delivered")
     supplies: list[SupplyDrop] = Field(default_factory=list)
@@ -167,7 +186,7 @@ class BombardAction(_Strict):
     def _valid(self):
         if (self.marked_by is None) == (self.drop_zone is None):
             raise ValueError("give exactly one of 'marked_by' (a Scout) or 'drop_zone'")
-        if not (self.explosive_dice or self.units or self.supplies):
+        if not (self.explosive_dice or self.smoke_dice or self.units or self.supplies):
             raise ValueError("a Bombardment needs a Payload")
         return self
 

@@ -278,6 +278,7 @@ class GameSession:
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
         self.players = [p.name for p in spec.players] or [NEUTRAL_PLAYER]
+        self._touched = False
         self._build()
         self._replay(actions)
 
@@ -291,7 +292,7 @@ class GameSession:
         self.player_index = 0
         self.turn_state = TurnState()
         self.game.turn = 1
-        self.game.log("turn", f"Turn 1: {self.current_player}'s turn", player=self.current_player)
+        self.game.log("turn", f"Turn 1: {possessive(self.current_player)} turn", player=self.current_player)
         self.generation += 1
 
     def close(self) -> None:
@@ -489,7 +490,7 @@ class GameSession:
         if unit == target:
             return "a unit cannot attack itself"
         if st.owner != self.current_player:
-            return f"{st.name} belongs to {st.owner}, and it is {self.current_player}'s turn"
+            return f"{st.name} belongs to {st.owner}; it is {possessive(self.current_player)} turn"
         if st.damage.destroyed:
             return f"{st.name} is destroyed"
         if st.damage.disrupted:
@@ -527,14 +528,18 @@ class GameSession:
             action = parse_action(action)
         n = len(self.events)
         n_rolls = len(self.game.dice.records())
+        self._touched = False
         try:
             self._apply(action, len(self.actions))
         except _SprintShort:
             self.actions.append(action)  # the Sprint die was rolled: it stays in the log
             raise
-        except SandboxError:
-            if len(self.events) != n or len(self.game.dice.records()) != n_rolls:
-                # state may have changed (a die, a pose): rebuild it from the log
+        except Exception:
+            # A refused action is never written to the log. When it got as far as changing
+            # anything (a die, an event, a teleported body, pybullet's contact caches), the
+            # game is rebuilt from the log so the live state is what a replay of the log makes.
+            if (self._touched or len(self.events) != n
+                    or len(self.game.dice.records()) != n_rolls):
                 self._rebuild(list(self.actions))
             raise
         self.actions.append(action)
@@ -542,7 +547,8 @@ class GameSession:
 
     def _apply(self, action, index: int) -> None:
         if action.player != self.current_player:
-            raise RulesError(f"it is {self.current_player}'s turn, not {action.player}'s")
+            raise RulesError(f"it is {possessive(self.current_player)} turn, not "
+                             f"{possessive(action.player)}")
         if isinstance(action, MoveAction):
             self._move(action)
         elif isinstance(action, AttackAction):
@@ -554,18 +560,25 @@ class GameSession:
         else:
             raise RulesError(f"unknown action {action!r}")
 
-    def _own_unit(self, key: str):
+    def move_refusal(self, key: str) -> str:
+        """Why the current player may not move or act with ``key`` now ("" when they may)."""
         st = self.body(key)
-        if st.owner != self.current_player:
-            raise RulesError(f"{st.name} belongs to {st.owner or 'nobody'}, and it is "
-                             f"{self.current_player}'s turn")
         if st.damage.destroyed or key not in self.world.bodies:
-            raise RulesError(f"{st.name} is destroyed")
+            return f"{st.name} is destroyed"
         if self.world.bodies[key].static:
-            raise RulesError(f"{st.name} is fixed to the table")
+            return f"{st.name} is fixed to the table"
+        if st.owner != self.current_player:
+            return (f"{st.name} belongs to {st.owner or 'nobody'}; it is "
+                    f"{possessive(self.current_player)} turn")
         if st.damage.disrupted:
-            raise RulesError(f"{st.name} is Disrupted and cannot move or act this turn")
-        return st
+            return f"{st.name} is Disrupted and cannot move or act this turn"
+        return ""
+
+    def _own_unit(self, key: str):
+        reason = self.move_refusal(key)
+        if reason:
+            raise RulesError(reason)
+        return self.body(key)
 
     def _move(self, a: MoveAction) -> None:
         g = self.game
@@ -600,6 +613,7 @@ class GameSession:
                              f'{st.stats.move:g}"), not {dist:.2f}"')
         pos, quat = self.world.pose(a.unit)
         lo, _ = self.bounds(a.unit)
+        self._touched = True  # a refusal from here on must rebuild (see apply)
         delta = np.array([to[0] - frm[0], to[1] - frm[1], MOVE_LIFT_IN])
         self.world.set_pose(a.unit, pos + delta, quat)
         self.world.set_velocity(a.unit, (0, 0, 0))
@@ -615,6 +629,7 @@ class GameSession:
         g.log("move", f'{st.name} moves {dist:.2f}" to ({to[0]:.2f}, {to[1]:.2f}); '
               f'{self.move_allowance(a.unit):.2f}" left this turn', body=a.unit,
               inches=round(dist, 4), to=[round(float(v), 4) for v in to], player=a.player)
+        g.traps.on_path(a.unit, frm, to)  # tripwires and pressure plates on the way (F.2)
         g._record_frame(force=True)
         self.world.step_until_rest(max_seconds=MAX_ACTION_SECONDS, min_seconds=0.05,
                                    on_step=g._on_step)
@@ -636,10 +651,11 @@ class GameSession:
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
         stream = g.dice.stream("attack")
+        on_fire = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
         if pv.arc_points:
             fire = resolve_arc_fire(stream, w, pv.arc_points,
                                     [ArcTarget(tgt.name, tgt.stats.size, pv.distance_in)],
-                                    action_die=st.stats.action_die,
+                                    action_die=st.stats.action_die, modifiers=on_fire,
                                     reason=f"{st.name}'s {w.name}")
             shots = list(fire.shots)
             if fire.inoperative:
@@ -647,7 +663,7 @@ class GameSession:
         else:
             shots = [resolve_attack(stream, w, action_die=st.stats.action_die,
                                     distance_in=pv.distance_in, target=tgt.name,
-                                    target_size_in=tgt.stats.size,
+                                    target_size_in=tgt.stats.size, modifiers=on_fire,
                                     reason=f"{st.name}'s {w.name}")]
         for shot in shots:
             act = shot.action
@@ -661,8 +677,8 @@ class GameSession:
             if pv.explosive:
                 self._explosion_at(a.target, shot.damage, f"{w.name}")
                 continue
-            g._damage(tgt, shot.damage.total, f"Damage from {st.name}'s {w.name} "
-                      f"({shot.damage})")
+            g.defences.strike(a.unit, tgt, shot.damage, f"Damage from {st.name}'s {w.name} "
+                              f"({shot.damage})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
             if shot.knockback is not None and shot.knockback.inches > 0 and not tgt.damage.destroyed:
                 self._knockback(a.unit, a.target, shot.knockback.inches)
         g._record_frame(force=True)
@@ -702,9 +718,23 @@ class GameSession:
             dist = float(np.linalg.norm(np.maximum(0, np.maximum(klo - point, point - khi))))
             ring = explosion_at(rings, dist) if dist <= radius else None
             if ring is not None and ring.damage > 0:
-                g._damage(st, ring.damage, f"Explosion Damage ({dist:.2f}\" from the blast)")
+                g._damage(st, ring.damage, f"Explosion Damage ({dist:.2f}\" from the blast)",
+                          dice=[(10, v) for v in ring.dice])
+
+    def strategy_pile(self, player: str | None = None) -> int:
+        """Strategy bricks left in a player's pile (default: the current player's; 13.2)."""
+        p = self.current_player if player is None else player
+        return int(self.game.bombardment.piles.get(p, 0))
 
     def _big_drop(self, a: BigDrop, index: int) -> None:
+        # refused up front, before anything is built (BrikWars 13.2: the bricks come out of
+        # the player's Strategy pile), with the same rule as the headless runner
+        have = self.strategy_pile(a.player)
+        if a.strategy_bricks > have:
+            raise RulesError(f"The Big Drop needs {a.strategy_bricks} Strategy brick"
+                             f"{'' if a.strategy_bricks == 1 else 's'} and {a.player} has "
+                             f"{have} in the Strategy pile")
+        self._touched = True
         self.game._big_drop(a, index)
 
     def _end_turn(self) -> None:
@@ -721,7 +751,7 @@ class GameSession:
                 g.escapade.end_of_turn(g.turn)  # Reinforcements arrive (13.2)
             g.turn += 1
         self.turn_state = TurnState()
-        g.log("turn", f"Turn {g.turn}: {self.current_player}'s turn", player=self.current_player)
+        g.log("turn", f"Turn {g.turn}: {possessive(self.current_player)} turn", player=self.current_player)
 
     # -------------------------------------------------------------- undo, checksums, saves
     def _rebuild(self, actions: Sequence) -> None:
@@ -750,8 +780,12 @@ class GameSession:
             raise RulesError("nothing to undo")
         last = self.actions[-1]
         self._rebuild(self.actions[:-1])
-        self.game.log("undo", f"Undid: {describe_action(last)}")
+        self.game.log("undo", f"Undid: {self.describe(last)}")
         return last
+
+    def describe(self, action) -> str:
+        """An action in words, with the names of the bodies rather than their keys."""
+        return describe_action(action, {k: st.name for k, st in self.game.bodies.items()})
 
     def state_dict(self) -> dict:
         """The state that a checksum covers: turn, player, bookkeeping, damage, poses."""
@@ -841,16 +875,27 @@ class _SprintShort(RulesError):
     """A Sprint was rolled but fell short: the die stays spent and the action stays logged."""
 
 
-def describe_action(a) -> str:
-    """An action in words."""
+def possessive(name: str) -> str:
+    """``"Lion Knights"`` → ``"Lion Knights'"``, ``"Red"`` → ``"Red's"``.
+
+    >>> possessive("Lion Knights"), possessive("Player")
+    ("Lion Knights'", "Player's")
+    """
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
+def describe_action(a, names: dict[str, str] | None = None) -> str:
+    """An action in words; ``names`` maps body keys to the names players see."""
+    n = (lambda k: (names or {}).get(k, k))
     if isinstance(a, MoveAction):
-        return f"{a.player} moves {a.unit} to ({a.to[0]:.2f}, {a.to[1]:.2f})" + (" sprinting" if a.sprint else "")
+        return f"{a.player} moves {n(a.unit)} to ({a.to[0]:.2f}, {a.to[1]:.2f})" + (" sprinting" if a.sprint else "")
     if isinstance(a, AttackAction):
-        return f"{a.player}: {a.unit} attacks {a.target} with weapon {a.weapon + 1}"
+        return f"{a.player}: {n(a.unit)} attacks {n(a.target)} with weapon {a.weapon + 1}"
     if isinstance(a, EndTurnAction):
         return f"{a.player} ends the turn"
     if isinstance(a, BigDrop):
-        return f"{a.player} calls in The Big Drop at ({a.target[0]:g}, {a.target[1]:g})"
+        return (f"{a.player} calls in The Big Drop at ({a.target[0]:.2f}, {a.target[1]:.2f}), "
+                f"{a.strategy_bricks} Strategy brick{'' if a.strategy_bricks == 1 else 's'}")
     return repr(a)
 
 
@@ -860,7 +905,23 @@ def open_game(path: str | Path, ldrawdir=None, seed: int | None = None,
     from .scene import load_scene
 
     p = Path(path)
-    if p.suffix.lower() == ".toml":
+    suffix = p.suffix.lower()
+    if suffix == ".toml":
         spec, base = load_scene(p)
         return GameSession(spec, base, ldrawdir, seed=seed, on_event=on_event)
+    expected = "expected a scene (.toml) or a saved game (.save.json)"
+    if suffix == ".replay":
+        raise SceneError(f"{p} is a replay, not a game to play ({expected}): watch it with "
+                         f"`sandbox replay {p}`")
+    if suffix in (".ldr", ".mpd", ".dat"):
+        raise SceneError(f"{p} is an LDraw model, not a game to play ({expected}); put the "
+                         "model in a scene's [[units]] or [[creations]] (model = ...)")
+    if suffix != ".json" and p.is_file():
+        try:
+            with p.open("rb") as fh:
+                head = fh.read(64).lstrip()
+        except OSError:
+            head = b"{"
+        if not head.startswith(b"{"):
+            raise SceneError(f"{p}: not a scene or a saved game ({expected})")
     return GameSession.load(p, ldrawdir, on_event=on_event)

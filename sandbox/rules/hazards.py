@@ -578,6 +578,48 @@ def shield_damage(shield: EnergyShield, roll: ExpressionRoll, *, turn: int,
     return ShieldResult(tuple(blocked), dmg, power)
 
 
+def shield_block(shield: EnergyShield, dice: Sequence[tuple[int, int]], damage: int, *,
+                 turn: int, power_left_in: float = math.inf) -> ShieldResult:
+    """Deflect incoming Damage dice given as ``(sides, value)`` pairs (BrikWars F.1).
+
+    The game layer's one entry point for Energy Shields: every source of Damage (weapons,
+    Collision Damage, Explosion rings, Fire) hands over the dice that made up ``damage``. Each
+    unused shield die of an incoming die's type cancels that die, highest incoming die first,
+    once per turn and at an inch of Power; Action-die Damage is passed with sides 6 (F.1).
+
+    Parameters
+    ----------
+    dice : sequence of (int, int)
+        Die type and value of each incoming Damage die (after per-die modifiers).
+    damage : int
+        The Damage those dice amount to (with flat modifiers), points.
+    power_left_in : float
+        Inches of Power the creation has left this turn.
+
+    Examples
+    --------
+    >>> s = EnergyShield("projector", [6, 6], 2)
+    >>> r = shield_block(s, [(6, 5), (6, 2), (10, 7)], 14, turn=1)
+    >>> r.blocked, r.damage, r.power_in
+    ((5, 2), 7, 2.0)
+    >>> shield_block(s, [(6, 6)], 6, turn=1).damage      # both dice spent this turn
+    6
+    """
+    if shield.turn != turn:
+        shield.new_turn(turn)
+    blocked: list[int] = []
+    power = 0.0
+    for sides, v in sorted(dice, key=lambda d: -d[1]):
+        idx = next((i for i, d in enumerate(shield.dice) if d == sides and not shield.used[i]),
+                   None)
+        if idx is None or power + 1.0 > power_left_in + 1e-9:
+            continue
+        shield.used[idx] = True
+        blocked.append(int(v))
+        power += 1.0
+    return ShieldResult(tuple(blocked), max(0, int(damage) - sum(blocked)), power)
+
+
 # --------------------------------------------------------------------------------------------
 # Traps (F.2)
 # --------------------------------------------------------------------------------------------
