@@ -136,7 +136,9 @@ def replay(
     start: Optional[float] = typer.Option(None, "--from", help="Export from this time (s)"),
     end: Optional[float] = typer.Option(None, "--to", help="Export up to this time (s)"),
     moment: Optional[int] = typer.Option(None, "--moment", help="Export the N-th dramatic moment"),
-    size: str = typer.Option("640x480", help="Export size (window size with no --export), WxH"),
+    size: Optional[str] = typer.Option(
+        None, help="Export size (default 640x480), or window size with no --export "
+        "(default 1280x720, as 'sandbox play'), WxH"),
     fps: float = typer.Option(30.0, help="Export frames per second of video"),
     speed: float = typer.Option(1.0, help="Export speed: simulated seconds per video second"),
     shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows"),
@@ -148,6 +150,8 @@ def replay(
     from .app.headless import verify_replay
     from .app import replay_cli
 
+    if size is None:
+        size = "640x480" if export is not None else "1280x720"
     try:
         w, h = (int(v) for v in size.lower().split("x"))
     except ValueError:

@@ -189,3 +189,59 @@ def test_cli_info_lists_moments(guard_tower_replay):
     assert "dramatic moments" in res.output and "supply crate (3001) flies" in res.output
     res = CliRunner().invoke(app, ["replay", str(guard_tower_replay) + ".missing", "--info"])
     assert res.exit_code == 2 and "cannot read replay" in res.output
+
+
+@pytest.fixture(scope="module")
+def wall_demolition(tmp_path_factory):
+    """The rule book's Wall Demolition (8.4): the wall breaks into pieces in turn 1."""
+    from sandbox.game.playback import replay_assets
+
+    out = tmp_path_factory.mktemp("wd")
+    res = run_scene(REPO / "scenes" / "wall_demolition.toml", out_dir=out, png=False)
+    r = rp.load_replay(res.replay_path)
+    return res.replay_path, r, replay_assets(r)
+
+
+def test_broken_creation_is_drawn_whole_from_frame_0(wall_demolition):
+    from sandbox.render.replay_view import ReplayDrawing
+
+    _, r, assets = wall_demolition
+    scene_bodies = [e["id"] for group in ("creations", "units") for e in r.scene[group]]
+    at0 = r.poses_at(0)
+    assert set(scene_bodies) <= set(at0), sorted(at0)
+    # the explosion replaced the wall by pieces in the game; the replay still draws it
+    assert "wall" not in r.poses_at(r.frames - 1) and any(k.startswith("wall#") for k in r.tracks)
+    assert set(r.tracks) <= set(assets)
+    drawn = {b.key for b in ReplayDrawing.for_replay(r, assets).view(at0).bodies}
+    assert drawn == set(at0)
+    # every frame draws something: no body recorded without a mesh, none missing before
+    pb = ReplayPlayback(r)
+    for f in range(r.frames):
+        pb.seek(f)
+        assert set(pb.poses()) <= set(assets)
+
+
+def test_moments_and_info_use_body_names(wall_demolition):
+    path, r, _ = wall_demolition
+    index = ReplayIndex(r)
+    assert index.body_name("reale") == "Private Reale"
+    assert index.body_name("wall#2") == "blast wall (piece 2)"
+    assert index.body_name("wall~89") == "blast wall (part 89)"
+    assert index.body_name("nobody") == "nobody"
+    res = CliRunner().invoke(app, ["replay", str(path), "--info"])
+    assert res.exit_code == 0, res.output
+    assert "Private Reale flies" in res.output and "blast wall (part" in res.output
+    import re
+
+    assert not re.search(r"\b(reale|templin) flies|wall[#~]\d", res.output), res.output
+
+
+def test_cli_window_size_defaults_to_play_s(guard_tower_replay, monkeypatch):
+    from sandbox.app import replay_cli
+
+    seen = {}
+    monkeypatch.setattr(replay_cli, "open_window",
+                        lambda path, ldrawdir=None, size=None, shadows=True: seen.update(size=size))
+    res = CliRunner().invoke(app, ["replay", str(guard_tower_replay)])
+    assert res.exit_code == 0, res.output
+    assert seen["size"] == (1280, 720)

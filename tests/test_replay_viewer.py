@@ -152,3 +152,75 @@ def test_play_speed_slider_and_cameras(viewer):
     from PIL import Image
 
     Image.fromarray(viewer.screenshot()).save(viewer.out_dir / "viewer_follow.png")
+
+
+class _Click:
+    """A mouse press as Panda3D's GUI passes it (MouseWatcherParameter), at render2d x, y."""
+
+    def __init__(self, x, y):
+        self.xy = (x, y)
+
+    def get_mouse(self):
+        from panda3d.core import LPoint2
+
+        return LPoint2(*self.xy)
+
+
+def test_slider_track_click_jumps_there(viewer):
+    pb = viewer.playback
+    _send(viewer, "home")
+    s = viewer.slider
+    for frac in (0.5, 1.0, 0.25):
+        frame = s.guiItem.get_frame()
+        thumb = s.thumb.guiItem.get_frame()
+        half = (thumb[1] - thumb[0]) / 2
+        x = frame[0] + half + frac * (frame[1] - frame[0] - 2 * half)
+        p = viewer.base.render2d.get_relative_point(s, (x, 0, 0))
+        viewer.base.messenger.send(s.guiItem.get_press_event(
+            __import__("panda3d.core", fromlist=["MouseButton"]).MouseButton.one()),
+            [_Click(p[0], p[2])])
+        viewer.step(2)
+        assert abs(pb.frame - frac * (pb.frames - 1)) <= 1, (frac, pb.frame)
+
+
+def test_next_turn_says_when_it_wraps(viewer):
+    pb = viewer.playback
+    _send(viewer, "home")
+    turns = pb.index.turns()
+    for t in turns[1:]:
+        _send(viewer, "t")
+        assert pb.turn == t and "back to" not in viewer.status.getText()
+    _send(viewer, "t")
+    assert pb.turn == turns[0]
+    assert f"turn {turns[-1]} was the last: back to turn {turns[0]}" in viewer.status.getText()
+    viewer.buttons["Turn"]["command"](*viewer.buttons["Turn"]["extraArgs"])
+    assert pb.turn == turns[1] and "back to" not in viewer.status.getText()
+
+
+def test_panels_toggle_and_moments_are_whole(viewer):
+    assert not viewer.log_frame.is_hidden()
+    _send(viewer, "l")
+    assert viewer.log_frame.is_hidden() and viewer.moment_frame.is_hidden()
+    _send(viewer, "l")
+    assert not viewer.log_frame.is_hidden() and not viewer.moment_frame.is_hidden()
+    # the log panel takes under a third of the window's width
+    aspect = viewer._aspect()
+    left = viewer.log_frame["frameSize"][0]
+    assert -left / (2 * aspect) < 0.3
+    shown = " ".join(t.getText().replace("\n", " ") for t in viewer.moment_texts[1:])
+    for m in viewer.playback.index.ranked()[:9]:
+        assert " ".join(m.text.split()) in " ".join(shown.split())
+
+
+def test_window_defaults_match_play():
+    import inspect
+
+    from sandbox.app import replay_cli
+    from sandbox.app.replay_viewer import ReplayViewer
+    from sandbox.app.tabletop import play
+
+    sig = inspect.signature(ReplayViewer.__init__).parameters
+    play_sig = inspect.signature(play).parameters
+    assert (sig["width"].default, sig["height"].default) == \
+        (play_sig["width"].default, play_sig["height"].default) == (1280, 720)
+    assert inspect.signature(replay_cli.open_window).parameters["size"].default == (1280, 720)

@@ -277,9 +277,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
             s.apply(action)
         assert len(s.actions) == n and s.checksum() == before
 
-    c = s.footprint_centre("knight2")
-    s.apply(move("knight2", (c[0] + 4.0, c[1])))
-    refused(move("knight2", (0.0, 3.0)), "cannot stand")              # into the wall: teleported back
+    s.apply(move("knight2", (-2.0, 3.0)))
     refused(move("knight1", (0.0, -3.0)), "may move")                  # too far
     refused(move("falcon1", (5.0, -3.0)), "belongs to Black Falcons")  # not ours
     refused(BigDrop(type="big_drop", player=LK, payload=ExplosivePayload(kind="explosive"),
@@ -301,6 +299,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     s.apply(EndTurnAction(type="end_turn", player=BF))
     s.apply(EndTurnAction(type="end_turn", player=LK))
     s.undo()
+    refused(move("knight2", (-0.5, 3.0)), "stone wall is there")       # teleported and back
     c = s.footprint_centre("knight2")
     s.apply(move("knight2", (c[0], c[1] - 2.0)))
     s.apply(EndTurnAction(type="end_turn", player=LK))
@@ -313,3 +312,38 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
                          cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == s.checksum()
+
+
+def test_entry_colour_paints_the_main_colour_of_its_model(session):
+    """Scene units say colour = 1 (Blue) / 0 (Black): the model's colour-16 parts take it."""
+    table = session.game.assets["knight1"].model.colours
+
+    def has(key, code):
+        cols = session.game.assets[key].colours[:, :3]
+        return bool(np.any(np.all(np.abs(cols - np.asarray(table.rgba(code))[:3]) < 1e-3, axis=1)))
+
+    assert has("knight1", 1) and not has("knight1", 0)
+    assert has("falcon1", 0) and not has("falcon1", 1)
+    # the shared, cached model itself is unchanged (16 stays 16 for the next entry)
+    assert any(p.colour == 16 for p in session.game.assets["knight1"].model.placements)
+
+
+def test_open_game_says_what_files_it_takes(tmp_path):
+    from sandbox.game.session import open_game
+
+    (tmp_path / "x.replay").write_bytes(b"PK\x03\x04junk")
+    with pytest.raises(SceneError, match=r"is a replay.*\.toml.*\.save\.json.*sandbox replay"):
+        open_game(tmp_path / "x.replay")
+    (tmp_path / "model.ldr").write_text("1 16 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    with pytest.raises(SceneError, match=r"LDraw model.*\.toml"):
+        open_game(tmp_path / "model.ldr")
+
+
+def test_saves_are_written_with_the_usual_file_mode(session, tmp_path):
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    path = session.save(tmp_path / "game.save.json")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask

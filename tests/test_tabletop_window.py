@@ -198,3 +198,61 @@ def test_grid_toggle_and_screenshot_key(app):
     im = np.asarray(Image.open(new.pop()).convert("RGB")).astype(float)
     assert im.shape == (H, W, 3)
     assert np.sqrt(((im - c) ** 2).mean()) < 8.0     # the PNG is the frame on screen
+
+
+def test_esc_cancels_a_drag_enemy_drag_is_explained_and_quit_keys(app):
+    s = app.session
+    app.input.set_mode("select")
+    n = len(s.actions)
+    # Esc in the middle of a drag: no move is handed to the session
+    start = centre(app, "knight1" if s.current_player == "Lion Knights" else "falcon1")
+    point_at(app, start)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    b = app.world_to_screen(start + np.array([1.5, 0.0, 0.0]))
+    app.base.win.movePointer(0, *_px(app, b))
+    app.step(2)
+    assert app.input.drag_unit is not None
+    key(app, "escape")
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+    app.wait_idle()
+    assert len(s.actions) == n and "cancelled" in app.flashline.getText()
+    # dragging the other side's unit says why, in red
+    enemy = "falcon1" if s.current_player == "Lion Knights" else "knight1"
+    drag(app, centre(app, enemy), centre(app, enemy) + np.array([1.0, 0.0, 0.0]))
+    app.wait_idle()
+    assert len(s.actions) == n and app.flash_kind == "error"
+    assert "belongs to" in app.flashline.getText() and "' turn" in app.flashline.getText()
+    assert "' turn" in app.banner.getText() and "Strategy pile: 0 bricks" in app.pile.getText()
+    # T toggles the top view (aligned with the table) and back to the same 3D view
+    before = (app.rig.yaw, app.rig.pitch, app.rig.distance)
+    key(app, "t")
+    assert app.rig.pitch > 89 and app.rig.yaw == 0
+    key(app, "t")
+    assert (app.rig.yaw, app.rig.pitch, app.rig.distance) == before
+    # Q quits (Esc too, with nothing left to cancel)
+    quits = []
+    app.on_quit = lambda: quits.append(1)
+    app.select(None)
+    key(app, "q")
+    key(app, "escape")
+    assert len(quits) == 2
+
+
+def test_hud_stays_inside_a_resized_window(app):
+    from panda3d.core import WindowProperties
+
+    app.select("knight1")
+    try:
+        app.base.win.request_properties(WindowProperties.size(360, 480))
+        for _ in range(8):
+            app.step(1)
+        assert app.base.win.get_x_size() == 360
+        for node in (app.card, app.logpanel, app.banner):  # left edges inside the window
+            lo, hi = node.get_tight_bounds(app.base.render2d)
+            assert lo.x >= -1.001, node.getText()
+    finally:
+        app.base.win.request_properties(WindowProperties.size(W, H))
+        for _ in range(8):
+            app.step(1)

@@ -74,7 +74,7 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
                   f"({time.perf_counter() - t0:.1f} s in all)", markup=True)
 
 
-def open_window(path: Path, ldrawdir=None, size: tuple[int, int] = (1280, 760),
+def open_window(path: Path, ldrawdir=None, size: tuple[int, int] = (1280, 720),
                 shadows: bool = True) -> None:
     """Open the replay window and run it until closed."""
     from .replay_viewer import open_viewer

@@ -70,8 +70,8 @@ LOG_LINES = 18
 #: of a line that fit in it.
 LOG_WIDTH = 0.78
 LOG_CHARS = 60
-#: Characters of a dramatic moment's line (the panel grows to the longest).
-MOMENT_CHARS = 70
+#: Dramatic moments longer than this (in font heights) wrap onto another line.
+MOMENT_WRAP = 30.0
 #: Vertical field of view of the window, degrees (as Camera.framing assumes).
 FOV_DEG = 40.0
 #: Follow camera: fraction of the way to its goal covered per second (exponential).
@@ -337,16 +337,18 @@ class ReplayViewer:
                              pos=(0.03, -0.05), scale=0.03, align=TextNode.A_left,
                              fg=(1, 0.85, 0.3, 1))
         self.moment_texts = [title]
-        for i, m in enumerate(moments):
-            self.moment_texts.append(OnscreenText(
-                parent=self.moment_frame, scale=0.027, align=TextNode.A_left,
-                pos=(0.03, -0.09 - 0.04 * i), fg=(1, 1, 1, 1),
-                text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {_shorten(m.text, MOMENT_CHARS)}"))
-        # the panel as wide as its longest line, none cut off
+        y = -0.09
+        for i, m in enumerate(moments):  # long lines wrap (indented), none is cut off
+            t = OnscreenText(parent=self.moment_frame, scale=0.027, align=TextNode.A_left,
+                             pos=(0.03, y), fg=(1, 1, 1, 1), wordwrap=MOMENT_WRAP,
+                             text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {m.text}")
+            self.moment_texts.append(t)
+            rows = max(t.textNode.get_num_rows(), 1)
+            y -= 0.04 + 0.027 * t.textNode.get_line_height() * (rows - 1)
         widest = max(t.textNode.get_width() * 0.027 for t in self.moment_texts[1:]) \
             if moments else 0.0
         widest = max(widest, title.textNode.get_width() * 0.03)
-        self.moment_frame["frameSize"] = (0.01, 0.05 + widest, -0.07 - 0.04 * len(moments), -0.01)
+        self.moment_frame["frameSize"] = (0.01, 0.05 + widest, y + 0.02, -0.01)
 
     def _do(self, action) -> None:
         self.notice = ""
@@ -368,7 +370,8 @@ class ReplayViewer:
             return
         m = param.get_mouse()
         x = self.slider.get_relative_point(self.base.render2d, LPoint3(m[0], 0, m[1]))[0]
-        left, right = self.slider.guiItem.get_frame()[:2]
+        frame = self.slider.guiItem.get_frame()
+        left, right = frame[0], frame[1]
         thumb = self.slider.thumb.guiItem.get_frame()
         half_thumb = (thumb[1] - thumb[0]) / 2  # the thumb's centre travels inside the frame
         lo, hi = left + half_thumb, right - half_thumb

@@ -40,8 +40,9 @@ from ..game.session import (
     EndTurnAction,
     GameSession,
     MoveAction,
-    describe_action,
+    possessive,
 )
+from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
 from ..render.escapade_markers import escapade_markers
@@ -79,6 +80,9 @@ DRAG_THRESHOLD: float = 0.01
 LOG_LINES: int = 9
 #: Event types the log panel leaves out (bookkeeping rather than play).
 _QUIET_EVENTS = {"body", "setup", "warning"}
+#: Message colours: refusals and errors red, things done green, hints white.
+FLASH_COLOURS = {"error": (1.0, 0.45, 0.4, 1.0), "ok": (0.55, 1.0, 0.55, 1.0),
+                 "info": (1.0, 1.0, 1.0, 1.0)}
 
 _HIGHLIGHT_SCALE = _offscreen._HIGHLIGHT_SCALE
 _HIGHLIGHT_EDGE = _offscreen._HIGHLIGHT_EDGE
@@ -144,8 +148,33 @@ class CameraRig:
         f = np.array([-math.sin(y), math.cos(y), 0.0])
         self.target = self.target + (r * right + f * forward) * self.distance * 0.5
 
-    def top_down(self) -> None:
-        self.pitch = 89.9
+    def top_down(self, width: float | None = None, depth: float | None = None,
+                 aspect: float = 16 / 9, fill: float = 0.6) -> None:
+        """Look straight down, aligned with the table (+X right, +Y up the screen), framing a
+        ``width`` x ``depth`` inch table in ``fill`` of the view (room for the HUD); with no
+        table size, only look straight down from where the camera is.
+        The 3D view before is kept for :meth:`toggle_top`."""
+        self._saved = (self.target.copy(), self.distance, self.yaw, self.pitch)
+        if width is None or depth is None:
+            self.pitch = 89.9
+            return
+        half_v = math.tan(math.radians(20.0))  # the lens: 40 degrees vertical
+        self.target = np.zeros(3)
+        self.distance = max(depth / 2 / (fill * half_v), width / 2 / (fill * half_v * aspect))
+        self.yaw, self.pitch = 0.0, 89.9
+
+    @property
+    def is_top(self) -> bool:
+        return getattr(self, "_saved", None) is not None
+
+    def toggle_top(self, width: float, depth: float, aspect: float) -> bool:
+        """Top view, or back to the 3D view it replaced. Returns True when now in top view."""
+        if self.is_top:
+            self.target, self.distance, self.yaw, self.pitch = self._saved
+            self._saved = None
+            return False
+        self.top_down(width, depth, aspect)
+        return True
 
     def focus(self, point) -> None:
         self.target = np.asarray(point, float).copy()
@@ -200,10 +229,11 @@ class InputLayer:
     at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
     """
 
-    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: choose weapon, click target"
-            "   M: measure & line of sight   B: Big Drop   Enter: confirm   Esc: cancel\n"
-            "E: end turn   U: undo   F5: save   F9: load   P: screenshot   G: grid   T: top view"
-            "   F: focus   right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help")
+    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
+            "M: measure & line of sight   B: Big Drop   Enter: confirm   Esc: cancel   E: end turn\n"
+            "U: undo   F5: save   F9: load   P: screenshot   G: grid   T: top view   F: focus\n"
+            "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
+            "Q (or Esc with nothing to cancel): quit")
 
     def __init__(self, app: "TabletopApp"):
         self.app = app
@@ -249,9 +279,13 @@ class InputLayer:
             if button == 1 and self.mode == "select" and not app.busy:
                 hit = app.pick(sx, sy)
                 key = hit.key if hit is not None else None
-                if key is not None and key != "ground" and app.can_move(key):
-                    self.drag_unit = key
-                    app.select(key)
+                if key is not None and key != "ground":
+                    reason = app.session.move_refusal(key) if key in app.session.game.bodies else ""
+                    if not reason:
+                        self.drag_unit = key
+                        app.select(key)
+                    else:
+                        app.flash(reason, error=True)
         if not self.dragging:
             return
         if button == 1 and self.drag_unit is not None:
@@ -277,6 +311,9 @@ class InputLayer:
             if button == 1 and self.drag_unit is not None and self.drag_to is not None:
                 unit, to = self.drag_unit, self.drag_to
                 self.drag_unit, self.drag_to = None, None
+                if app.busy:  # something else started meanwhile: never read physics under it
+                    app.flash("Wait: physics is still playing out")
+                    return
                 c = app.session.footprint_centre(unit)
                 lo, hi = app.session.bounds(unit)
                 # the body follows the pointer by its footprint centre, grabbed where clicked
@@ -353,7 +390,22 @@ class InputLayer:
         app = self.app
         n = name.lower()
         if n == "escape":
-            self.set_mode("select")
+            if self.drag_unit is not None or self.press is not None:
+                moving = self.drag_unit is not None
+                self.press, self.dragging = None, False
+                self.drag_unit, self.drag_to = None, None
+                app.overlays_dirty = True
+                if moving:
+                    app.flash("Move cancelled")
+            elif self.mode != "select" or self.sprint:
+                self.sprint = False
+                self.set_mode("select")
+            elif app.selected is not None:
+                app.select(None)
+            else:
+                app.quit()
+        elif n == "q":
+            app.quit()
         elif n in ("arrow_left", "arrow_right"):
             app.rig.orbit(-10 if n == "arrow_left" else 10, 0) if not self.shift else \
                 app.rig.pan(-0.1 if n == "arrow_left" else 0.1, 0)
@@ -365,7 +417,9 @@ class InputLayer:
         elif n in ("page_down", "-"):
             self.wheel(-1)
         elif n == "t":
-            app.rig.top_down()
+            bf = app.session.spec.battlefield
+            top = app.rig.toggle_top(bf.width, bf.depth, app.aspect)
+            app.flash("Top view (T: back to 3D)" if top else "3D view")
         elif n == "f":
             if app.selected is not None and not app.busy:
                 lo, hi = app.session.bounds(app.selected)
@@ -375,7 +429,7 @@ class InputLayer:
         elif n == "h":
             app.show_help = not app.show_help
         elif n == "p" or n == "f12":
-            app.flash(f"Screenshot {app.screenshot()}")
+            app.flash(f"Screenshot saved to {shown_path(app.screenshot())}", ok=True)
         elif n == "m":
             self.set_mode("select" if self.mode == "measure" else "measure")
         elif n == "s":
@@ -473,6 +527,10 @@ class TabletopApp:
         self.overlays_dirty = True
         self._flash_text = ""
         self._flash_until = 0.0
+        self.flash_kind = "info"
+        #: Called by Q / Esc (with nothing to cancel); the default ends :meth:`run`.
+        self.on_quit: Callable[[], None] = self.base.taskMgr.stop
+        self.quit_requested = False
         self._shots = 0
         self._playback: dict | None = None
         self._generation = -1
@@ -614,21 +672,26 @@ class TabletopApp:
     def _setup_hud(self) -> None:
         from direct.gui.OnscreenText import OnscreenText
 
-        a2d = self.base.aspect2d
-        ar = self.width / self.height
+        b = self.base
 
-        def text(pos, scale, align, fg=(1, 1, 1, 1), parent=a2d):
-            return OnscreenText(text="", pos=pos, scale=scale, align=align, fg=fg,
+        def text(pos, scale, align, fg=(1, 1, 1, 1), parent=b.aspect2d, bg=None):
+            return OnscreenText(text="", pos=pos, scale=scale, align=align, fg=fg, bg=bg,
                                 shadow=(0, 0, 0, 0.9), mayChange=True, parent=parent)
 
-        self.banner = text((0, 0.9), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1))
-        self.card = text((-ar + 0.04, 0.9), 0.045, TextNode.ALeft)
-        self.preview = text((ar - 0.04, 0.9), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1))
-        self.logpanel = text((-ar + 0.04, -0.45), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1))
-        self.status = text((0, -0.92), 0.034, TextNode.ACenter, (0.85, 0.95, 0.85, 1))
-        self.flashline = text((0, 0.78), 0.05, TextNode.ACenter, (1, 0.6, 0.5, 1))
+        # Anchored to the window's edges (ShowBase moves the a2d anchors on a resize), so no
+        # window shape clips them.
+        self.banner = text((0, -0.1), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
+        self.card = text((0.04, -0.1), 0.045, TextNode.ALeft, parent=b.a2dTopLeft)
+        self.preview = text((-0.04, -0.1), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1), b.a2dTopRight)
+        self.logpanel = text((0.04, 0.8), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomLeft)
+        self.status = text((0, 0.2), 0.04, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
+                           bg=(0, 0, 0, 0.6))
+        self.pile = text((0, -0.17), 0.042, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
+        self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
+                              b.a2dTopCenter)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
-        self.escapade_panel = text((ar - 0.04, 0.6), 0.036, TextNode.ARight, (1, 1, 0.85, 1))
+        self.escapade_panel = text((-0.04, -0.4), 0.036, TextNode.ARight, (1, 1, 0.85, 1),
+                                   b.a2dTopRight)
         self.ruler_label = NodePath(TextNode("ruler-label"))
         self.ruler_label.reparent_to(self.base.render)
         self.ruler_label.set_billboard_point_eye()
@@ -645,16 +708,36 @@ class TabletopApp:
         tn.set_shadow(0.06, 0.06)
         tn.set_shadow_color(0, 0, 0, 1)
 
-    def flash(self, text: str, seconds: float = 4.0) -> None:
-        """A short message under the banner (refusals, hints)."""
+    def flash(self, text: str, seconds: float = 4.0, *, error: bool = False, ok: bool = False) -> None:
+        """A short message under the banner: red for refusals and errors, green for things
+        done (saved, loaded), white for hints."""
         self._flash_text = text
         self._flash_until = time.monotonic() + seconds
+        kind = "error" if error else ("ok" if ok else "info")
+        self.flash_kind = kind
+        self.flashline.setFg(FLASH_COLOURS[kind])
+
+    @property
+    def aspect(self) -> float:
+        """Width / height of the window now (it may have been resized)."""
+        win = getattr(self.base, "win", None)
+        if win is not None and win.get_y_size() > 0:
+            return win.get_x_size() / win.get_y_size()
+        return self.width / self.height
+
+    def quit(self) -> None:
+        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends)."""
+        self.quit_requested = True
+        self.on_quit()
 
     def _update_hud(self, now: float) -> None:
         s = self.session
         busy = self.busy
         pb = self._playback
-        self.banner.setText(f"Turn {s.turn}: {s.current_player}" + ("   (physics...)" if busy or pb else ""))
+        self.banner.setText(f"Turn {s.turn}: {possessive(s.current_player)} turn"
+                            + ("   (physics...)" if busy or pb else ""))
+        pile = s.strategy_pile()
+        self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         if self.selected is not None and not busy and self.selected in s.game.bodies:
             self.card.setText("\n".join(s.stat_card(self.selected)))
         elif not busy:
@@ -666,15 +749,18 @@ class TabletopApp:
             limit = pb["n_events"]
             while limit < len(events) and events[limit]["time"] <= t + 1e-9:
                 limit += 1
-        shown = [e for e in events[:limit] if e["type"] not in _QUIET_EVENTS][-LOG_LINES:]
+        shown = [e for e in events[:limit] if _shown_in_log(e)][-LOG_LINES:]
         self.logpanel.setText("\n".join(_log_line(e) for e in shown))
         mode = self.input.mode
         extra = ""
         if self.input.sprint:
             extra += "   SPRINT"
         if mode == "drop":
-            extra += f"   Strategy bricks {self.input.drop_bricks} ([ and ] to change)"
-        self.status.setText((InputLayer.HELP + "\n" if self.show_help else "H: help\n") + f"[{mode}]{extra}")
+            extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.strategy_pile()} in "
+                      f"{possessive(s.current_player)} pile ([ and ] to change)")
+        text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
+        self.status.setText(text)
+        self.status.setPos(0, 0.05 + 0.04 * 1.25 * text.count("\n"))
         self.flashline.setText(self._flash_text if now < self._flash_until else "")
 
     # ---------------------------------------------------------------- events
@@ -686,7 +772,7 @@ class TabletopApp:
             b.accept(f"mouse{btn}-up", self._on_up, [btn])
         b.accept("wheel_up", self.input.wheel, [1])
         b.accept("wheel_down", self.input.wheel, [-1])
-        keys = ["escape", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "[", "]", "e", "u",
+        keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "[", "]", "e", "u",
                 "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
@@ -811,9 +897,9 @@ class TabletopApp:
         try:
             out = self.session.save(target)
         except OSError as exc:
-            self.flash(f"Save failed (previous save kept): {exc}")
+            self.flash(f"Save failed (previous save kept): {exc}", error=True)
             return None
-        self.flash(f"Saved to {out}")
+        self.flash(f"Saved to {shown_path(out)}", ok=True)
         return out
 
     def load(self, path: str | Path | None = None) -> None:
@@ -823,6 +909,7 @@ class TabletopApp:
             return
         target = Path(path) if path else self.save_path
         ldraw = self.session.ldrawdir
+        self._loading = target
         self._after = "load"
         self.runner.start(lambda: GameSession.load(target, ldraw))
 
@@ -855,13 +942,13 @@ class TabletopApp:
             old = self.session
             self.session = r.result
             old.close()
-            self.flash(f"Loaded {self.save_path}")
+            self.flash(f"Loaded {shown_path(getattr(self, '_loading', self.save_path))}", ok=True)
             self._generation = -1
         elif after == "undo" and r.error is None:
-            self.flash(f"Undid: {describe_action(r.result)}")
+            self.flash(f"Undid: {self.session.describe(r.result)}", ok=True)
         if r.error is not None:
             if isinstance(r.error, SandboxError):
-                self.flash(str(r.error), 6.0)
+                self.flash(str(r.error), 6.0, error=True)
             else:
                 raise r.error
             if self._playback is not None:
@@ -933,8 +1020,17 @@ class TabletopApp:
         if m is not None and (self.input.press is not None or self.input.mode == "attack"):
             if m != self.input.last_pointer:
                 self.input.pointer_move(*m)
+        self._layout()
         self._update_hud(now)
         return task.cont
+
+    def _layout(self) -> None:
+        """Re-lay the HUD for the window's shape (after a resize): in a narrow window the
+        stat card goes below the banner and the message line rather than beside them."""
+        narrow = self.aspect < 1.6
+        if narrow != getattr(self, "_narrow", None):
+            self._narrow = narrow
+            self.card.setPos(0.04, -0.36 if narrow else -0.1)
 
     _was_playing = False
 
@@ -1092,6 +1188,7 @@ class TabletopApp:
 
     def destroy(self) -> None:
         self.runner.join()
+        self.base.taskMgr.remove("sandbox-frame")  # the task manager outlives this ShowBase
         self.session.close()
         self.base.destroy()
         from panda3d.core import unloadPrcFile
@@ -1116,6 +1213,25 @@ def _arc_fan(origin, towards, arc_points: int, reach: float) -> Marker:
         pts.append((origin[0] + reach * math.cos(a), origin[1] + reach * math.sin(a), z))
     pts.append((origin[0], origin[1], z))
     return Marker.path(pts, (1.0, 0.6, 0.15, 0.9), 2.0)
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as a player wants to read it: relative to the working folder when inside it."""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+def _shown_in_log(e: dict) -> bool:
+    """Whether the log panel shows an event: not bookkeeping, and impacts only from the
+    Collision threshold up (the settling of a moved unit stays in the event log only)."""
+    if e["type"] in _QUIET_EVENTS:
+        return False
+    if e["type"] == "impact" and float(e.get("normal_speed", math.inf)) < COLLISION_MIN_SPEED_IN_S:
+        return False
+    return True
 
 
 def _log_line(e: dict) -> str:
