@@ -51,7 +51,6 @@ from ..render.view import Marker, MarkerKind
 
 from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we override)
     AntialiasAttrib,
-    BitMask32,
     DirectionalLight,
     GeomNode,
     LColor,

@@ -16,11 +16,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.dice import Dice, DiceExpression
+from ..core.dice import Dice
 from ..core.errors import RulesError, SceneError
 from ..physics.world import ImpactEvent, PhysicsWorld
 from ..rules import collision as collision_rules
-from ..rules.damage import explosion_at, explosion_rings
 from .assets import BodyAsset, build_asset, build_part_asset
 from .replay import Recorder, Replay
 from .scene import BigDrop, ExplosivePayload, SceneSpec, Stats, SupplyPayload, UnitPayload, parse_armor, scene_to_dict

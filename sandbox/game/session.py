@@ -39,10 +39,8 @@ from typing import Annotated, Callable, Literal, Sequence, Union
 import numpy as np
 from pydantic import Field, TypeAdapter, ValidationError
 
-from ..core.dice import DiceExpression
 from ..core.errors import ReplayError, RulesError, SandboxError, SceneError
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
-from ..rules import collision as collision_rules
 from ..rules.attacks import (
     ArcTarget,
     Modifier,
@@ -54,7 +52,7 @@ from ..rules.attacks import (
 )
 from ..rules.damage import explosion_at, explosion_rings
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
-from .measure import SmokeField, edge_point, footprint_gap, point_gap, segment_in_smoke
+from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
 from .replay import atomic_write_bytes
 from .runner import MAX_ACTION_SECONDS, Game
 from .scene import BigDrop, SceneSpec, WeaponSpec, _Strict, scene_from_dict, scene_to_dict

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..core.dice import DiceExpression, DiceStream, ExpressionRoll, Roll
+from ..core.dice import DiceExpression, DiceStream, ExpressionRoll
 from ..core.errors import RulesError
 from .attacks import ActionRoll, Modifier, action_roll, target_size_modifier
 
