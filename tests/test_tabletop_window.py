@@ -256,3 +256,33 @@ def test_hud_stays_inside_a_resized_window(app):
         app.base.win.request_properties(WindowProperties.size(W, H))
         for _ in range(8):
             app.step(1)
+
+
+def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
+    """L on the catapult scene (loaded as a save): click the guard for the arc, again to fire."""
+    from sandbox.game.session import EndTurnAction, LaunchAction, open_game
+
+    home = app.save(tmp_path / "home.save.json")
+    cat = open_game(REPO / "scenes" / "catapult_over_wall.toml")
+    cat.apply(EndTurnAction(type="end_turn", player="Lion Knights"))
+    cat.save(tmp_path / "cat.save.json")
+    cat.close()
+    try:
+        app.load(tmp_path / "cat.save.json")
+        app.wait_idle()
+        s = app.session
+        assert s.current_player == "Black Falcons" and s.launchers()
+        key(app, "l")
+        assert app.input.mode == "launch"
+        guard = centre(app, "guard")
+        click(app, guard)
+        assert app.input.launch_body == "guard"
+        assert "Launcher" in app.preview.getText() and "Payload: boulder" in app.preview.getText()
+        click(app, guard)
+        app.wait_idle()
+        assert isinstance(app.session.actions[-1], LaunchAction)
+        assert app.session.body("guard").damage.destroyed
+    finally:
+        app.load(home)
+        app.wait_idle()
+    assert "knight1" in app.session.game.bodies

@@ -39,6 +39,7 @@ from ..game.session import (
     AttackAction,
     EndTurnAction,
     GameSession,
+    LaunchAction,
     MoveAction,
     possessive,
 )
@@ -229,7 +230,7 @@ class InputLayer:
     """
 
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
-            "M: measure & line of sight   B: Big Drop   Enter: confirm   Esc: cancel   E: end turn\n"
+            "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
             "U: undo   F5: save   F9: load   P: screenshot   G: grid   T: top view   F: focus\n"
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             "Q (or Esc with nothing to cancel): quit")
@@ -248,6 +249,9 @@ class InputLayer:
         self.hover_target: str | None = None
         self.drop_point: np.ndarray | None = None
         self.drop_bricks = 1
+        self.launcher: str | None = None
+        self.launch_aim: np.ndarray | None = None
+        self.launch_body: str | None = None
         self.last_pointer = (0.0, 0.0)
         self.shift = False
 
@@ -354,6 +358,15 @@ class InputLayer:
                 self.drop_point = np.asarray(hit.point)
                 app.overlays_dirty = True
             return
+        if self.mode == "launch":
+            if hit is not None:
+                aim, body = self._launch_aim(hit)
+                if self.launch_aim is not None and np.allclose(aim, self.launch_aim, atol=0.25):
+                    self.fire_launcher()
+                else:
+                    self.launch_aim, self.launch_body = aim, body
+                    app.overlays_dirty = True
+            return
         if self.mode == "attack":
             if hit is not None and hit.key != "ground" and app.selected is not None:
                 if self.hover_target == hit.key:
@@ -372,8 +385,36 @@ class InputLayer:
                                 unit=app.selected, weapon=self.weapon, target=target))
         self.set_mode("select")
 
+    def _launch_aim(self, hit) -> tuple[np.ndarray, str | None]:
+        """Aim point of a Launcher at what was clicked: a body's top centre (plus 1", over
+        cover), or the point on the ground."""
+        if hit.key != "ground" and hit.key in self.app.session.game.bodies:
+            lo, hi = self.app.session.bounds(hit.key)
+            return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] + 1.0]), hit.key
+        p = np.asarray(hit.point, float)
+        return np.array([p[0], p[1], max(p[2], 0.0)]), None
+
+    def fire_launcher(self) -> None:
+        """Fire the chosen Launcher at the aim point through the session (8.4)."""
+        app = self.app
+        if self.launcher is None or self.launch_aim is None:
+            return
+        s = app.session
+        pv = s.launch_preview(self.launcher, self.launch_aim, target_body=self.launch_body)
+        if not pv.allowed:
+            app.flash(pv.reason, error=True)
+            return
+        app.submit(LaunchAction(type="launch", player=s.current_player, turn=s.turn,
+                                weapon=self.launcher, payload=list(pv.payload),
+                                target=tuple(round(float(v), 4) for v in pv.target),
+                                target_body=self.launch_body))
+        self.set_mode("select")
+
     def set_mode(self, mode: str) -> None:
         self.mode = mode
+        if mode != "launch":
+            self.launcher = None
+            self.launch_aim = self.launch_body = None
         if mode != "attack":
             self.weapon = None
             self.hover_target = None
@@ -438,6 +479,17 @@ class InputLayer:
             app.overlays_dirty = True
         elif n == "b":
             self.set_mode("select" if self.mode == "drop" else "drop")
+        elif n == "l":
+            if self.mode == "launch":
+                self.set_mode("select")
+                return
+            ms = app.session.launchers()
+            if not ms:
+                app.flash(f"{app.session.current_player} has no Launcher on the table", error=True)
+                return
+            self.set_mode("launch")
+            self.launcher = ms[0].id
+            app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter to fire")
         elif n in ("[", "]") and self.mode == "drop":
             self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
             app.overlays_dirty = True
@@ -456,6 +508,8 @@ class InputLayer:
         elif n == "enter":
             if self.mode == "attack" and self.hover_target is not None:
                 self.fire(self.hover_target)
+            elif self.mode == "launch" and self.launch_aim is not None:
+                self.fire_launcher()
             elif self.mode == "drop" and self.drop_point is not None:
                 app.submit(BigDrop(type="big_drop", player=app.session.current_player,
                                    payload=ExplosivePayload(kind="explosive"),
@@ -771,7 +825,7 @@ class TabletopApp:
             b.accept(f"mouse{btn}-up", self._on_up, [btn])
         b.accept("wheel_up", self.input.wheel, [1])
         b.accept("wheel_down", self.input.wheel, [-1])
-        keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "[", "]", "e", "u",
+        keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
@@ -1121,6 +1175,13 @@ class TabletopApp:
                     for k in range(1, w.damage.count + 1):  # 2" per die (8.4)
                         markers.append(Marker.ring((tc[0], tc[1], 0.03), 2.0 * k,
                                                    colour=(1.0, 0.55, 0.1, 0.8), width=0.1))
+        if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
+            lp = s.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)
+            colour = (1.0, 0.85, 0.2, 1.0) if lp.allowed else (1.0, 0.25, 0.2, 1.0)
+            markers.append(Marker.path(lp.path, colour, 2.0))
+            if lp.beyond_turn:  # the red-brick X on the target (8.4)
+                markers.append(Marker.target((lp.target[0], lp.target[1], 0.0), 1.0))
+            preview_lines = lp.lines() + (["Click again or Enter to fire"] if lp.allowed else [])
         if inp.mode == "drop" and inp.drop_point is not None:
             p = inp.drop_point
             from ..rules.collision import big_drop_height

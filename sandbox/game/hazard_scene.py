@@ -58,6 +58,8 @@ class FieldEntry(_Strict):
                                    "spends (its 'power' stat)")
     exceptional: bool = False
     owner: str | None = None
+    hidden: bool = Field(False, description="hidden from the other side until a Scout sees it "
+                         "(F.3 Tracking)")
 
     @field_validator("dice")
     @classmethod
@@ -152,6 +154,10 @@ class HazardExpect(_Strict):
     armed: list[str] = Field(default_factory=list, description="ids of Traps still armed")
     min_deflected: dict[str, int] = Field(default_factory=dict,
                                           description="Energy Shield dice spent, per body")
+    revealed: list[str] = Field(default_factory=list, description="ids of hidden Fields and "
+                                "Traps a Scout revealed (F.3 Tracking)")
+    disrupted: list[str] = Field(default_factory=list, description="units that fell over in a "
+                                 "Slippery Field (F.1)")
 
     @model_validator(mode="after")
     def _disjoint(self):

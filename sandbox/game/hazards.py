@@ -17,6 +17,16 @@ submerged when its whole height lies inside a ``water`` Field. Line of sight run
 below the top of the viewer to the centre of the target: Smoke (F.1) or any other body on the
 way blocks it.
 
+Difficult Terrain is physical: a Thrust Field the unit stands in when it starts to move pushes
+it (its velocity driven step by step, so a wall stops it) by the Hazard inches before its full
+Move; a Thrust Field entered on the way pushes once the move is made. A unit whose move ends in
+a Slippery Field slides on its way by the inches the ice took from its Move, and a unit on foot
+that moved in one makes an Action Roll for its footing (a Scout: his Specialty die, F.3): a
+Critical Failure lays it down, Disrupted. Powered Concealed and Difficult Fields activate once
+per turn for an inch of Power a die, like Exposure Fields (a Concealed one when it would go
+off). Tracking (F.3): at the start of every turn, hidden Fields and Traps a Scout has a clear
+sight ray to are revealed to his side (the scene's players have no alliances, so his owner).
+
 Units: inches, Z up.
 """
 
@@ -33,7 +43,7 @@ from ..core.errors import RulesError, SceneError
 from ..physics.queries import Region, bodies_in_region, closest_points
 from ..physics.rays import ray_first_hit
 from ..rules import hazards as hz
-from ..rules.attacks import ArcTarget, resolve_arc_fire
+from ..rules.attacks import ArcTarget, action_roll, resolve_arc_fire
 from ..rules.damage import explosion_at, explosion_rings
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
@@ -45,6 +55,14 @@ from .measure import SmokeField, segment_in_smoke
 
 if TYPE_CHECKING:  # pragma: no cover
     from .runner import Game
+
+
+def _quat_mul(a, b) -> list[float]:
+    """Hamilton product of two (x, y, z, w) quaternions: ``a`` applied after ``b``."""
+    ax, ay, az, aw = (float(v) for v in a)
+    bx, by, bz, bw = (float(v) for v in b)
+    return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz]
 
 
 @dataclass
@@ -93,6 +111,8 @@ class Hazards:
         self.crossings: dict[str, str] = {}
         self.marks: list[hz.Mark] = []
         self.powered: dict[str, hz.PoweredField] = {}
+        self.revealed: dict[str, list[str]] = {}  # hidden Field/Trap id -> players told (F.3)
+        self.disrupted: list[str] = []  # units that fell over in a Slippery Field (F.1)
         self._ready = False
 
     # ------------------------------------------------------------------ setup
@@ -154,8 +174,10 @@ class Hazards:
     # ------------------------------------------------------------------ turns
     def start_of_turn(self, turn: int) -> None:
         """Water puts out what it submerges, Exposure Fields burn who stands in them, then
-        every Fire makes its Burning Roll (F.1)."""
+        every Fire makes its Burning Roll (F.1). Scouts first reveal the hidden Fields and Traps
+        in their field of view to their side (F.3 Tracking)."""
         self.setup()
+        self.track(turn)
         for pf in self.fields.values():
             inside = bodies_in_region(self.game.world, pf.region,
                                       [k for k in self.game.bodies])
@@ -249,17 +271,22 @@ class Hazards:
         -------
         (clear, reason)
         """
+        tlo, thi = self.game.world.aabb(target)
+        return self.sight_to_point(viewer, (tlo + thi) / 2.0, ignore=(viewer, target))
+
+    def sight_to_point(self, viewer: str, aim, ignore=()) -> tuple[bool, str]:
+        """Whether ``viewer`` sees the table point ``aim`` (inches): no Smoke, no body (other
+        than ``ignore``) on the ray from just below the top of the viewer."""
         w = self.game.world
         lo, hi = w.aabb(viewer)
         eye = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.15])
-        tlo, thi = w.aabb(target)
-        aim = (tlo + thi) / 2.0
+        aim = np.asarray(aim, dtype=float)
         for pf in self.fields.values():
             if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE:
                 smoke = SmokeField(tuple(pf.region.centre), pf.region.radius, pf.region.height)
                 if segment_in_smoke(eye, aim, smoke):
                     return False, f"Smoke ({pf.name})"
-        hit = ray_first_hit(w, eye, aim, ignore=(viewer, target))
+        hit = ray_first_hit(w, eye, aim, ignore=tuple(ignore) or (viewer,))
         if hit is not None:
             name = self.game.bodies[hit.key].name if hit.key in self.game.bodies else hit.key
             return False, f"{name} is in the way"
@@ -306,9 +333,10 @@ class Hazards:
               field=pf.entry.id, body=victim, activated=True, power=cost)
         return True
 
-    def _expose(self, pf: PlacedField, key: str, exposed_size: float) -> None:
+    def _expose(self, pf: PlacedField, key: str, exposed_size: float,
+                activate: bool = True) -> None:
         st = self.game.bodies[key]
-        if not self._activate(pf, key):
+        if activate and not self._activate(pf, key):
             return
         res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.rules,
                                  exposed_size_in=max(0.0, exposed_size), victim=st.name)
@@ -346,7 +374,7 @@ class Hazards:
                     self.game._damage(ost, ring.damage, f"Explosion Damage ({d:.2f}\" from the "
                                       "blast)", dice=[(10, v) for v in ring.dice])
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
-            self._expose(pf, key, st.stats.size)
+            self._expose(pf, key, st.stats.size, activate=False)  # _cross activated it
 
     # ------------------------------------------------------------------ moving
     def _cross(self, a: Cross, where: str) -> None:
@@ -354,6 +382,10 @@ class Hazards:
         w = self.game.world
         pos, orn = w.pose(a.unit)
         start = np.array([pos[0], pos[1], 0.0])
+        thrusted = self._thrust_at_start(a.unit, start)  # carried first, then its full Move
+        if thrusted:
+            pos, orn = w.pose(a.unit)
+            start = np.array([pos[0], pos[1], 0.0])
         goal = np.array([a.to[0], a.to[1], 0.0])
         length = float(np.linalg.norm(goal - start))
         if length > st.stats.move + 1e-9:
@@ -365,12 +397,15 @@ class Hazards:
         crossings = []
         for pf in self.fields.values():
             ch = pf.region.chord(start, goal)
-            if ch is not None and ch[1] - ch[0] > 1e-9 and pf.rules is not None:
+            if (ch is not None and ch[1] - ch[0] > 1e-9 and pf.rules is not None
+                    and pf.entry.id not in thrusted):
                 crossings.append((ch[0], ch[1], pf))
         crossings.sort(key=lambda c: (c[0], c[2].entry.id))
         travelled = length
         outcome = "safe"
         scout = bool(getattr(st.stats, "scout", False))
+        pushes: list[tuple[np.ndarray, float, PlacedField]] = []
+        slips: list[tuple[PlacedField, float]] = []
         for t0, t1, pf in crossings:
             k = pf.rules.kind
             inside = (t1 - t0) * length
@@ -387,6 +422,8 @@ class Hazards:
                               f"{inside:.2f}\" of {pf.name}: safe for {res.safe_in:.2f}\"",
                               body=a.unit, field=pf.entry.id, safe=res.safe_in,
                               triggered=res.triggered, stopped=res.stopped)
+                if res.triggered and not self._activate(pf, a.unit):
+                    continue  # a powered Hazard already spent this turn, or out of Power (F.1)
                 if res.triggered or res.stopped:
                     travelled = t0 * length + res.safe_in
                     if res.stopped:
@@ -402,6 +439,8 @@ class Hazards:
             elif k is hz.HazardKind.EXPOSURE:
                 self._expose(pf, a.unit, min(st.stats.size, pf.region.height))
             elif k is hz.HazardKind.DIFFICULT:
+                if not self._activate(pf, a.unit):
+                    continue
                 res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
                                            victim=st.name, careful=a.careful,
                                            exposed_size_in=st.stats.size,
@@ -413,15 +452,26 @@ class Hazards:
                 if res.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
                                                    st.stats.move - res.move_lost_in))
-                if res.thrust_in:
-                    d = np.array([*pf.entry.thrust_direction, 0.0])
-                    start = start + d / (np.linalg.norm(d) or 1.0) * res.thrust_in
+                if res.thrust_in:  # entered on the way: carried once the move is made
+                    pushes.append((np.array([*pf.entry.thrust_direction, 0.0]), res.thrust_in, pf))
+                if res.terrain is hz.TerrainKind.SLIPPERY:
+                    slips.append((pf, res.forced_slide_in))
             if self.game.bodies[a.unit].damage.destroyed:
                 break
         else:
             self._place(a.unit, start + direction * travelled)
+        end = start + direction * travelled
         if not self.game.bodies[a.unit].damage.destroyed:  # tripwires, pressure plates (F.2)
-            self.game.traps.on_path(a.unit, start, start + direction * travelled)
+            self.game.traps.on_path(a.unit, start, end)
+        for d, inches, pf in pushes:
+            if not self.game.bodies[a.unit].damage.destroyed:
+                self._push(a.unit, d, inches, f"carried by {pf.name} (Thrust)")
+        for pf, inches in slips:
+            if self.game.bodies[a.unit].damage.destroyed:
+                break
+            if inches > 0 and length > 1e-9 and pf.region.contains([end[0], end[1], 0.01]):
+                self._push(a.unit, direction, inches, f"slides on in {pf.name} (Slippery)")
+            self._footing(a.unit, pf, direction)
         self.crossings.setdefault(a.unit, outcome)
         if outcome == "stopped":
             self.crossings[a.unit] = "stopped"
@@ -432,6 +482,139 @@ class Hazards:
             self.crossings[f] = "safe"
             self.game.log("follow", f"{self.game.bodies[f].name} follows {st.name} in single "
                           f"file, {back:.2f}\" along the path", body=f)
+
+    def _thrust_at_start(self, key: str, start: np.ndarray) -> set[str]:
+        """Thrust Fields the unit stands in carry it before it moves (F.1): a physical push of
+        the rolled Hazard inches along the Field's ``thrust_direction``. Returns their ids."""
+        st = self.game.bodies[key]
+        done: set[str] = set()
+        for pf in list(self.fields.values()):
+            r = pf.rules
+            if (r is None or r.kind is not hz.HazardKind.DIFFICULT
+                    or r.terrain is not hz.TerrainKind.THRUST
+                    or not pf.region.contains([start[0], start[1], 0.01])):
+                continue
+            done.add(pf.entry.id)
+            if not self._activate(pf, key):
+                continue
+            res = hz.difficult_terrain(self.game.dice.stream("hazard"), r, victim=st.name,
+                                       exposed_size_in=st.stats.size, move_left_in=st.stats.move)
+            self.game.log("terrain", f"{pf.name} ({res.terrain.value}): {res.hazard_in:g}\" of "
+                          "Hazard at the start of the move", body=key, field=pf.entry.id)
+            self._push(key, np.array([*pf.entry.thrust_direction, 0.0]), res.thrust_in,
+                       f"carried by {pf.name} (Thrust)")
+        return done
+
+    #: Speed of a Field's push (Thrust, a Slippery slide), inches per second.
+    PUSH_SPEED_IN_S: float = 12.0
+
+    def _push(self, key: str, direction, inches: float, why: str) -> float:
+        """Push a body ``inches`` along ``direction`` by driving its velocity step by step (a
+        wall on the way stops it), then let it settle; logs and returns the distance made."""
+        w = self.game.world
+        d = np.array([float(direction[0]), float(direction[1]), 0.0])
+        n = float(np.linalg.norm(d))
+        if n < 1e-9 or inches <= 0:
+            return 0.0
+        d /= n
+        p0 = w.pose(key)[0]
+        t, cap = 0.0, inches / self.PUSH_SPEED_IN_S + 0.5
+        while t < cap:
+            made = float(np.dot(w.pose(key)[0] - p0, d))
+            if made >= inches - 1e-3:
+                break
+            lin, _ = w.velocity(key)
+            v = min(self.PUSH_SPEED_IN_S, (inches - made) / w.time_step)
+            w.set_velocity(key, (d[0] * v, d[1] * v, float(lin[2])), (0, 0, 0))
+            self.game._on_step_quiet(w, w.step())
+            t += w.time_step
+        w.set_velocity(key, (0, 0, 0), (0, 0, 0))
+        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+        p1 = w.pose(key)[0]
+        made = float(np.dot(p1 - p0, d))
+        self.game.log("pushed", f"{self.game.bodies[key].name} is {why}: {made:.2f}\" of "
+                      f"{inches:g}\"", body=key, inches=round(made, 4), hazard_in=inches,
+                      to=[round(float(v), 4) for v in p1])
+        self.game._record_frame(force=True)
+        return made
+
+    def _footing(self, key: str, pf: PlacedField, direction: np.ndarray) -> None:
+        """A unit on foot that moved in a Slippery Field makes an Action Roll there (a Scout
+        his Specialty, F.3); on a Critical Failure it falls over and is Disrupted (F.1)."""
+        st = self.game.bodies[key]
+        if st.kind != "unit" or st.stats.flight or st.damage.disrupted:
+            return
+        scout = bool(getattr(st.stats, "scout", False))
+        die = hz.pathfinding_die(st.stats.action_die, 8, scout)
+        roll = action_roll(self.game.dice.stream("hazard"), die, 0,
+                           reason=f"{st.name}'s footing in {pf.name}")
+        fell = hz.slippery_fall(roll, on_foot=True)
+        self.game.log("footing", f"{st.name} rolls {roll.natural} on d{die} in {pf.name}"
+                      + (": a Critical Failure" if fell else ""), body=key, field=pf.entry.id,
+                      fell=fell)
+        if not fell:
+            return
+        w = self.game.world
+        pos, orn = w.pose(key)
+        axis = np.cross([0.0, 0.0, 1.0], direction if np.linalg.norm(direction) > 1e-9
+                        else np.array([1.0, 0.0, 0.0]))
+        axis /= np.linalg.norm(axis)
+        h = math.pi / 4  # a quarter turn: face down along its way
+        q = _quat_mul(np.array([*(axis * math.sin(h)), math.cos(h)]), orn)
+        w.set_pose(key, pos, q)
+        lo, _ = w.aabb(key)
+        w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)
+        w.set_velocity(key, (0, 0, 0), (0, 0, 0))
+        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+        st.damage.disrupted = True
+        self.disrupted.append(key)
+        self.game.log("disrupted", f"{st.name} slips, falls over and is Disrupted ({pf.name}, "
+                      "F.1)", body=key, field=pf.entry.id)
+        self.game._record_frame(force=True)
+
+    # ------------------------------------------------------------------ tracking
+    def _hidden(self) -> list[tuple[str, str, np.ndarray, tuple[str, ...]]]:
+        """Hidden Fields and Traps: (id, name, point to see, bodies the sight ray ignores)."""
+        out = []
+        for pf in self.fields.values():
+            if pf.entry.hidden:
+                c = pf.region.centre
+                out.append((pf.entry.id, pf.name, np.array([c[0], c[1], 0.25]), ()))
+        for pt in self.game.traps.traps.values():
+            if not getattr(pt.entry, "hidden", False):
+                continue
+            if pt.entry.object is not None and pt.entry.object in self.game.world.bodies:
+                lo, hi = self.game.world.aabb(pt.entry.object)
+                out.append((pt.entry.id, pt.name, (lo + hi) / 2.0, (pt.entry.object,)))
+            elif pt.entry.centre is not None:
+                c = pt.entry.centre
+                out.append((pt.entry.id, pt.name, np.array([c[0], c[1], 0.25]), ()))
+        return out
+
+    def track(self, turn: int) -> None:
+        """F.3 Tracking: hidden Fields and Traps in a Scout's field of view (a clear physics
+        sight ray, no Smoke) are revealed to him and his side; each reveal is logged once."""
+        g = self.game
+        hidden = self._hidden()
+        if not hidden:
+            return
+        for key, st in g.bodies.items():
+            if (not getattr(st.stats, "scout", False) or st.damage.destroyed
+                    or key not in g.world.bodies):
+                continue
+            side = st.owner or st.name
+            seen = []
+            for hid, _name, point, ignore in hidden:
+                if side in self.revealed.get(hid, []):
+                    continue
+                clear, _ = self.sight_to_point(key, point, ignore=(key, *ignore))
+                if clear:
+                    seen.append(hid)
+            for hid in hz.tracking_reveals(seen, [h[0] for h in hidden]):
+                self.revealed.setdefault(hid, []).append(side)
+                name = next(h[1] for h in hidden if h[0] == hid)
+                g.log("revealed", f"{st.name} spots {name}: revealed to {side} (F.3 Tracking)",
+                      thing=hid, scout=key, players=[side])
 
     def _place(self, key: str, xy: np.ndarray) -> None:
         """Move a body (keeping its height and facing) to table point ``xy`` and let it settle."""
@@ -478,6 +661,12 @@ class Hazards:
             seen = self.game.defences.deflected.get(k, 0)
             if seen < n:
                 fails.append(f"expected at least {n} Energy Shield dice spent by {k!r}, saw {seen}")
+        for k in h.revealed:
+            if not self.revealed.get(k):
+                fails.append(f"expected {k!r} revealed by a Scout, it was not")
+        for k in h.disrupted:
+            if k not in self.disrupted:
+                fails.append(f"expected {k!r} to fall over in a Slippery Field")
         if self.fire.spread_count < h.min_spread:
             fails.append(f"expected at least {h.min_spread} spreading Fires, saw "
                          f"{self.fire.spread_count}")

@@ -56,6 +56,7 @@ from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
 from .replay import atomic_write_bytes
 from .runner import MAX_ACTION_SECONDS, Game
 from .scene import BigDrop, SceneSpec, WeaponSpec, _Strict, scene_from_dict, scene_to_dict
+from .scene_flight import LaunchAction, ReloadAction, ThrowAction
 
 #: Save file format name and version.
 SAVE_FORMAT = "brikwars-sandbox-save"
@@ -98,7 +99,10 @@ class EndTurnAction(_Strict):
     player: str
 
 
-PlayAction = Annotated[Union[MoveAction, AttackAction, EndTurnAction, BigDrop],
+#: Payload actions (8.4) are the scene's own records, applied by :mod:`sandbox.game.projectiles`.
+FLIGHT_ACTIONS = (LaunchAction, ReloadAction, ThrowAction)
+PlayAction = Annotated[Union[MoveAction, AttackAction, EndTurnAction, BigDrop, LaunchAction,
+                             ReloadAction, ThrowAction],
                        Field(discriminator="type")]
 _ACTION_ADAPTER = TypeAdapter(PlayAction)
 
@@ -240,6 +244,52 @@ class TurnState:
     def to_dict(self) -> dict:
         return {"moved_in": {k: round(v, 4) for k, v in sorted(self.moved_in.items())},
                 "sprint_in": dict(sorted(self.sprint_in.items())), "acted": sorted(self.acted)}
+
+
+@dataclass(frozen=True)
+class LaunchPreview:
+    """A Launcher shot before it is fired (BrikWars 8.4): the arc to draw and the numbers.
+
+    Attributes
+    ----------
+    weapon, name : str
+        The ``[[launchers]]`` id and the rules name.
+    muzzle, target : (3,) float
+        Inches.
+    payload : tuple of str
+        Bodies in the loading area (fired together).
+    distance_in : float
+        Horizontal muzzle-to-target distance.
+    path : (n, 3) ndarray
+        Sampled arc (:func:`sandbox.physics.projectiles.sample_path`).
+    beyond_turn : bool
+        Farther than one turn's 12": a red-brick X marks the target, the roll waits.
+    """
+
+    weapon: str
+    name: str
+    muzzle: tuple[float, float, float]
+    target: tuple[float, float, float]
+    payload: tuple[str, ...]
+    distance_in: float
+    range_in: float | None
+    use: int | None
+    path: np.ndarray
+    beyond_turn: bool
+    allowed: bool
+    reason: str
+    target_body: str | None = None
+
+    def lines(self) -> list[str]:
+        """The preview in words."""
+        out = [f"{self.name} {self.weapon!r}: Use {self.use}, Range {self.range_in:g}\"",
+               f'Distance {self.distance_in:.2f}" (muzzle to target)',
+               "Payload: " + (", ".join(self.payload) or "none")]
+        if self.beyond_turn:
+            out.append('More than 12": it flies 12" a turn; the Action Roll waits for arrival')
+        if not self.allowed:
+            out.append(f"Cannot fire: {self.reason}")
+        return out
 
 
 # ------------------------------------------------------------------------------ the session
@@ -499,7 +549,7 @@ class GameSession:
             return f"{tgt.name} is already destroyed"
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
-                    "use The Big Drop or a projectile action for it")
+                    "use The Big Drop, or L for a scene Launcher")
         if w.weapon_type is WeaponType.MELEE_SHIELD:
             return f"{w.name} only Parries or Shoves"
         if w.close_combat and dist > 0.5:
@@ -555,6 +605,8 @@ class GameSession:
             self._end_turn()
         elif isinstance(action, BigDrop):
             self._big_drop(action, index)
+        elif isinstance(action, FLIGHT_ACTIONS):
+            self._flight_action(action, index)
         else:
             raise RulesError(f"unknown action {action!r}")
 
@@ -719,6 +771,98 @@ class GameSession:
                 g._damage(st, ring.damage, f"Explosion Damage ({dist:.2f}\" from the blast)",
                           dice=[(10, v) for v in ring.dice])
 
+    # -------------------------------------------------------------- Launchers (8.4)
+    def launchers(self, player: str | None = None) -> list:
+        """The scene's ``[[launchers]]`` a player may fire (default: the current player's): those
+        built into one of the player's creations, or into nothing."""
+        p = self.current_player if player is None else player
+        out = []
+        for m in self.spec.launchers:
+            st = self.game.bodies.get(m.creation) if m.creation else None
+            if m.creation and (st is None or st.damage.destroyed):
+                continue
+            if st is None or st.owner in (None, p):
+                out.append(m)
+        return out
+
+    def launch_payload(self, weapon: str) -> list[str]:
+        """Bodies lying in a Launcher's loading area now (what it would fire), nearest first."""
+        m = next((m for m in self.spec.launchers if m.id == weapon), None)
+        if m is None:
+            raise RulesError(f"no Launcher called {weapon!r} (have "
+                             f"{[m.id for m in self.spec.launchers]})")
+        near = []
+        for key, st in self.game.bodies.items():
+            if key == m.creation or key not in self.world.bodies or st.damage.destroyed:
+                continue
+            if self.world.bodies[key].static or st.kind == "unit":
+                continue
+            d = float(np.linalg.norm(self.world.pose(key)[0] - np.asarray(m.loading_area)))
+            if d <= m.loading_radius + 1e-9:
+                near.append((d, key))
+        return [k for _, k in sorted(near)]
+
+    def launch_preview(self, weapon: str, target, arc: str = "high",
+                       target_body: str | None = None) -> "LaunchPreview":
+        """Where a Launcher shot would go, before anything is rolled: the sampled arc from the
+        muzzle to ``target`` (x, y, z inches), the distance, and whether it flies beyond one
+        turn's 12" (then a red-brick X marks the target and the roll waits, 8.4)."""
+        from ..physics import projectiles as pj
+        from ..rules.weapons import weapon_profile
+        from .projectiles import TURN_FLIGHT_IN
+
+        m = next((m for m in self.spec.launchers if m.id == weapon), None)
+        if m is None:
+            raise RulesError(f"no Launcher called {weapon!r}")
+        prof = weapon_profile(m.type, m.size)
+        payload = self.launch_payload(weapon)
+        tgt = np.asarray(target, float).reshape(-1)
+        if tgt.shape[0] == 2:
+            tgt = np.array([tgt[0], tgt[1], 0.0])
+        muzzle = np.asarray(m.muzzle, float)
+        g = self.world.gravity
+        speed = math.sqrt(g * prof.range_in)
+        sols = pj.solve_launch(muzzle, tgt, speed, g)
+        sol = next((x for x in sols if x.arc == arc), sols[0]) if sols else \
+            pj.minimum_speed_launch(muzzle, tgt, g)
+        path = pj.sample_path(muzzle, sol.velocity, sol.flight_time, 32, g)
+        dist = float(math.hypot(*(tgt[:2] - muzzle[:2])))
+        reason = ""
+        if m not in self.launchers():
+            reason = f"{m.id} is not {possessive(self.current_player)} to fire"
+        elif not payload:
+            reason = f"nothing lies in the loading area of {m.id}"
+        else:
+            state = self.game.flight.weapons.get(m.id)
+            if state is not None and state.fired_turn == self.turn:
+                reason = f"{m.id} has already fired this turn"
+        return LaunchPreview(m.id, prof.name, tuple(float(v) for v in muzzle),
+                             tuple(float(v) for v in tgt), tuple(payload), dist, prof.range_in,
+                             prof.use, path, dist > TURN_FLIGHT_IN + 1e-9, not reason, reason,
+                             target_body)
+
+    def _flight_action(self, a, index: int) -> None:
+        """Launch, Reload or Throw through the projectile layer (the scene's action code)."""
+        if isinstance(a, (LaunchAction, ReloadAction)):
+            m = next((m for m in self.spec.launchers if m.id == a.weapon), None)
+            if m is None:
+                raise RulesError(f"no Launcher called {a.weapon!r}")
+            if m not in self.launchers(a.player):
+                raise RulesError(f"{m.id} is not {possessive(a.player)} to fire")
+            if isinstance(a, LaunchAction):
+                state = self.game.flight.weapons.get(m.id)
+                if state is not None and state.fired_turn == self.turn:
+                    raise RulesError(f"{m.id} has already fired this turn")
+        else:
+            for t in a.throwers:
+                self._own_unit(t)
+                if t in self.turn_state.acted:
+                    raise RulesError(f"{self.body(t).name} has already used its Action this turn")
+        self._touched = True
+        self.game.apply(a, index)
+        if isinstance(a, ThrowAction):
+            self.turn_state.acted.update(a.throwers)
+
     def strategy_pile(self, player: str | None = None) -> int:
         """Strategy bricks left in a player's pile (default: the current player's; 13.2)."""
         p = self.current_player if player is None else player
@@ -750,6 +894,8 @@ class GameSession:
             g.turn += 1
         self.turn_state = TurnState()
         g.log("turn", f"Turn {g.turn}: {possessive(self.current_player)} turn", player=self.current_player)
+        if self.player_index == 0 and g.flight.pending():
+            g.flight.start_of_turn(g.turn)  # Payloads held in the air fly on 12" (8.4)
 
     # -------------------------------------------------------------- undo, checksums, saves
     def _rebuild(self, actions: Sequence) -> None:
@@ -891,6 +1037,13 @@ def describe_action(a, names: dict[str, str] | None = None) -> str:
         return f"{a.player}: {n(a.unit)} attacks {n(a.target)} with weapon {a.weapon + 1}"
     if isinstance(a, EndTurnAction):
         return f"{a.player} ends the turn"
+    if isinstance(a, LaunchAction):
+        return (f"{a.player} fires {a.weapon} ({', '.join(n(k) for k in a.payload)}) at "
+                f"({a.target[0]:.2f}, {a.target[1]:.2f})")
+    if isinstance(a, ThrowAction):
+        return f"{a.player}: {', '.join(n(k) for k in a.throwers)} throw {n(a.payload)}"
+    if isinstance(a, ReloadAction):
+        return f"{a.player} Reloads {a.weapon} with {n(a.ammo)}"
     if isinstance(a, BigDrop):
         return (f"{a.player} calls in The Big Drop at ({a.target[0]:.2f}, {a.target[1]:.2f}), "
                 f"{a.strategy_bricks} Strategy brick{'' if a.strategy_bricks == 1 else 's'}")

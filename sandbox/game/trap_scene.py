@@ -52,6 +52,8 @@ class TrapEntry(_Strict):
     action_die: int = Field(4, description="the Trap's Action die (F.2: d4 unless smart)")
     single_use: bool | None = Field(None, description="default: true for Weapon Traps")
     owner: str | None = None
+    hidden: bool = Field(False, description="hidden from the other side until a Scout sees it "
+                         "(F.3 Tracking)")
 
     @field_validator("dice")
     @classmethod
