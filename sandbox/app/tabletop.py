@@ -47,6 +47,7 @@ from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
 from ..render.escapade_markers import escapade_markers
+from ..render.hazard_markers import hazard_markers
 from ..render.from_game import render_mesh_of
 from ..render.view import Marker, MarkerKind
 
@@ -1104,6 +1105,9 @@ class TabletopApp:
         inp = self.input
         markers: list[Marker] = []
         markers.extend(escapade_markers(s.game))  # edges, deployment zones, Stronghold (13.1)
+        # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
+        # Scout revealed them to the player whose turn it is (F.3)
+        markers.extend(hazard_markers(s.game, viewer=s.current_player))
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))

@@ -20,7 +20,7 @@ FIELD_COLOURS = {
 FLAME_CLUSTER = (((0.0, 0.0), 1.0), ((0.3, 0.15), 0.7), ((-0.2, -0.3), 0.6))
 
 
-def hazard_markers(game) -> list[Marker]:
+def hazard_markers(game, viewer: str | None = None) -> list[Marker]:
     """Flame markers on burning surfaces and rings around Fields of ``game.hazards``.
 
     Parameters
@@ -28,12 +28,19 @@ def hazard_markers(game) -> list[Marker]:
     game : Game
         A game with a ``hazards`` attribute (:class:`sandbox.game.hazards.Hazards`); a game
         without one gives no markers.
+    viewer : str, optional
+        The player looking (the tabletop's current player): hidden Fields (Concealed Hazards)
+        are drawn only once a Scout revealed them to that player (F.3 Tracking). ``None``
+        draws everything (the headless picture is the referee's view).
     """
     hz = getattr(game, "hazards", None)
     if hz is None:
         return []
     out: list[Marker] = []
-    for pf in hz.fields.values():
+    for fid, pf in hz.fields.items():
+        if (viewer is not None and getattr(pf.entry, "hidden", False)
+                and viewer not in hz.revealed.get(fid, [])):
+            continue
         r = pf.region
         out.append(Marker.ring((r.centre[0], r.centre[1], 0.0), r.radius,
                                FIELD_COLOURS.get(pf.entry.hazard, (1, 1, 1, 0.9)), 0.15))
