@@ -236,13 +236,8 @@ class ReplayViewer:
         self.ring_nodes: list[tuple[dict, NodePath]] = []
         for e in self.replay.events:
             if e.get("type") == "explosion" and float(e.get("radius", 0) or 0) > 0 and "point" in e:
-                node = root.attach_new_node(geometry.marker_geom(Marker.ring(e["point"], e["radius"])))
-                node.set_light_off(1)
-                node.set_shader_off(1)
-                node.set_depth_offset(2)
-                node.set_two_sided(True)
+                node = geometry.attach_marker(root, Marker.ring(e["point"], e["radius"]))
                 node.set_transparency(TransparencyAttrib.M_alpha)
-                node.set_z(0.02)
                 node.hide()
                 self.ring_nodes.append((e, node))
 

@@ -49,7 +49,7 @@ from ..render import offscreen as _offscreen  # the shared scene-building helper
 from ..render.escapade_markers import escapade_markers
 from ..render.hazard_markers import hazard_markers
 from ..render.from_game import render_mesh_of
-from ..render.view import Marker, MarkerKind
+from ..render.view import Marker
 
 from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we override)
     AntialiasAttrib,
@@ -1201,20 +1201,7 @@ class TabletopApp:
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
         self.preview.setText("\n".join(preview_lines))
         for marker in markers:
-            node = self.markers_np.attach_new_node(geometry.marker_geom(marker))
-            if marker.kind is MarkerKind.RING:
-                node.set_z(2 * _offscreen._OVERLAY_LIFT)
-            if marker.kind is MarkerKind.TARGET:
-                continue
-            node.hide(_SHADOW_MASK)
-            node.set_light_off(1)
-            node.set_shader_off(1)
-            node.set_depth_offset(2)
-            node.set_two_sided(True)
-            if marker.colour[3] < 1.0:
-                node.set_transparency(TransparencyAttrib.M_alpha)
-            if marker.kind is MarkerKind.LINE:
-                node.set_render_mode_thickness(marker.width)
+            geometry.attach_marker(self.markers_np, marker)
         self.ruler_label.node().set_text(label)
         if label_at is not None:
             self.ruler_label.set_pos(LPoint3(*map(float, label_at)))

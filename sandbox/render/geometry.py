@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 from panda3d.core import (
+    BitMask32,
     Geom,
     GeomLines,
     GeomNode,
@@ -18,11 +19,20 @@ from panda3d.core import (
     GeomVertexArrayFormat,
     GeomVertexData,
     GeomVertexFormat,
+    NodePath,
+    TransparencyAttrib,
 )
 
 from sandbox.render.view import Marker, MarkerKind, RenderMesh
 
+#: Grid lines and rings float this far (inches) above their surface; together with a depth
+#: offset this keeps them visible from straight above, where a depth offset alone is not enough.
+OVERLAY_LIFT = 0.01
+#: Camera mask bit of the sun's shadow camera (what is hidden from it casts no shadow).
+SHADOW_MASK = BitMask32.bit(1)
+
 __all__ = [
+    "attach_marker",
     "mesh_geom",
     "edge_geom",
     "lines_geom",
@@ -231,4 +241,28 @@ def marker_geom(marker: Marker) -> GeomNode:
         node.add_geom(_flame(marker))
     else:
         node.add_geom(_polyline(marker))
+    return node
+
+
+def attach_marker(parent: NodePath, marker: Marker) -> NodePath:
+    """Attach one overlay marker under ``parent`` with the render state every view uses.
+
+    A target X is lit and shadowed like a brick; rings, lines and flames are overlays: unlit,
+    unshadowed, drawn over the table (rings lifted, depth offset), two-sided, blended when
+    translucent. Shared by the offscreen renderer, the tabletop and the replay window.
+    """
+    node = parent.attach_new_node(marker_geom(marker))
+    if marker.kind is MarkerKind.RING:
+        node.set_z(2 * OVERLAY_LIFT)
+    if marker.kind is MarkerKind.TARGET:
+        return node  # lit and shadowed like a brick
+    node.hide(SHADOW_MASK)  # overlays are not things: they cast no shadow
+    node.set_light_off(1)
+    node.set_shader_off(1)
+    node.set_depth_offset(2)
+    node.set_two_sided(True)
+    if marker.colour[3] < 1.0:
+        node.set_transparency(TransparencyAttrib.M_alpha)
+    if marker.kind is MarkerKind.LINE:
+        node.set_render_mode_thickness(marker.width)
     return node

@@ -52,7 +52,7 @@ from panda3d.core import (
 )
 
 from sandbox.render import geometry, shaders
-from sandbox.render.view import MarkerKind, RenderBody, RenderError, RenderMesh, SceneView
+from sandbox.render.view import RenderBody, RenderError, RenderMesh, SceneView
 
 __all__ = ["OffscreenRenderer", "RenderStats", "render_array", "render_png"]
 
@@ -79,9 +79,9 @@ _HIGHLIGHT_EDGE = (1.0, 0.85, 0.1, 1.0)
 _TABLE_THICKNESS = 0.75  # inches of table edge under the top
 #: Grid lines and rings float this far (inches) above their surface; together with a depth
 #: offset this keeps them visible from straight above, where a depth offset alone is not enough.
-_OVERLAY_LIFT = 0.01
+_OVERLAY_LIFT = geometry.OVERLAY_LIFT
 _VIEW_MASK = BitMask32.bit(0)  # the picture's camera
-_SHADOW_MASK = BitMask32.bit(1)  # the sun's shadow camera
+_SHADOW_MASK = geometry.SHADOW_MASK  # the sun's shadow camera
 
 
 @dataclass(frozen=True)
@@ -346,20 +346,7 @@ class OffscreenRenderer:
         self._table(view, scene)
         markers = scene.attach_new_node("markers")
         for marker in view.markers:
-            node = markers.attach_new_node(geometry.marker_geom(marker))
-            if marker.kind is MarkerKind.RING:
-                node.set_z(2 * _OVERLAY_LIFT)
-            if marker.kind is MarkerKind.TARGET:
-                continue  # lit and shadowed like a brick
-            node.hide(_SHADOW_MASK)  # overlays are not things: they cast no shadow
-            node.set_light_off(1)
-            node.set_shader_off(1)
-            node.set_depth_offset(2)
-            node.set_two_sided(True)
-            if marker.colour[3] < 1.0:
-                node.set_transparency(TransparencyAttrib.M_alpha)
-            if marker.kind is MarkerKind.LINE:
-                node.set_render_mode_thickness(marker.width)
+            geometry.attach_marker(markers, marker)
         return len(view.bodies), _count_geoms(bodies), _count_geoms(scene), triangles
 
     def _table(self, view: SceneView, scene: NodePath) -> None:
