@@ -53,7 +53,8 @@ from ..core.dice import DiceExpression, ExpressionRoll
 from ..core.errors import RulesError
 from ..physics.breakage import (PiecePlan, boxes_now, knockback_velocity, part_distances,
                                 split_body, touching)
-from ..physics.world import BoxShape, quat_to_matrix
+from ..core.transforms import quat_to_matrix
+from ..physics.world import BoxShape
 from ..rules import collision as collision_rules
 from ..rules.damage import ExplosionRing, Stability, explosion_at, premature_detonation
 from ..rules.explosives import (FieldHazard, Variant, explosive_dice, field_size_in, is_dud,

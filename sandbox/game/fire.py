@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..core.dice import ExpressionRoll
+from ..core.transforms import quat_to_matrix
 from ..physics.queries import bodies_near, closest_points
 from ..rules import fire as minifig_fire
 from ..rules.fire_field import (SPREAD_DISTANCE_IN, FireType, ObjectFire, burning_roll,
@@ -136,7 +137,6 @@ class FireController:
         return self._samples[key]
 
     def _to_local(self, key: str, world_point: Sequence[float]) -> np.ndarray:
-        from ..physics.world import quat_to_matrix
 
         pos, orn = self.game.world.pose(key)
         return (np.asarray(world_point, float) - pos) @ quat_to_matrix(orn)
@@ -152,7 +152,6 @@ class FireController:
         Flames sit on top faces (world normal pointing up), the highest one in each column of
         the table grid, so they stand on a roof and not inside a wall or a stud.
         """
-        from ..physics.world import quat_to_matrix
 
         pts, normals = self._surface(key)
         _, orn = self.game.world.pose(key)

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..core.dice import DiceExpression
 from ..core.errors import RulesError, SceneError
+from ..core.transforms import quat_mul
 from ..physics.queries import Region, bodies_in_region, closest_points
 from ..physics.rays import ray_first_hit
 from ..rules import hazards as hz
@@ -55,14 +56,6 @@ from .measure import SmokeField, segment_in_smoke
 
 if TYPE_CHECKING:  # pragma: no cover
     from .runner import Game
-
-
-def _quat_mul(a, b) -> list[float]:
-    """Hamilton product of two (x, y, z, w) quaternions: ``a`` applied after ``b``."""
-    ax, ay, az, aw = (float(v) for v in a)
-    bx, by, bz, bw = (float(v) for v in b)
-    return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz]
 
 
 @dataclass
@@ -560,7 +553,7 @@ class Hazards:
                         else np.array([1.0, 0.0, 0.0]))
         axis /= np.linalg.norm(axis)
         h = math.pi / 4  # a quarter turn: face down along its way
-        q = _quat_mul(np.array([*(axis * math.sin(h)), math.cos(h)]), orn)
+        q = quat_mul(np.array([*(axis * math.sin(h)), math.cos(h)]), orn)
         w.set_pose(key, pos, q)
         lo, _ = w.aabb(key)
         w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)

@@ -53,7 +53,7 @@ import numpy as np
 
 from ..core.errors import RulesError, SceneError
 from ..physics import projectiles as pj
-from ..physics.world import matrix_to_quat, quat_to_matrix
+from ..core.transforms import matrix_to_quat, quat_to_matrix
 from ..rules.attacks import (UNSEEN_TARGET, action_roll, out_of_range_modifier, roll_damage,
                              target_modifier)
 from ..rules.gunnery import WeaponState

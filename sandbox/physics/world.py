@@ -14,7 +14,6 @@ approximation of compound shapes.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 import tempfile
@@ -64,6 +63,7 @@ with _quiet_c_stdout():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
 
+from ..core.transforms import matrix_to_quat, quat_to_matrix  # noqa: F401 (re-exported)
 from ..core.units import GRAVITY_IN_S2
 
 #: Fixed physics time step in seconds. 1/480 s keeps a brick falling at 100 in/s to a
@@ -252,43 +252,6 @@ def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             vecs[:, k] = -vecs[:, k]
             vecs[:, (k + 1) % 3] = -vecs[:, (k + 1) % 3]
     return vecs, np.maximum(vals, 1e-9)
-
-
-def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
-    """Rotation matrix (3, 3) to a pybullet quaternion (x, y, z, w)."""
-    m = np.asarray(m, dtype=float)
-    t = np.trace(m)
-    if t > 0:
-        s = math.sqrt(t + 1.0) * 2
-        w, x = 0.25 * s, (m[2, 1] - m[1, 2]) / s
-        y, z = (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        w, x = (m[2, 1] - m[1, 2]) / s, 0.25 * s
-        y, z = (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        w, x = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s
-        y, z = 0.25 * s, (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        w, x = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s
-        y, z = (m[1, 2] + m[2, 1]) / s, 0.25 * s
-    q = np.array([x, y, z, w])
-    q /= np.linalg.norm(q)
-    return tuple(float(v) for v in q)  # type: ignore[return-value]
-
-
-def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
-    """pybullet quaternion (x, y, z, w) to a rotation matrix (3, 3)."""
-    x, y, z, w = (float(v) for v in q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
 
 
 class PhysicsWorld:

@@ -10,7 +10,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .view import Camera, Marker, RenderBody, RenderMesh, SceneView, _quat_to_matrix
+from ..core.transforms import quat_to_matrix
+from .view import Camera, Marker, RenderBody, RenderMesh, SceneView
 
 #: Tint mixed into a destroyed body's colours (scorched grey), and the mix fraction.
 DESTROYED_TINT = np.array([0.18, 0.17, 0.16, 1.0], dtype=np.float32)
@@ -31,7 +32,7 @@ def _world_bounds(body: RenderBody) -> np.ndarray:
     v = body.mesh.vertices
     if not len(v):
         return np.zeros((2, 3))
-    w = v @ _quat_to_matrix(np.asarray(body.orientation, float)).T + body.position
+    w = v @ quat_to_matrix(body.orientation).T + body.position
     return np.stack([w.min(axis=0), w.max(axis=0)])
 
 

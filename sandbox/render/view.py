@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sandbox.core.errors import SandboxError
+from sandbox.core.transforms import quat_to_matrix as _quat_to_matrix
 
 __all__ = [
     "RenderError",
@@ -190,18 +191,6 @@ class RenderMesh:
             ),
             name=name,
         )
-
-
-def _quat_to_matrix(q: np.ndarray) -> np.ndarray:
-    """(x, y, z, w) unit quaternion → (3, 3) rotation matrix (active, column vectors)."""
-    x, y, z, w = q
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
 
 
 @dataclass(frozen=True, eq=False)
