@@ -175,6 +175,10 @@ class Dice:
         """Every roll of every stream, grouped by stream name in creation order."""
         return [r for s in self._streams.values() for r in s.records]
 
+    def streams(self) -> list[DiceStream]:
+        """The streams made so far, in creation order."""
+        return list(self._streams.values())
+
     def __repr__(self) -> str:
         return f"Dice(seed={self.seed}, streams={list(self._streams)})"
 

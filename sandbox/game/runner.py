@@ -87,7 +87,7 @@ class Game:
         self.assets: dict[str, BodyAsset] = {}
         self.warnings: list[str] = []
         self._on_event = on_event
-        self._rolls_logged: set[tuple[str, int]] = set()
+        self._rolls_logged: dict[str, int] = {}  # stream name -> rolls already in the log
         self._explode_now: list[tuple[str, np.ndarray]] = []
         self.turn = 0
         self._models: dict = {}
@@ -129,9 +129,13 @@ class Game:
         return ev
 
     def _flush_rolls(self) -> None:
-        new = [r for r in self.dice.records() if (r.stream, r.index) not in self._rolls_logged]
+        # Only the rolls made since the last event (this runs on every log() call).
+        new = []
+        for stream in self.dice.streams():
+            done = self._rolls_logged.get(stream.name, 0)
+            new.extend(stream.records[done:])
+            self._rolls_logged[stream.name] = len(stream.records)
         for r in new:
-            self._rolls_logged.add((r.stream, r.index))
             ev = {"type": "roll", "time": round(self.world.time, 6), "turn": self.turn,
                   "text": f"{r.reason}: d{r.sides} rolled {r.result}" + (" (forced)" if r.forced else ""),
                   **r.to_dict()}
