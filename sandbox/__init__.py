@@ -14,3 +14,21 @@ World frame: inches, Z up, right-handed; seconds; radians; grams.
 """
 
 __version__ = "0.1.0"
+
+
+def open_game(path, seed=None, ldrawdir=None, on_event=None):
+    """The game engine for a scene file (.toml) or a saved game (.save.json).
+
+    The scripting entry point: ``game.apply(action_or_dict)``, ``game.end_turn()``,
+    ``game.turn``, ``game.current_player``, ``game.events``, ``game.state_hash()``,
+    ``game.save(path)``, ``game.close()`` (or ``with``). See
+    :func:`sandbox.game.engine.open_game`.
+
+    Raises
+    ------
+    SceneError, ReplayError
+        One line naming the file and what is wrong.
+    """
+    from .game.engine import open_game as _open
+
+    return _open(path, seed=seed, ldrawdir=ldrawdir, on_event=on_event)

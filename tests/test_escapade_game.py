@@ -10,7 +10,7 @@ import pytest
 
 from sandbox.app.headless import run_scene
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
 
 from conftest import REPO
@@ -146,24 +146,16 @@ def _game(mutate=lambda d: None, actions=None) -> Game:
 def test_deployment_out_of_reach_is_refused_and_sprint_placement_rolls():
     def far(d):  # gunner 9.4" from the south edge, no Sprint placement allowed
         next(u for u in d["units"] if u["id"] == "gunner")["position"] = [6.0, 2.6 - 5.0, 0.0]
-    g = _game(far)
-    try:
-        with pytest.raises(SceneError, match=r"units\[2\] 'gunner' .*from the nearest friendly edge"):
-            g.setup()
-    finally:
-        g.close()
+    with pytest.raises(SceneError, match=r"units\[2\] 'gunner' .*from the nearest friendly edge"):
+        _game(far).close()
 
 
 def test_scripted_actions_must_follow_the_turn_order():
     acts = [{"type": "declare", "turn": 1, "player": "Lord Hector", "force": "Keep Garrison",
              "what": "concede"},
             {"type": "relay", "turn": 1, "player": "Baron Blud", "commander": "blud"}]
-    g = _game(actions=acts)
-    try:
-        with pytest.raises(SceneError, match="underdogs first"):
-            g.setup()
-    finally:
-        g.close()
+    with pytest.raises(SceneError, match="underdogs first"):
+        _game(actions=acts).close()
 
 
 @pytest.mark.parametrize("action, error", [

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]

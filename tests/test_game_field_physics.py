@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene
 
 HEAD = """

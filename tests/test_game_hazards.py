@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import SceneError
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene, scene_from_dict
 
 from pathlib import Path

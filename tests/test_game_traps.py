@@ -11,9 +11,10 @@ import pytest
 from sandbox.app.headless import check_expectations
 from sandbox.core.dice import DiceExpression
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene, scene_from_dict
-from sandbox.game.session import AttackAction, EndTurnAction, GameSession, MoveAction
+from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction
+from sandbox.game.engine import Game as GameSession
 from sandbox.rules import hazards as hz
 
 REPO = Path(__file__).resolve().parents[1]
@@ -191,16 +192,16 @@ def test_shield_die_once_per_turn_matching_type_and_power():
     g = shielded([6, 10], 1.0)
     try:
         st = g.bodies["droid"]
-        g._damage(st, 9, "test Damage", dice=[(6, 5), (6, 4)])
+        g.damage(st, 9, "test Damage", dice=[(6, 5), (6, 4)])
         assert events(g, "shield")[-1]["blocked"] == [5] and st.damage.cumulative_damage == 0
         assert events(g, "damage")[-1]["damage"] == 4
         # the d10 die is unused but the 1" of Power is spent: no more deflection this turn
-        g._damage(st, 7, "test Damage", dice=[(10, 7)])
+        g.damage(st, 7, "test Damage", dice=[(10, 7)])
         assert len(events(g, "shield")) == 1 and events(g, "damage")[-1]["damage"] == 7
         g.turn = 2  # Power and shield dice come back
-        g._damage(st, 7, "test Damage", dice=[(10, 7)])
+        g.damage(st, 7, "test Damage", dice=[(10, 7)])
         assert events(g, "shield")[-1]["blocked"] == [7]
-        g._damage(st, 3, "Grinding Damage")  # no dice: nothing to deflect
+        g.damage(st, 3, "Grinding Damage")  # no dice: nothing to deflect
         assert events(g, "damage")[-1]["damage"] == 3
     finally:
         g.close()
@@ -210,7 +211,7 @@ def test_shield_dice_limited_by_size():
     g = shielded([6, 6, 6], 3.0)
     try:
         with pytest.raises(SceneError, match=r"droid.stats.shield .* exceed its 2\" of Size"):
-            g._damage(g.bodies["droid"], 3, "x", dice=[(6, 3)])
+            g.damage(g.bodies["droid"], 3, "x", dice=[(6, 3)])
     finally:
         g.close()
 
@@ -245,7 +246,7 @@ def bonfire(powered, power=2.0):
 def test_passive_field_rolls_for_every_victim():
     g = bonfire(False)
     try:
-        g.hazards.start_of_turn(1)
+        # turn 1 began when the game was built: its start-of-turn hooks have run
         assert [e["body"] for e in events(g, "exposure")] == ["u0", "u1"]
     finally:
         g.close()
@@ -254,19 +255,19 @@ def test_passive_field_rolls_for_every_victim():
 def test_powered_field_activates_once_a_turn_for_power():
     g = bonfire(True)
     try:
-        g.hazards.start_of_turn(1)
+        # turn 1 began when the game was built: its start-of-turn hooks have run
         act = events(g, "powered_field")
         assert [e["activated"] for e in act] == [True, False]
         assert [e["body"] for e in events(g, "exposure")] == ["u0"]
         assert g.defences.power_left("generator") == pytest.approx(0.0)
-        g.turn = 2
-        g.hazards.start_of_turn(2)
+        while g.turn < 2:
+            g.end_turn()
         assert len(events(g, "exposure")) == 2
     finally:
         g.close()
     g = bonfire(True, power=1.0)  # 2 Hazard dice need 2" of Power
     try:
-        g.hazards.start_of_turn(1)
+        # turn 1 began when the game was built: its start-of-turn hooks have run
         assert not events(g, "exposure")
         assert "needs 2\" of Power" in events(g, "powered_field")[0]["text"]
     finally:
@@ -274,14 +275,10 @@ def test_powered_field_activates_once_a_turn_for_power():
 
 
 def test_powered_by_is_checked():
-    g = make_game({"units": [{"id": "u", "parts": [brick()]}],
+    with pytest.raises(SceneError, match=r"fields\[f\]\.powered_by: no body 'nope'"):
+        make_game({"units": [{"id": "u", "parts": [brick()]}],
                    "fields": [{"id": "f", "hazard": "exposure", "size": 2, "dice": "1d6",
-                               "powered": True, "powered_by": "nope"}]})
-    try:
-        with pytest.raises(SceneError, match=r"fields\[f\]\.powered_by: no body 'nope'"):
-            g.hazards.setup()
-    finally:
-        g.close()
+                               "powered": True, "powered_by": "nope"}]}).close()
 
 
 # ---------------------------------------------------------------- Fire
@@ -323,10 +320,10 @@ def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
         s.apply(MoveAction(type="move", player=BF, unit="falcon1", to=(1.5, -3.0)))
         s.apply(EndTurnAction(type="end_turn", player=BF))
         s.apply(MoveAction(type="move", player=LK, unit="knight2", to=(-3.5, -0.5)))
-        g = s.game
+        g = s
         g.hazards.fire.ignite("knight2", DiceExpression.parse("1d4 Fire").roll(
             g.dice.stream("fire")))
-        mods = sum(m.action for m in s.attack_preview("knight2", 0, "falcon1").modifiers)
+        mods = sum(m.action for m in s.skirmish.attack_preview("knight2", 0, "falcon1").modifiers)
         s.apply(AttackAction(type="attack", player=LK, unit="knight2", weapon=0,
                              target="falcon1"))
         pen = [e for e in s.events if e["type"] == "roll" and "on Fire penalty" in e["reason"]]

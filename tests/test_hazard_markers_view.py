@@ -6,7 +6,7 @@ import tomllib
 
 from conftest import REPO
 
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
 from sandbox.render.hazard_markers import hazard_markers
 from sandbox.render.view import MarkerKind
@@ -21,6 +21,8 @@ def test_hidden_field_is_drawn_for_the_referee_and_for_a_player_only_once_reveal
     data["fields"][0]["hidden"] = True
     data.pop("actions", None)
     data.pop("expect", None)
+    for u in data.get("units", []):  # no Scout Tracks it at the start of turn 1 (F.3)
+        u.get("stats", {}).pop("scout", None)
     game = Game(scene_from_dict(data), REPO / "scenes")
     try:
         game.setup()

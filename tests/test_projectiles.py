@@ -18,7 +18,7 @@ import pytest
 from sandbox.core.errors import RulesError
 from sandbox.core.units import GRAVITY_IN_S2
 from sandbox.game.projectiles import TURN_FLIGHT_IN, Flight, default_miss_spot, miss_distance
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
 from sandbox.physics import projectiles as pj
 from sandbox.physics.world import BoxShape, PhysicsWorld
@@ -171,6 +171,7 @@ def test_twelve_inches_per_turn_and_roll_on_arrival(ldrawdir):
 def test_tracking_turn_is_capped_at_45_degrees(ldrawdir):
     data = _scene("rocket_three_turns.toml")
     data["actions"][1]["to"] = [12.0, 14.0]  # far to the side: more than 45 degrees
+    _sentry_runs(data)
     g = _game(data, ldrawdir)
     try:
         g.run()
@@ -180,20 +181,25 @@ def test_tracking_turn_is_capped_at_45_degrees(ldrawdir):
         g.close()
 
 
-def test_flight_state_round_trips_through_a_save(ldrawdir):
+def _sentry_runs(data: dict) -> None:
+    """Give the rocket scene's sentry a Move of 15" so a script can run it far aside."""
+    sentry = next(u for u in data["units"] if u["id"] == "sentry")
+    sentry["stats"] = {**sentry["stats"], "move": 15.0}
+
+
+def test_flight_state_round_trips_through_a_save(ldrawdir, tmp_path):
     data = _scene("rocket_three_turns.toml")
     whole = _game(data, ldrawdir)
     first = _game(data, ldrawdir)
-    again = _game(data, ldrawdir)
+    again = None
     try:
         whole.run()
-        first.setup()
         first.play_turns(1, 1)
         saved = json.loads(json.dumps(first.flight.to_dict()))
         (f,) = saved["flights"]
         assert f["status"] == "held" and Flight.from_dict(f).to_dict() == f
-        again.setup()
-        again.flight.restore(saved)
+        again = Game.load(first.save(tmp_path / "held.save.json"), ldrawdir)
+        assert again.state_hash() == first.state_hash() and again.flight.pending()
         again.play_turns(2)
         hit = [e for e in again.events if e["type"] == "explosion"]
         ref = [e for e in whole.events if e["type"] == "explosion"]
@@ -202,7 +208,8 @@ def test_flight_state_round_trips_through_a_save(ldrawdir):
         assert hit[0]["point"] == pytest.approx(ref[0]["point"], abs=0.02)
     finally:
         for g in (whole, first, again):
-            g.close()
+            if g is not None:
+                g.close()
 
 
 def test_missed_shot_lands_where_the_defender_chooses(ldrawdir):

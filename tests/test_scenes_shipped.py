@@ -11,7 +11,7 @@ import pytest
 
 from sandbox.app.headless import run_scene, verify_replay
 from sandbox.game.replay import load_replay
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene
 from sandbox.render.from_game import scene_view
 from sandbox.render.offscreen import OffscreenRenderer
@@ -54,9 +54,7 @@ def test_before_and_after_pictures(scene_name, tmp_path, ldrawdir):
             renderer_backend = renderer.backend
             game.setup()
             before = _render(game, renderer, game.final_poses())
-            game.turn = 1
-            for i, action in enumerate(spec.actions):
-                game.apply(action, i)
+            game.play_turns()
             after = _render(game, renderer, game.final_poses())
     finally:
         game.close()

@@ -12,14 +12,10 @@ import pytest
 
 from sandbox.core.errors import ReplayError, RulesError, SceneError
 from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from sandbox.game.hazard_scene import FieldEntry
 from sandbox.game.scene import Stats, load_scene
-from sandbox.game.session import (
-    AttackAction,
-    EndTurnAction,
-    GameSession,
-    MoveAction,
-    parse_action,
-)
+from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction, parse_action
+from sandbox.game.engine import Game as GameSession
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "skirmish.toml"
@@ -77,7 +73,7 @@ def test_move_within_allowance_then_refused(session):
     session.apply(move("knight1", (c0[0] + 3.0, c0[1])))
     c1 = session.footprint_centre("knight1")
     assert c1[0] - c0[0] == pytest.approx(3.0, abs=0.1)
-    assert session.move_allowance("knight1") == pytest.approx(2.0, abs=1e-6)
+    assert session.skirmish.move_allowance("knight1") == pytest.approx(2.0, abs=1e-6)
     before = session.checksum()
     with pytest.raises(RulesError, match=r'may move 2.00" more this turn .*not 2.50"'):
         session.apply(move("knight1", (c1[0] + 2.5, c1[1])))
@@ -105,10 +101,10 @@ def test_sprint_rolls_the_action_die_once(session):
         with pytest.raises(RulesError, match="without Sprinting"):
             forced.apply(move("knight1", (c[0] + 2.0, c[1]), sprint=True))
         forced.apply(move("knight1", (c[0] + 8.0, c[1]), sprint=True))
-        assert forced.move_allowance("knight1") == pytest.approx(1.0, abs=1e-6)  # 5 + 4 - 8
+        assert forced.skirmish.move_allowance("knight1") == pytest.approx(1.0, abs=1e-6)  # 5 + 4 - 8
         roll = [e for e in forced.events if e["type"] == "roll" and e["stream"] == "sprint"]
         assert [r["result"] for r in roll] == [4]
-        pv = forced.attack_preview("knight1", 0, "falcon1")
+        pv = forced.skirmish.attack_preview("knight1", 0, "falcon1")
         assert not pv.allowed and "already used its Action" in pv.reason
     finally:
         forced.close()
@@ -124,17 +120,16 @@ def test_measure_and_line_of_sight(session):
     assert session.line_of_sight("knight1", "falcon1").clear
     blocked = session.line_of_sight("knight2", "falcon2")
     assert not blocked.clear and blocked.blocked_by == "wall"
-    # Smoke between knight1 and falcon1 (a Field Hazards event)
-    session.game.log("hazard", "Smoke rises", hazard="smoke", id="s1", centre=[0.0, -3.0],
-                     radius=1.5)
+    # a real Smoke Field between knight1 and falcon1, placed by the Field Hazards system
+    session.hazards.add_field(FieldEntry(id="s1", hazard="smoke", size=3.0, centre=(0.0, -3.0)))
     sl = session.line_of_sight("knight1", "falcon1")
     assert not sl.clear and sl.blocked_by == "smoke"
-    pv = session.attack_preview("knight1", 0, "falcon1")
+    pv = session.skirmish.attack_preview("knight1", 0, "falcon1")
     assert not pv.allowed and "smoke" in pv.reason
 
 
 def test_attack_preview_lists_modifiers_and_attack_rolls_logged_dice(session):
-    pv = session.attack_preview("knight1", 0, "falcon1")  # Bastard Gun: Use 3, Range 10"
+    pv = session.skirmish.attack_preview("knight1", 0, "falcon1")  # Bastard Gun: Use 3, Range 10"
     assert pv.use == 3 and pv.range_in == 10
     over = math.ceil(pv.distance_in - 10 - 1e-9)
     assert [m.source for m in pv.modifiers] == [f'Out of Range {over}"']
@@ -149,7 +144,7 @@ def test_attack_preview_lists_modifiers_and_attack_rolls_logged_dice(session):
         session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
                                    target="falcon1"))
     with pytest.raises(RulesError, match="no weapon number 3"):
-        session.attack_preview("knight1", 2, "falcon1")
+        session.skirmish.attack_preview("knight1", 2, "falcon1")
 
 
 def test_forced_hit_damages_and_knocks_back(session):
@@ -165,7 +160,7 @@ def test_forced_hit_damages_and_knocks_back(session):
         s.apply(EndTurnAction(type="end_turn", player=BF))
         s.apply(move("knight2", (-3.5, -0.5)))
         before = s.footprint_centre("falcon1")
-        pv = s.attack_preview("knight2", 0, "falcon1")
+        pv = s.skirmish.attack_preview("knight2", 0, "falcon1")
         assert pv.arc_points == 1 and pv.allowed
         s.apply(AttackAction(type="attack", player=LK, unit="knight2", weapon=0, target="falcon1"))
         dmg = [e for e in s.events if e["type"] == "damage" and e["body"] == "falcon1"]
@@ -197,7 +192,7 @@ def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
     session.apply(EndTurnAction(type="end_turn", player=LK))
     path = session.save(tmp_path / "game.save.json")
     doc = json.loads(path.read_text())
-    assert doc["format"] == "brikwars-sandbox-save" and doc["version"] == 1
+    assert doc["format"] == "brikwars-sandbox-save" and doc["version"] == 2
     assert [a["type"] for a in doc["actions"]] == ["move", "attack", "end_turn"]
     loaded = GameSession.load(path)
     try:
@@ -215,7 +210,7 @@ def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
     # a failing save leaves the previous file untouched
     good = path.read_bytes()
     real = session.checksum
-    session.checksum = lambda: (_ for _ in ()).throw(OSError("disk full"))
+    session.state_hash = lambda: (_ for _ in ()).throw(OSError("disk full"))
     with pytest.raises(OSError):
         session.save(path)
     session.checksum = real
@@ -237,7 +232,7 @@ def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, t
         return BigDrop(type="big_drop", player=player, payload=ExplosivePayload(kind="explosive"),
                        strategy_bricks=bricks, target=(8.0, 5.0))
 
-    assert session.strategy_pile() == 0
+    assert session.bombardment.strategy_pile() == 0
     before = session.checksum()
     with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in the Strategy pile"):
         session.apply(drop(1))
@@ -248,7 +243,7 @@ def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, t
     s = GameSession(spec.model_copy(update={"players": players}), base)
     try:
         s.apply(drop(2))
-        assert s.strategy_pile(LK) == 0 and s.strategy_pile(BF) == 2
+        assert s.bombardment.strategy_pile(LK) == 0 and s.bombardment.strategy_pile(BF) == 2
         with pytest.raises(RulesError, match="has 0 in the Strategy pile"):
             s.apply(drop(1))
         assert [a.type for a in s.actions] == ["big_drop"]
@@ -306,7 +301,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     assert s.turn == 2 and s.current_player == BF
     path = s.save(tmp_path / "long.save.json")
     assert json.loads(path.read_text())["checksum"] == s.checksum()
-    code = ("import sys; from sandbox.game.session import GameSession; "
+    code = ("import sys; from sandbox.game.engine import Game as GameSession; "
             "print(GameSession.load(sys.argv[1], check=False).checksum())")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                          cwd=REPO, timeout=120)
@@ -316,20 +311,20 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
 
 def test_entry_colour_paints_the_main_colour_of_its_model(session):
     """Scene units say colour = 1 (Blue) / 0 (Black): the model's colour-16 parts take it."""
-    table = session.game.assets["knight1"].model.colours
+    table = session.assets["knight1"].model.colours
 
     def has(key, code):
-        cols = session.game.assets[key].colours[:, :3]
+        cols = session.assets[key].colours[:, :3]
         return bool(np.any(np.all(np.abs(cols - np.asarray(table.rgba(code))[:3]) < 1e-3, axis=1)))
 
     assert has("knight1", 1) and not has("knight1", 0)
     assert has("falcon1", 0) and not has("falcon1", 1)
     # the shared, cached model itself is unchanged (16 stays 16 for the next entry)
-    assert any(p.colour == 16 for p in session.game.assets["knight1"].model.placements)
+    assert any(p.colour == 16 for p in session.assets["knight1"].model.placements)
 
 
 def test_open_game_says_what_files_it_takes(tmp_path):
-    from sandbox.game.session import open_game
+    from sandbox.game.engine import open_game
 
     (tmp_path / "x.replay").write_bytes(b"PK\x03\x04junk")
     with pytest.raises(SceneError, match=r"is a replay.*\.toml.*\.save\.json.*sandbox replay"):

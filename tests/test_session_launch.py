@@ -12,7 +12,9 @@ import pytest
 
 from sandbox.core.errors import RulesError
 from sandbox.game.scene import load_scene
-from sandbox.game.session import EndTurnAction, GameSession, LaunchAction, parse_action
+from sandbox.game.actions import EndTurnAction, parse_action
+from sandbox.game.engine import Game as GameSession
+from sandbox.game.scene_flight import LaunchAction
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "catapult_over_wall.toml"
@@ -28,7 +30,7 @@ def session():
 
 
 def lob(s, target, **kw):
-    pv = s.launch_preview("trebuchet", target, **kw)
+    pv = s.flight.launch_preview("trebuchet", target, **kw)
     return pv, LaunchAction(type="launch", player=s.current_player, turn=s.turn,
                             weapon="trebuchet", payload=list(pv.payload), target=pv.target,
                             target_body=pv.target_body)
@@ -36,7 +38,7 @@ def lob(s, target, **kw):
 
 def test_only_the_owner_fires_and_the_preview_is_the_arc(session):
     s = session
-    assert s.launchers() == []  # Lion Knights move first; the catapult is the Falcons'
+    assert s.flight.launchers() == []  # Lion Knights move first; the catapult is the Falcons'
     pv, act = lob(s, (3.5, 0.0, 4.0), target_body="guard")
     assert not pv.allowed and "not" in pv.reason
     with pytest.raises(RulesError):
@@ -82,15 +84,15 @@ def test_a_shot_beyond_12_inches_is_held_and_flies_on_next_turn(session, tmp_pat
     assert pv.beyond_turn and pv.distance_in > 12
     kinds = [e["type"] for e in s.apply(act)]
     assert "marker" in kinds and "held" in kinds and "attack" not in kinds
-    assert s.game.flight.pending()
+    assert s.flight.pending()
     path = s.save(tmp_path / "held.save.json")
     loaded = GameSession.load(path)  # the held flight is rebuilt by replaying the log
     try:
-        assert loaded.checksum() == s.checksum() and loaded.game.flight.pending()
+        assert loaded.checksum() == s.checksum() and loaded.flight.pending()
     finally:
         loaded.close()
     kinds = [e["type"] for e in s.apply(EndTurnAction(type="end_turn", player=BF))]
     assert "flight" in kinds and "attack" in kinds  # arrives: the Action Roll is made now
-    assert not s.game.flight.pending()
+    assert not s.flight.pending()
     s.undo()
-    assert s.game.flight.pending()
+    assert s.flight.pending()

@@ -48,7 +48,7 @@ def xdisplay():
 @pytest.fixture(scope="module")
 def app(xdisplay, tmp_path_factory):
     from sandbox.app.tabletop import TabletopApp
-    from sandbox.game.session import open_game
+    from sandbox.game.engine import open_game
 
     out = tmp_path_factory.mktemp("tabletop")
     session = open_game(REPO / "scenes" / "skirmish.toml")
@@ -260,7 +260,9 @@ def test_hud_stays_inside_a_resized_window(app):
 
 def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
     """L on the catapult scene (loaded as a save): click the guard for the arc, again to fire."""
-    from sandbox.game.session import EndTurnAction, LaunchAction, open_game
+    from sandbox.game.actions import EndTurnAction
+    from sandbox.game.engine import open_game
+    from sandbox.game.scene_flight import LaunchAction
 
     home = app.save(tmp_path / "home.save.json")
     cat = open_game(REPO / "scenes" / "catapult_over_wall.toml")
@@ -271,7 +273,7 @@ def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
         app.load(tmp_path / "cat.save.json")
         app.wait_idle()
         s = app.session
-        assert s.current_player == "Black Falcons" and s.launchers()
+        assert s.current_player == "Black Falcons" and s.flight.launchers()
         key(app, "l")
         assert app.input.mode == "launch"
         guard = centre(app, "guard")
@@ -285,4 +287,4 @@ def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
     finally:
         app.load(home)
         app.wait_idle()
-    assert "knight1" in app.session.game.bodies
+    assert "knight1" in app.session.bodies

@@ -18,7 +18,7 @@ import pytest
 from sandbox.core.errors import RulesError, SceneError
 from sandbox.core.units import GRAVITY_IN_S2
 from sandbox.game.projectiles import _rotation_between
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
 from sandbox.physics.world import quat_to_matrix
 
@@ -213,6 +213,8 @@ def test_rotation_between_takes_a_onto_b():
 def test_rocket_nose_follows_its_flight(ldrawdir):
     data = _scene("rocket_three_turns.toml")
     data["actions"][1]["to"] = [12.0, 14.0]  # far to the side: the Rocket turns 45°
+    sentry = next(u for u in data["units"] if u["id"] == "sentry")
+    sentry["stats"] = {**sentry["stats"], "move": 15.0}  # he runs that far in one Move
     data.pop("expect")
     g = _run(data, ldrawdir)
     try:

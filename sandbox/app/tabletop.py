@@ -1,8 +1,8 @@
-"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`GameSession`.
+"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`~sandbox.game.engine.Game`.
 
 Structure
 ---------
-- :class:`GameSession` (``sandbox.game.session``) holds the game: turns, actions, undo, saves.
+- :class:`~sandbox.game.engine.Game` (``sandbox.game.engine``) holds the game: turns, actions, undo, saves.
   The window never changes game state except by handing it an action.
 - :class:`InputLayer` is the one entry point for input: the mouse and keyboard handlers call
   it, and so do tests (``pointer_down/move/up``, ``key``, ``wheel``), so what a test does is
@@ -35,14 +35,10 @@ import numpy as np
 
 from ..core.errors import SandboxError
 from ..game.scene import BigDrop, ExplosivePayload
-from ..game.session import (
-    AttackAction,
-    EndTurnAction,
-    GameSession,
-    LaunchAction,
-    MoveAction,
-    possessive,
-)
+from ..game.actions import AttackAction, EndTurnAction, MoveAction
+from ..game.engine import Game as GameSession
+from ..game.scene_flight import LaunchAction
+from ..game.skirmish import possessive
 from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
@@ -284,7 +280,7 @@ class InputLayer:
                 hit = app.pick(sx, sy)
                 key = hit.key if hit is not None else None
                 if key is not None and key != "ground":
-                    reason = app.session.move_refusal(key) if key in app.session.game.bodies else ""
+                    reason = app.session.skirmish.move_refusal(key) if key in app.session.bodies else ""
                     if not reason:
                         self.drag_unit = key
                         app.select(key)
@@ -389,7 +385,7 @@ class InputLayer:
     def _launch_aim(self, hit) -> tuple[np.ndarray, str | None]:
         """Aim point of a Launcher at what was clicked: a body's top centre (plus 1", over
         cover), or the point on the ground."""
-        if hit.key != "ground" and hit.key in self.app.session.game.bodies:
+        if hit.key != "ground" and hit.key in self.app.session.bodies:
             lo, hi = self.app.session.bounds(hit.key)
             return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] + 1.0]), hit.key
         p = np.asarray(hit.point, float)
@@ -401,7 +397,7 @@ class InputLayer:
         if self.launcher is None or self.launch_aim is None:
             return
         s = app.session
-        pv = s.launch_preview(self.launcher, self.launch_aim, target_body=self.launch_body)
+        pv = s.flight.launch_preview(self.launcher, self.launch_aim, target_body=self.launch_body)
         if not pv.allowed:
             app.flash(pv.reason, error=True)
             return
@@ -484,7 +480,7 @@ class InputLayer:
             if self.mode == "launch":
                 self.set_mode("select")
                 return
-            ms = app.session.launchers()
+            ms = app.session.flight.launchers()
             if not ms:
                 app.flash(f"{app.session.current_player} has no Launcher on the table", error=True)
                 return
@@ -498,7 +494,7 @@ class InputLayer:
             if app.selected is None:
                 app.flash("Select one of your units first")
                 return
-            ws = app.session.weapons(app.selected)
+            ws = app.session.skirmish.weapons(app.selected)
             i = int(n) - 1
             if i >= len(ws):
                 app.flash(f"{app.session.body(app.selected).name} has {len(ws)} weapon(s)")
@@ -675,13 +671,13 @@ class TabletopApp:
         for np_ in self._nodes.values():
             np_.remove_node()
         self._nodes = {}
-        g = self.session.game
+        g = self.session
         self._destroyed = {k for k, s in g.bodies.items() if s.damage.destroyed}
         for key, asset in list(g.assets.items()):
             self._add_body_node(key, asset)
 
     def _add_body_node(self, key: str, asset) -> None:
-        g = self.session.game
+        g = self.session
         destroyed = key in g.bodies and g.bodies[key].damage.destroyed
         mesh = render_mesh_of(asset, destroyed)
         node = GeomNode(key)
@@ -705,9 +701,9 @@ class TabletopApp:
         if s.generation != self._generation:
             self._generation = s.generation
             self._rebuild_bodies()
-            if self.selected is not None and self.selected not in s.game.bodies:
+            if self.selected is not None and self.selected not in s.bodies:
                 self.selected = None
-        g = s.game
+        g = s
         for key, asset in list(g.assets.items()):
             if key not in self._nodes:
                 self._add_body_node(key, asset)
@@ -790,10 +786,10 @@ class TabletopApp:
         pb = self._playback
         self.banner.setText(f"Turn {s.turn}: {possessive(s.current_player)} turn"
                             + ("   (physics...)" if busy or pb else ""))
-        pile = s.strategy_pile()
+        pile = s.bombardment.strategy_pile()
         self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
-        if self.selected is not None and not busy and self.selected in s.game.bodies:
-            self.card.setText("\n".join(s.stat_card(self.selected)))
+        if self.selected is not None and not busy and self.selected in s.bodies:
+            self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
         elif not busy:
             self.card.setText("Click a unit to see its stat card")
         events = s.events
@@ -810,7 +806,7 @@ class TabletopApp:
         if self.input.sprint:
             extra += "   SPRINT"
         if mode == "drop":
-            extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.strategy_pile()} in "
+            extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.bombardment.strategy_pile()} in "
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
         self.status.setText(text)
@@ -900,7 +896,7 @@ class TabletopApp:
         return float(out.x), float(out.y)
 
     def can_move(self, key: str) -> bool:
-        st = self.session.game.bodies.get(key)
+        st = self.session.bodies.get(key)
         return (st is not None and st.owner == self.session.current_player
                 and key in self.session.world.bodies and not self.session.world.bodies[key].static)
 
@@ -926,7 +922,7 @@ class TabletopApp:
         if self.busy:
             self.flash("Wait: physics is still playing out")
             return
-        g = self.session.game
+        g = self.session
         self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
                           "t_start": g.world.time, "n_events": len(g.events),
                           "wall": time.monotonic(), "game": g, "action": action}
@@ -1035,7 +1031,7 @@ class TabletopApp:
         now = time.monotonic()
         if not self.runner.busy and self._pending_finish():
             self._finish_runner()
-        g = self.session.game
+        g = self.session
         for key, asset in list(g.assets.items()):
             if key not in self._nodes:
                 self._add_body_node(key, asset)
@@ -1104,10 +1100,10 @@ class TabletopApp:
         s = self.session
         inp = self.input
         markers: list[Marker] = []
-        markers.extend(escapade_markers(s.game))  # edges, deployment zones, Stronghold (13.1)
+        markers.extend(escapade_markers(s))  # edges, deployment zones, Stronghold (13.1)
         # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
         # Scout revealed them to the player whose turn it is (F.3)
-        markers.extend(hazard_markers(s.game, viewer=s.current_player))
+        markers.extend(hazard_markers(s, viewer=s.current_player))
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))
@@ -1119,7 +1115,7 @@ class TabletopApp:
             offset = (c - grab[:2]) if grab is not None else np.zeros(2)
             dest = inp.drag_to[:2] + offset
             dist = float(np.linalg.norm(dest - c))
-            left = s.move_allowance(unit)
+            left = s.skirmish.move_allowance(unit)
             ok = dist <= left + 1e-9
             start = _edge(lo, hi, dest)
             end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
@@ -1157,7 +1153,7 @@ class TabletopApp:
         preview_lines: list[str] = []
         if inp.mode == "attack" and self.selected is not None and inp.weapon is not None:
             unit = self.selected
-            ws = s.weapons(unit)
+            ws = s.skirmish.weapons(unit)
             w = ws[inp.weapon]
             lo, hi = s.bounds(unit)
             c = s.footprint_centre(unit)
@@ -1165,7 +1161,7 @@ class TabletopApp:
                 markers.append(Marker.ring((c[0], c[1], 0.03), w.range_in + (hi[0] - lo[0]) / 2,
                                            colour=(1.0, 1.0, 1.0, 0.45), width=0.06))
             if inp.hover_target is not None and inp.hover_target != unit:
-                pv = s.attack_preview(unit, inp.weapon, inp.hover_target)
+                pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target)
                 tlo, thi = s.bounds(inp.hover_target)
                 tc = (tlo + thi) / 2
                 preview_lines = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
@@ -1180,7 +1176,7 @@ class TabletopApp:
                         markers.append(Marker.ring((tc[0], tc[1], 0.03), 2.0 * k,
                                                    colour=(1.0, 0.55, 0.1, 0.8), width=0.1))
         if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
-            lp = s.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)
+            lp = s.flight.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)
             colour = (1.0, 0.85, 0.2, 1.0) if lp.allowed else (1.0, 0.25, 0.2, 1.0)
             markers.append(Marker.path(lp.path, colour, 2.0))
             if lp.beyond_turn:  # the red-brick X on the target (8.4)
@@ -1208,7 +1204,7 @@ class TabletopApp:
             self.ruler_label.set_scale(max(0.35, self.rig.distance * 0.018))
 
     def _name(self, key) -> str:
-        st = self.session.game.bodies.get(key) if isinstance(key, str) else None
+        st = self.session.bodies.get(key) if isinstance(key, str) else None
         return st.name if st is not None else str(key)
 
     # ---------------------------------------------------------------- running
@@ -1296,7 +1292,7 @@ def _log_line(e: dict) -> str:
 def play(path: str | Path, ldrawdir=None, seed: int | None = None, width: int = 1280,
          height: int = 720, save_path: str | Path | None = None) -> None:
     """Open the tabletop window on a scene (.toml) or a save file and run it."""
-    from ..game.session import open_game
+    from ..game.engine import open_game
 
     session = open_game(path, ldrawdir, seed=seed)
     p = Path(path)

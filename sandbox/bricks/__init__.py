@@ -21,11 +21,12 @@ from sandbox.bricks.mesh import (
     MeshArrays,
     PartBox,
     model_bounds_in,
+    model_info,
     model_mesh,
     placement_box,
     placement_boxes,
 )
-from sandbox.bricks.model import Model, PartPlacement, load_model, model_info
+from sandbox.bricks.model import Model, PartPlacement, load_model
 from sandbox.bricks.partmesh import PartMesh, get_part_mesh
 
 __all__ = [

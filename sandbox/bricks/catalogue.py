@@ -25,7 +25,7 @@ import trimesh
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
 from sandbox.bricks.ldraw import normalise_name
-from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles
+from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles, register_catalogue
 from sandbox.core.units import BRICK_HEIGHT_LDU, PLATE_HEIGHT_LDU, STUD_PITCH_LDU
 
 #: Stud cylinder radius and height, LDU.
@@ -266,3 +266,6 @@ def catalogue_part(name: str) -> PartMesh:
     if key in MINIFIG:
         return PartMesh.from_geometry(key, MINIFIG[key], _minifig_geometry(key), "catalogue")
     raise KeyError(f"no part {name!r} in the built-in catalogue")
+
+
+register_catalogue(has_part, catalogue_part)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sandbox.bricks.load_warning import LoadWarning
 from sandbox.core.errors import LDrawError
 
 #: The "inherit the parent's colour" code.
@@ -209,8 +210,6 @@ class ColourTable:
         LDrawError
             When the file cannot be read.
         """
-        from sandbox.bricks.ldraw import LoadWarning  # local: ldraw imports this module
-
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8", errors="replace")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sandbox.bricks.load_warning import LoadWarning  # noqa: F401 - re-exported
 from sandbox.bricks.colours import parse_colour_code
 from sandbox.core.errors import LDrawError
 
@@ -38,29 +39,6 @@ _PART_TYPES = (
     "shortcut",
     "unofficial_shortcut",
 )
-
-
-@dataclass(frozen=True)
-class LoadWarning:
-    """A non-fatal problem found while reading LDraw files.
-
-    Attributes
-    ----------
-    path : str
-        The file on disk (or a library part name) holding the problem.
-    line : int or None
-        1-based physical line number in ``path``, when the problem is on one line.
-    message : str
-        What is wrong and what was done about it.
-    """
-
-    path: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.message}"
 
 
 def normalise_name(name: str) -> str:

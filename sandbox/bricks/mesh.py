@@ -215,3 +215,27 @@ def model_bounds_in(model: Model, placements: Iterable[PartPlacement] | None = N
     corners = ldraw_points_to_world(np.array([[x, y, z] for x in (lo[0], hi[0])
                                               for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]))
     return np.stack([corners.min(axis=0), corners.max(axis=0)])
+
+
+def model_info(model: Model) -> dict:
+    """A summary of a loaded model.
+
+    Returns
+    -------
+    dict
+        ``parts`` (int, part placements after expanding submodels), ``distinct_parts`` (int),
+        ``submodels`` (int, see :attr:`Model.submodels`), ``missing_parts`` (int),
+        ``bbox_in`` (``[[xmin, ymin, zmin], [xmax, ymax, zmax]]`` in inches, world frame, Z up;
+        all zeros for an empty model), ``mass_g`` (float, nominal), ``warnings``
+        (list of ``"file:line: message"``).
+    """
+    return {
+        "name": model.name,
+        "parts": len(model.placements),
+        "distinct_parts": len(model.parts),
+        "submodels": len(model.submodels),
+        "missing_parts": sum(p.missing for p in model.placements),
+        "bbox_in": model_bounds_in(model).tolist(),
+        "mass_g": float(sum(model.parts[p.part].mass_g for p in model.placements)),
+        "warnings": [str(w) for w in model.warnings],
+    }

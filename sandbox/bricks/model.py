@@ -330,29 +330,3 @@ def load_model(path: str | Path, ldrawdir: str | Path | None = None) -> Model:
         parts=parts,
         library=library,
     )
-
-
-def model_info(model: Model) -> dict:
-    """A summary of a loaded model.
-
-    Returns
-    -------
-    dict
-        ``parts`` (int, part placements after expanding submodels), ``distinct_parts`` (int),
-        ``submodels`` (int, see :attr:`Model.submodels`), ``missing_parts`` (int),
-        ``bbox_in`` (``[[xmin, ymin, zmin], [xmax, ymax, zmax]]`` in inches, world frame, Z up;
-        all zeros for an empty model), ``mass_g`` (float, nominal), ``warnings``
-        (list of ``"file:line: message"``).
-    """
-    from sandbox.bricks.mesh import model_bounds_in
-
-    return {
-        "name": model.name,
-        "parts": len(model.placements),
-        "distinct_parts": len(model.parts),
-        "submodels": len(model.submodels),
-        "missing_parts": sum(p.missing for p in model.placements),
-        "bbox_in": model_bounds_in(model).tolist(),
-        "mass_g": float(sum(model.parts[p.part].mass_g for p in model.placements)),
-        "warnings": [str(w) for w in model.warnings],
-    }

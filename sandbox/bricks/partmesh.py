@@ -78,6 +78,18 @@ def nominal_mass_g(bounds: np.ndarray) -> float:
     return float(np.prod(sides) * ABS_DENSITY_G_PER_CM3 * FILL_FACTOR)
 
 
+
+#: The built-in catalogue's look-ups (``has_part``, ``catalogue_part``), registered by
+#: :mod:`sandbox.bricks.catalogue` when it is imported (the package imports it first), so that
+#: this module, which the catalogue builds on, needs no import of it.
+_BUILTIN: dict = {"has_part": lambda key: False, "catalogue_part": None}
+
+
+def register_catalogue(has_part, catalogue_part) -> None:
+    """Make the built-in catalogue the resolver's fallback after the LDraw library."""
+    _BUILTIN["has_part"] = has_part
+    _BUILTIN["catalogue_part"] = catalogue_part
+
 @dataclass(frozen=True, eq=False)
 class Geometry:
     """Expanded geometry of one LDraw file in its own frame (LDU).
@@ -387,9 +399,7 @@ class Resolver:
             f = self.library.read(key)
             if f is not None:
                 return "library", f
-        from sandbox.bricks.catalogue import has_part
-
-        if has_part(key):
+        if _BUILTIN["has_part"](key):
             return "catalogue", None
         return "missing", None
 
@@ -405,9 +415,7 @@ class Resolver:
         if key in cache:
             return cache[key]
         if kind == "catalogue":
-            from sandbox.bricks.catalogue import catalogue_part
-
-            g = catalogue_part(key).geometry()
+            g = _BUILTIN["catalogue_part"](key).geometry()
         elif kind == "missing" or f is None:
             return None
         else:
@@ -467,9 +475,7 @@ class Resolver:
         if hit is not None:
             return hit
         if kind == "catalogue":
-            from sandbox.bricks.catalogue import catalogue_part
-
-            pm = catalogue_part(key)
+            pm = _BUILTIN["catalogue_part"](key)
         elif kind == "missing" or f is None:
             pm = placeholder_part(key)
         else:

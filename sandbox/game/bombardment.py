@@ -35,17 +35,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import RulesError, SceneError
+from ..physics.rays import overlapping_bodies
 from ..rules import collision as collision_rules
 from ..rules.attacks import action_roll
 from ..rules.escapade_commander import bombardment_cost, check_drop_zone
-from .assets import build_asset, build_part_asset
+from .assets import build_part_asset
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
-from .scene import Stats
+from .scene import BigDrop, ExplosivePayload, Stats, SupplyPayload, UnitPayload
+from .table import MAX_ACTION_SECONDS, System
 from .scene_flight import BombardAction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 #: Height above the landing spot from which a rolled Bombardment Payload comes down, inches.
 ARRIVAL_HEIGHT_IN: float = 6.0
@@ -77,19 +79,101 @@ class Order:
         return dict(self.__dict__)
 
 
-class Bombardment:
-    """The game's Strategy piles and incoming Bombardments."""
+class Bombardment(System):
+    """The game's Strategy piles, The Big Drop and incoming Bombardments (13.2)."""
+
+    name = "bombardment"
+    actions = (BombardAction, BigDrop)
 
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.piles: dict[str, int] = {p.name: p.strategy_bricks for p in game.spec.players}
         self.orders: list[Order] = []
         #: Smoke Fields of burst Smoke bombs: field id -> {"turn", "player", "size"}.
         self.smoke: dict[str, dict] = {}
         self._smoke_bombs: dict[str, Order] = {}
 
-    def handles(self, action) -> bool:
-        return isinstance(action, BombardAction)
+    def strategy_pile(self, player: str | None = None) -> int:
+        """Strategy bricks left in a player's pile (default: the current player's; 13.2)."""
+        p = self.game.current_player if player is None else player
+        return int(self.piles.get(p, 0))
+
+    def state(self) -> dict:
+        return self.to_dict()
+
+    def refusal(self, action) -> str:
+        if isinstance(action, BigDrop):
+            # BrikWars 13.2: the bricks come out of the player's Strategy pile
+            have = self.strategy_pile(action.player)
+            if action.strategy_bricks > have:
+                n = action.strategy_bricks
+                return (f"The Big Drop needs {n} Strategy brick{'' if n == 1 else 's'} and "
+                        f"{action.player} has {have} in the Strategy pile")
+            key = action.id or self._big_drop_key(action)
+            if isinstance(action.payload, UnitPayload):
+                key = action.payload.unit
+            if key in self.game.bodies:
+                return f"{key!r} is already on the table"
+        return ""
+
+    def _big_drop_key(self, a) -> str:
+        n = sum(1 for x in self.game.actions if getattr(x, "type", None) == "big_drop")
+        return a.id or f"payload{n + 1}"
+
+    def big_drop(self, a: BigDrop, index: int) -> None:
+        """The Big Drop (BrikWars 13.2): a Payload held 5\" per Strategy brick above the
+        target is let go; physics decides where it lands and what it hits.
+
+        Raises
+        ------
+        RulesError
+            Not enough Strategy bricks, or the Payload would start inside a body.
+        """
+        g = self.game
+        height = collision_rules.big_drop_height(a.strategy_bricks)
+        key = self._big_drop_key(a)
+        if key in g.bodies:
+            raise SceneError(f"actions[{index}].id {key!r} is already used by another body")
+        have = self.piles.get(a.player, 0)
+        if a.strategy_bricks > have:
+            raise RulesError(f"actions[{index}]: {a.player} spends {a.strategy_bricks} Strategy "
+                             f"bricks on The Big Drop but has {have} in the Strategy pile")
+        p = a.payload
+        if isinstance(p, UnitPayload):
+            entry = next(r for r in g.spec.reserves if r.id == p.unit)
+            asset = g.build_asset(entry, placed=False)
+            name, stats, owner, explosive = entry.name or entry.id, entry.stats, entry.owner, 0
+            key = entry.id
+        elif isinstance(p, SupplyPayload):
+            asset = build_part_asset(p.part, p.colour, g.ldrawdir)
+            name, stats, owner, explosive = f"supply crate ({p.part})", p.stats, a.player, 0
+        else:
+            assert isinstance(p, ExplosivePayload)
+            asset = build_part_asset(p.part, p.colour, g.ldrawdir)
+            name, stats, owner = f"{a.strategy_bricks}d10 Explosive", Stats(size=1.0, armor=0), a.player
+            explosive = a.strategy_bricks
+        self.piles[a.player] = have - a.strategy_bricks
+        asset.move_to_drop(np.array([a.target[0], a.target[1]]), height)
+        g.log("action", f"{a.player} calls in The Big Drop: {name}, {a.strategy_bricks} Strategy "
+              f"brick{'' if a.strategy_bricks == 1 else 's'}, held {height:g}\" above "
+              f"({a.target[0]:g}, {a.target[1]:g})",
+              action="big_drop", player=a.player, payload=p.kind, strategy_bricks=a.strategy_bricks,
+              target=list(a.target), height=height, body=key, pile=self.piles[a.player])
+        g.add_body(key, "payload", name, owner, stats, asset)
+        g.bodies[key].explosive_dice = explosive
+        inside = overlapping_bodies(g.world, key)
+        if inside:
+            raise RulesError(f"The Big Drop of {name} at {height:g}\" starts inside {inside[0]!r}: "
+                             "spend more Strategy bricks or pick another target")
+        g.record_frame(force=True)
+        g.log("release", f"{name} is released", body=key)
+        g.settle(max_seconds=MAX_ACTION_SECONDS)
+        if key in g.world.bodies:
+            pos, _ = g.world.pose(key)
+            off = math.hypot(pos[0] - a.target[0], pos[1] - a.target[1])
+            g.log("landed", f"{name} comes to rest {off:.2f}\" from the target point",
+                  body=key, position=[round(float(v), 4) for v in pos], off_target=round(off, 4))
+        g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
 
     def pending(self) -> bool:
         return any(o.status == "incoming" for o in self.orders)
@@ -102,7 +186,13 @@ class Bombardment:
         return [{"kind": "target", "point": [o.target[0], o.target[1], 0.0]}
                 for o in self.orders if o.status == "incoming"]
 
-    def apply(self, a: BombardAction, index: int) -> None:
+    def apply(self, a, index: int) -> None:
+        if isinstance(a, BigDrop):
+            self.big_drop(a, index)
+        else:
+            self.bombard(a, index)
+
+    def bombard(self, a: BombardAction, index: int) -> None:
         """Call in a Bombardment: pay, check the target, place the marker.
 
         Raises
@@ -190,7 +280,7 @@ class Bombardment:
                 height = ARRIVAL_HEIGHT_IN
             heights.append(height)
             o.keys.append(self._spawn(o, i, item, spot, height))
-        g._record_frame(force=True)
+        g.record_frame(force=True)
         g.log("release", f"Bombardment {o.id} is released"
               + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
               order=o.id, bodies=list(o.keys))
@@ -237,7 +327,7 @@ class Bombardment:
         g = self.game
         if item["kind"] == "unit":
             entry = next(r for r in g.spec.reserves if r.id == item["unit"])
-            asset = build_asset(entry, g.base_dir, g.ldrawdir, placed=False, cache=g._models)
+            asset = g.build_asset(entry, placed=False)
             key, name, stats, owner, dice = entry.id, entry.name or entry.id, entry.stats, entry.owner, 0
         elif item["kind"] == "supply":
             asset = build_part_asset(item["part"], item["colour"], g.ldrawdir)
@@ -254,7 +344,7 @@ class Bombardment:
         if key in g.bodies:
             raise SceneError(f"Bombardment {o.id}: a body called {key!r} already exists")
         asset.move_to_drop(spot, height)
-        g._add_body(key, "payload", name, owner, stats, asset)
+        g.add_body(key, "payload", name, owner, stats, asset)
         g.bodies[key].explosive_dice = dice
         return key
 
@@ -269,7 +359,7 @@ class Bombardment:
                     self._burst(key, ev)
         if burst:
             events = [ev for ev in events if ev.body_a not in burst and ev.body_b not in burst]
-        self.game._on_step(world, events)
+        self.game.handle_steps(world, events)
 
     def _burst(self, key: str, ev) -> None:
         """A Smoke bomb strikes (``ev``, an ImpactEvent): a Smoke Field of 4" per die centred

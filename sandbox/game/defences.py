@@ -35,9 +35,11 @@ from ..physics.queries import bodies_near
 from ..rules import hazards as hz
 from ..rules.attacks import Modifier
 from ..rules.fire_field import burning_strike_bonus, on_fire_modifiers
+from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import BodyState, Game
+    from .table import BodyState
+    from .table import TableAPI as Game
 
 #: A unit this close to an engulfed creation rides in or on it (inches).
 RIDER_CONTACT_IN: float = 0.05
@@ -64,11 +66,13 @@ class PowerPool:
         return self.per_turn_in - self.spent_in
 
 
-class Defences:
+class Defences(System):
     """Power, Energy Shields and on-Fire effects of one :class:`~sandbox.game.runner.Game`."""
 
+    name = "defences"
+
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.shields: dict[str, hz.EnergyShield] = {}
         self.power: dict[str, PowerPool] = {}
         self.deflected: dict[str, int] = {}
@@ -151,7 +155,7 @@ class Defences:
 
     # ------------------------------------------------------------------ on Fire
     def burning(self, key: str) -> bool:
-        return self.game.hazards.fire.burning(key)
+        return self.game.system("hazards").fire.burning(key)
 
     def on_fire_penalty(self, key: str, what: str) -> int:
         """The on-Fire penalty of a burning body for ``what`` (0 when not burning), <= 0.
@@ -162,7 +166,7 @@ class Defences:
         st = self.game.bodies.get(key)
         if st is None or not self.burning(key) or getattr(st.stats, "on_fire_ok", False):
             return 0
-        if self.game.hazards.fire.is_minifig(key):
+        if self.game.system("hazards").fire.is_minifig(key):
             r = self.game.dice.stream("fire").roll(4, f"on Fire penalty to {st.name}'s {what}")
             return -int(r.result)
         mods = on_fire_modifiers()
@@ -189,7 +193,7 @@ class Defences:
         g.log("burning_strike", f"{name} is on Fire: +{roll.total} Fire Damage to {target.name} "
               f"({what})", body=target.key, source=attacker, damage=roll.total)
         if roll.total:
-            g._damage(target, roll.total, f"Fire Damage (burning {name})",
+            g.damage(target, roll.total, f"Fire Damage (burning {name})",
                       dice=dice_of(roll))
         if target.key in g.world.bodies and not target.damage.destroyed:
             g.hazards.fire.ignite(target.key, roll, at=at, igniter=g.bodies[attacker].owner
@@ -207,7 +211,7 @@ class Defences:
         """
         g = self.game
         # every hit is logged against the Armor, a 0 too
-        g._damage(target, roll.total, what, dice=dice_of(roll, 6 if melee else None),
+        g.damage(target, roll.total, what, dice=dice_of(roll, 6 if melee else None),
                   armor_penalty=self.on_fire_penalty(target.key, "Armor"))
         if (roll.expression.kind in ("Fire", "Acid", "Poison") and target.key in g.world.bodies
                 and not target.damage.destroyed):
@@ -236,6 +240,6 @@ class Defences:
                 g.log("engulfed_rider", f"{ust.name} is inside the engulfed {st.name}: "
                       f"{roll.total} Fire Damage", body=n.key, source=key, damage=roll.total)
                 if roll.total:
-                    g._damage(ust, roll.total, f"Fire Damage (engulfed {st.name})",
+                    g.damage(ust, roll.total, f"Fire Damage (engulfed {st.name})",
                               dice=dice_of(roll))
                 fire.ignite(n.key, roll, at=n.point_to, igniter=st.owner, source=st.name)

@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import RulesError, SceneError
-from ..physics.rays import overlapping_bodies
 from ..rules.escapade import (
     Area,
     Edge,
@@ -59,7 +58,6 @@ from ..rules.escapade import (
     roll_tactical_advantage,
     rush_turn,
 )
-from .assets import build_asset
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
     AttackScript,
@@ -69,10 +67,11 @@ from .scene_escapade import (
     RelayAction,
     WalkAction,
 )
-from .session import MOVE_LIFT_IN, AttackAction, GameSession, MoveAction, TurnState
+from .actions import MoveAction
+from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 #: An item a unit carries off the table must lie within this many inches of it, edge to edge.
 CARRY_REACH_IN: float = 1.0
@@ -159,37 +158,6 @@ def build_escapade_spec(spec, section: EscapadeSection) -> EscapadeSpec:
         raise SceneError(f"escapade: {exc}") from None
 
 
-class _ScriptSession(GameSession):
-    """The hotseat session's Move, Attack and line of sight over an already running game.
-
-    Scripted Escapade actions reuse them rather than repeating the rules; this is no session
-    of its own (no undo, no saves): it only reads and acts on ``game``.
-    """
-
-    def __init__(self, game: "Game"):  # noqa: D107 - deliberately not GameSession.__init__
-        self.spec = game.spec
-        self.base_dir = game.base_dir
-        self.ldrawdir = game.ldrawdir
-        self.seed = game.seed
-        self._on_event = None
-        self._models = game._models
-        self.generation = 1
-        self.players = [p.name for p in game.spec.players] or ["Player"]
-        self.game = game
-        self.actions = []
-        self.player_index = 0
-        self.turn_state = TurnState()
-
-    def act_as(self, player: str, turn: int) -> None:
-        """Make ``player`` the one acting; a new turn clears every unit's Move and Action."""
-        if player not in self.players:
-            raise SceneError(f"{player!r} is not one of the players {self.players}")
-        self.player_index = self.players.index(player)
-        if getattr(self, "_turn", None) != turn:
-            self._turn = turn
-            self.turn_state = TurnState()
-
-
 @dataclass
 class _Arrival:
     unit: str
@@ -197,7 +165,7 @@ class _Arrival:
     position: tuple[float, float]
 
 
-class EscapadeDriver:
+class EscapadeDriver(System):
     """The ledger of a game's Escapade and the hooks the game calls (see the module notes).
 
     Parameters
@@ -213,14 +181,16 @@ class EscapadeDriver:
         Rolled at :meth:`start`.
     """
 
+    name = "escapade"
+    actions = ESCAPADE_ACTIONS
+
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.section: EscapadeSection = game.spec.escapade
         self.spec = build_escapade_spec(game.spec, self.section)
         self.ledger = EscapadeLedger(self.spec)
         self.loot = set(self.section.loot)
         self.tactical = None
-        self._session: _ScriptSession | None = None
         self._attacker: str | None = None
         self._walker: str | None = None
         self._carried: str | None = None
@@ -239,10 +209,21 @@ class EscapadeDriver:
 
     # ---------------------------------------------------------------- helpers
     @property
-    def session(self) -> _ScriptSession:
-        if self._session is None:
-            self._session = _ScriptSession(self.game)
-        return self._session
+    def skirmish(self):
+        """The game's Move and Attack system (per-turn Move and Actions)."""
+        return self.game.system("skirmish")
+
+    def player_order(self) -> list[str]:
+        """The players in the ledger's turn order (underdogs first, 13.1)."""
+        out: list[str] = []
+        for force in self.ledger.turn_order:
+            p = self._player_of_force(force)
+            if p not in out:
+                out.append(p)
+        return out
+
+    def state(self) -> dict:
+        return {"summary": self.ledger.summary(), "exited": sorted(self._exited)}
 
     def _log(self, text: str, **fields) -> dict:
         self._busy = True
@@ -272,7 +253,7 @@ class EscapadeDriver:
         return None
 
     # ---------------------------------------------------------------- set-up
-    def start(self) -> None:
+    def setup(self) -> None:
         """Log the forces and underdogs, roll Tactical Advantage, check deployment (13.1, 13.2).
 
         Raises
@@ -338,8 +319,8 @@ class EscapadeDriver:
                 if not chk.legal and self.spec.strict:
                     raise SceneError(f"escapade.forces[{i}].units[{j}] {ue.id!r} at "
                                      f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} (13.2 Deploying Forces)")
-                if chk.used_sprint:
-                    self.session.turn_state.acted.add(ue.id)
+                # chk.used_sprint: the Sprint is the unit's Action before its first turn (the
+                # Deployment Rush, which is no separate turn here): turn 1 finds it ready.
                 pts.append(p)
             placed[fname] = pts
 
@@ -411,7 +392,7 @@ class EscapadeDriver:
                 st = g.bodies.get(u.name)
                 if st is not None and st.damage.destroyed:
                     continue
-                if self.session.line_of_sight(u.name, victim).clear:
+                if self.game.line_of_sight(u.name, victim).clear:
                     out.append(u.name)
         return out
 
@@ -448,9 +429,6 @@ class EscapadeDriver:
                   owner=out.owner, carrier=carrier, reason=out.reason, position=list(xy))
 
     # ---------------------------------------------------------------- actions
-    def handles(self, action) -> bool:
-        return isinstance(action, ESCAPADE_ACTIONS)
-
     def apply(self, action: Any, index: int) -> None:
         """Apply one scripted Escapade action (see :mod:`.scene_escapade`).
 
@@ -460,14 +438,8 @@ class EscapadeDriver:
             The action is not allowed (with the numbers); SceneError for unknown ids.
         """
         where = f"actions[{index}]"
-        s = self.session
-        s.act_as(action.player, self.game.turn)
         if isinstance(action, WalkAction):
             self._walk(action, where)
-        elif isinstance(action, AttackScript):
-            s._attack(AttackAction(type="attack", player=action.player, unit=action.unit,
-                                   weapon=action.weapon, target=action.target))
-            self._attacker = None
         elif isinstance(action, RelayAction):
             self._relay(action, where)
         elif isinstance(action, ReinforceAction):
@@ -484,64 +456,49 @@ class EscapadeDriver:
         return force
 
     def _walk(self, a: WalkAction, where: str) -> None:
-        s, g = self.session, self.game
+        """A unit walks within its Move (the table's Move); beyond a table edge it walks off,
+        carrying one item within 1" (13.1). Both go through the engine's one move."""
+        g, sk = self.game, self.skirmish
         table = self.spec.plan.table
-        off = table.edge_crossed(a.to) is not None
-        if not off and a.carrying is None:
-            s._move(MoveAction(type="move", player=a.player, unit=a.unit, to=a.to, sprint=a.sprint))
+        edge = table.edge_crossed(a.to)
+        if edge is None and a.carrying is None:
+            move = MoveAction(type="move", player=a.player, turn=a.turn, unit=a.unit, to=a.to,
+                              sprint=a.sprint)
+            reason = sk.refusal(move)
+            if reason:
+                raise RulesError(f"{where}: {reason}")
+            sk.apply(move, 0)
             return
-        st = s._own_unit(a.unit)
+        st = sk.own_unit(a.unit, a.player)
         if a.sprint:
             raise RulesError(f"{where}: Sprint first with a walk on the table, then walk off")
-        frm = s.footprint_centre(a.unit)
         to = np.asarray(a.to, float)
-        dist = float(np.linalg.norm(to - frm))
-        left = s.move_allowance(a.unit)
+        dist = float(np.linalg.norm(to - g.footprint_centre(a.unit)))
+        left = sk.move_allowance(a.unit)
         if dist > left + 1e-9:
             raise RulesError(f"{where}: {st.name} may move {left:.2f}\" more this turn, not "
                              f"{dist:.2f}\"")
         if a.carrying is not None:
             if a.carrying not in g.world.bodies or a.carrying == a.unit:
                 raise SceneError(f"{where}.carrying {a.carrying!r} is not a body on the table")
-            reach = s.measure(a.unit, a.carrying).inches
+            reach = g.measure(a.unit, a.carrying).inches
             if reach > CARRY_REACH_IN + 1e-9:
                 raise RulesError(f"{where}: {a.carrying} is {reach:.2f}\" from {st.name} (it must "
                                  f"be within {CARRY_REACH_IN:g}\" to be carried)")
-        delta = np.array([to[0] - frm[0], to[1] - frm[1], MOVE_LIFT_IN])
-        moved = [a.unit] + ([a.carrying] if a.carrying else [])
-        old = {k: g.world.pose(k) for k in moved}
-        for k in moved:
-            pos, quat = old[k]
-            g.world.set_pose(k, pos + delta, quat)
-            g.world.set_velocity(k, (0, 0, 0))
-        if not off:
-            blocking = [b for k in moved for b in overlapping_bodies(g.world, k) if b not in moved]
-            if blocking:
-                for k in moved:
-                    g.world.set_pose(k, *old[k])
-                raise RulesError(f"{where}: {st.name} cannot stand at ({to[0]:.2f}, {to[1]:.2f}): "
-                                 f"{', '.join(sorted(set(blocking)))} is there")
-        s.turn_state.moved_in[a.unit] = s.turn_state.moved_in.get(a.unit, 0.0) + dist
-        edge = table.edge_crossed(a.to)
-        g.log("move", f'{st.name} moves {dist:.2f}" to ({to[0]:.2f}, {to[1]:.2f})'
-              + (f", carrying {a.carrying}" if a.carrying else "")
-              + (f", off the {edge.value} edge of the table" if edge else ""),
-              body=a.unit, inches=round(dist, 4), to=[round(float(v), 4) for v in to],
-              player=a.player, carrying=a.carrying, off_edge=edge.value if edge else None)
+        note = ((f", carrying {a.carrying}" if a.carrying else "")
+                + (f", off the {edge.value} edge of the table" if edge else ""))
         self._walker, self._carried = a.unit, a.carrying
         try:
-            g._record_frame(force=True)
-            from .runner import MAX_ACTION_SECONDS
-
-            g.world.step_until_rest(max_seconds=MAX_ACTION_SECONDS, min_seconds=0.05,
-                                    on_step=g._on_step)
+            g.move_unit(a.unit, to, player=a.player, carrying=a.carrying,
+                        leave_table=edge is not None, note=note,
+                        off_edge=edge.value if edge else None)
         finally:
             self._walker = self._carried = None
-        g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
+        sk.turn_state.moved_in[a.unit] = sk.turn_state.moved_in.get(a.unit, 0.0) + dist
 
     def _relay(self, a: RelayAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.session
+        s = self.skirmish
         if a.commander in s.turn_state.acted:
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         before = self.ledger.strategy_bricks(force)
@@ -549,14 +506,14 @@ class EscapadeDriver:
         s.turn_state.acted.add(a.commander)
         # One Strategy pile per player: what the Commander earns pays for The Big Drop and
         # Strategic Bombardment too (13.2 The Commander).
-        piles = self.game.bombardment.piles
+        piles = self.game.system("bombardment").piles
         piles[a.player] = piles.get(a.player, 0) + (bricks - before)
         self._log(f"{a.commander} relays a witnessed kill: {force} has {bricks} Strategy "
                   f"brick(s)", event="relay", force=force, commander=a.commander, bricks=bricks)
 
     def _reinforce(self, a: ReinforceAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.session
+        s = self.skirmish
         if a.commander in s.turn_state.acted:
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         fe = self._force_entry(force)
@@ -574,7 +531,7 @@ class EscapadeDriver:
         cost = self.ledger.call_reinforcements(force, a.commander, new_units=new,
                                                reserve_units=reserve)
         s.turn_state.acted.add(a.commander)
-        piles = self.game.bombardment.piles
+        piles = self.game.system("bombardment").piles
         piles[a.player] = max(0, piles.get(a.player, 0) - cost)
         for uid in a.units:
             p = self._entries[uid].position
@@ -614,13 +571,13 @@ class EscapadeDriver:
         arrived = self.ledger.end_turn()
         for arr in [x for x in self._arrivals if x.unit in arrived]:
             entry = self._entries[arr.unit]
-            asset = build_asset(entry, g.base_dir, g.ldrawdir, cache=g._models)
-            g._add_body(arr.unit, "unit", entry.name or entry.id, entry.owner, entry.stats, asset)
+            asset = g.build_asset(entry)
+            g.add_body(arr.unit, "unit", entry.name or entry.id, entry.owner, entry.stats, asset)
             self._log(f"{arr.unit} arrives for {arr.force} at ({arr.position[0]:g}, "
                       f"{arr.position[1]:g})", event="arrival", unit=arr.unit, force=arr.force)
         self._arrivals = [x for x in self._arrivals if x.unit not in arrived]
         if arrived:
-            g._record_frame(force=True)
+            g.record_frame(force=True)
         self._log_status(f"end of turn {turn}")
 
     def _log_status(self, when: str) -> None:

@@ -62,6 +62,7 @@ from ..rules.explosives import (FieldHazard, Variant, explosive_dice, field_size
 from .assets import BodyAsset
 from .scene import Stats, parse_armor
 from .scene_blast import MissileStrike
+from .table import System
 
 #: A part whose box reaches this close to the table top (inches) is nailed down.
 GROUND_TOUCH_IN: float = 0.03
@@ -118,11 +119,14 @@ class Structure:
     synced: dict[str, int]
 
 
-class Blasts:
+class Blasts(System):
     """Explosions, break-up, KnockBack and detonation chains of one :class:`Game`."""
 
+    name = "blasts"
+    actions = (MissileStrike,)
+
     def __init__(self, game):
-        self.game = game
+        super().__init__(game)
         self.structures: dict[str, Structure] = {}
         self.root_of: dict[str, str] = {}
         self.charges: dict[str, Charge] = {}
@@ -137,8 +141,20 @@ class Blasts:
         self._serial = 0
 
     # ------------------------------------------------------------------ bookkeeping
-    def handles(self, action) -> bool:
-        return isinstance(action, MissileStrike)
+    def smoke_fields(self) -> list:
+        """Smoke Fields left by Field Hazard Explosions (8.4), 5" high."""
+        from .measure import SmokeField
+
+        return [SmokeField((f.centre[0], f.centre[1]), f.size_in / 2.0, 5.0)
+                for f in self.fields if f.active and f.hazard.lower() == "smoke" and f.size_in > 0]
+
+    def explode_at(self, point, roll, what: str, variant: Variant = Variant.EXPLOSIVE,
+                   exclude=frozenset()) -> tuple:
+        """The one explosion at ``point`` (inches) with rolled Damage dice ``roll`` (8.4):
+        rings, break-up, KnockBack, then every detonation it sets off."""
+        rings = self.blast(np.asarray(point, float), roll, variant, what, exclude=exclude)
+        self.drain()
+        return rings
 
     def _arm_scene(self) -> None:
         if self._armed_scene:
@@ -221,7 +237,7 @@ class Blasts:
                             Stability.UNSTABLE, action.xsize, action.dud_on_critical_failure,
                             activated=True)
             self.detonate(charge, point, owner=action.player)
-        g.world.step_until_rest(max_seconds=8.0, min_seconds=0.05, on_step=g._on_step)
+        g.settle(max_seconds=8.0)
         self.after_rest()
         g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
 
@@ -243,17 +259,15 @@ class Blasts:
             return
         for k in due:
             if k in g.world.bodies:
-                g._explode_now.append((k, g.world.pose(k)[0]))
+                g.queue_explosion(k, g.world.pose(k)[0])
         self.drain()
-        g.world.step_until_rest(max_seconds=8.0, min_seconds=0.05, on_step=g._on_step)
+        g.settle(max_seconds=8.0)
         self.after_rest()
 
     def drain(self) -> None:
         """Set off queued detonations (outside a physics step) until none is left."""
         g = self.game
-        while g._explode_now:
-            key, point = g._explode_now.pop(0)
-            self.explode_body(key, point, drain=False)
+        g.detonate_queued()
 
     def add_field(self, hazard: str, dice: int, point, owner) -> FieldHazard:
         """A Field Hazard Explosion (8.4): Field Size by hazard kind, recorded in state."""
@@ -306,7 +320,7 @@ class Blasts:
         asset = build_part_asset("3005", 0, g.ldrawdir, name=f"{charge.name} (Dud)")
         lo, hi = asset.bounds()
         asset.transform(np.eye(3), point - (lo + hi) / 2)
-        g._add_body(charge.key, "payload", f"{charge.name} (Dud)", owner,
+        g.add_body(charge.key, "payload", f"{charge.name} (Dud)", owner,
                     Stats(size=1.0, armor=0), asset)
         self.charges[charge.key] = charge
 
@@ -319,10 +333,10 @@ class Blasts:
         when = premature_detonation(stab, damage, charge.xsize)
         g = self.game
         if when == "now":
-            if victim.key in g.world.bodies and victim.key not in {k for k, _ in g._explode_now}:
+            if victim.key in g.world.bodies and not g.explosion_queued(victim.key):
                 g.log("detonation", f"{victim.name} is Unstable and goes off ({damage} Damage)",
                       body=victim.key)
-                g._explode_now.append((victim.key, g.world.pose(victim.key)[0]))
+                g.queue_explosion(victim.key, g.world.pose(victim.key)[0])
         elif when == "end of turn" and not charge.activated:
             charge.activated = True
             charge.stability = Stability.UNSTABLE
@@ -368,7 +382,7 @@ class Blasts:
             ring = explosion_at(rings, d)
             dmg = ring_damage(ring, variant)
             if dmg > 0 and not st.damage.destroyed:
-                g._damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
+                g.damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
                           dice=[(10, v) for v in ring.dice] if dmg == ring.damage else None)
             fixed = g.world.bodies[key].static
             if not fixed and ring.knockback_in > 0:

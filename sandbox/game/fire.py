@@ -35,7 +35,7 @@ from ..rules.fire_field import (SPREAD_DISTANCE_IN, FireType, ObjectFire, burnin
 from ..rules.stats import BattleState, UnitKind, UnitSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 #: Bodies this close count as "in direct contact" for a minifig's Fire (inches).
 CONTACT_IN: float = 0.05
@@ -110,6 +110,10 @@ class FireController:
     def burning(self, key: str) -> bool:
         f = self.fires.get(key)
         return f is not None and f.burning
+
+    def state(self) -> dict:
+        """Burning inches per body (for the state hash)."""
+        return {k: f.size_in for k, f in sorted(self.fires.items())}
 
     def fire_size(self, key: str) -> int:
         f = self.fires.get(key)
@@ -309,7 +313,7 @@ class FireController:
             gone = key not in self.game.world.bodies or st is None or st.damage.destroyed
             if gone and bf.burning:
                 if bf.rules is not None:
-                    bf.rules._set(0)
+                    bf.rules.put_out()
                 if bf.minifig is not None:
                     bf.minifig.on_fire = False
                 bf.sites.clear()
@@ -378,7 +382,7 @@ class FireController:
               grown=r.grown_in, new_fires=r.new_fires)
         self._sync_sites(bf)
         if r.grinding_damage:
-            g._damage(st, r.grinding_damage, "Grinding Damage (Burning)")
+            g.damage(st, r.grinding_damage, "Grinding Damage (Burning)")
         for n in cands[: r.new_fires]:
             self._start_spread_fire(bf.key, n.key, n.point_to)
         if fire.engulfed and len(fire.history) >= 2 and fire.history[-2] < fire.size_in:

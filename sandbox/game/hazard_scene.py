@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..core.dice import DiceExpression
 from ..core.errors import DiceError
 
+from .actions import Action
 from .scene_types import Vec2, Vec3  # noqa: E402
 
 
@@ -67,7 +68,7 @@ class FieldEntry(_Strict):
         return _dice(v)
 
 
-class _Act(_Strict):
+class _Act(Action):
     player: str
     turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
     id: str | None = None

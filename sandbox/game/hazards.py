@@ -42,20 +42,19 @@ from ..core.dice import DiceExpression
 from ..core.errors import RulesError, SceneError
 from ..core.transforms import quat_mul
 from ..physics.queries import Region, bodies_in_region, closest_points
-from ..physics.rays import ray_first_hit
 from ..rules import hazards as hz
 from ..rules.attacks import ArcTarget, action_roll, resolve_arc_fire
-from ..rules.damage import explosion_at, explosion_rings
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
 from .fire import FireController
 from .hazard_scene import (HAZARD_ACTIONS, Cross, Extinguish, FieldEntry, FlameThrowerAttack,
                            Ignite, MarkTarget, Sight)
-from .measure import SmokeField, segment_in_smoke
+from .measure import SmokeField
+from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 
 @dataclass
@@ -93,11 +92,14 @@ def field_rules(entry: FieldEntry) -> hz.Field | None:
         raise SceneError(f"fields[{entry.id}]: {exc}") from None
 
 
-class Hazards:
+class Hazards(System):
     """Fire and Field Hazards of one :class:`~sandbox.game.runner.Game`."""
 
+    name = "hazards"
+    actions = HAZARD_ACTIONS
+
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.fire = FireController(game)
         self.fields: dict[str, PlacedField] = {}
         self.sight: dict[str, bool] = {}
@@ -107,6 +109,7 @@ class Hazards:
         self.revealed: dict[str, list[str]] = {}  # hidden Field/Trap id -> players told (F.3)
         self.disrupted: list[str] = []  # units that fell over in a Slippery Field (F.1)
         self._ready = False
+        self._thrusted: set[str] = set()
 
     # ------------------------------------------------------------------ setup
     def setup(self) -> None:
@@ -155,8 +158,17 @@ class Hazards:
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
 
-    def handles(self, action) -> bool:
-        return isinstance(action, HAZARD_ACTIONS)
+    def smoke_fields(self) -> list[SmokeField]:
+        """Smoke Fields on the table now (scene Fields and Smoke bombs' clouds, F.1)."""
+        self.setup()
+        return [SmokeField(tuple(pf.region.centre[:2]), pf.region.radius, pf.region.height)
+                for pf in self.fields.values()
+                if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE]
+
+    def state(self) -> dict:
+        return {"fields": sorted(self.fields), "fires": self.fire.state(),
+                "crossings": dict(sorted(self.crossings.items())),
+                "revealed": {k: sorted(v) for k, v in sorted(self.revealed.items())}}
 
     def _body(self, key: str, where: str):
         st = self.game.bodies.get(key)
@@ -183,7 +195,7 @@ class Hazards:
                 elif pf.rules is not None and pf.rules.kind is hz.HazardKind.EXPOSURE:
                     self._expose(pf, key, min(st.stats.size, pf.region.height) * frac)
         self.fire.start_of_turn(turn)
-        self.game.defences.engulfed_riders()  # the pilot of a burning Boiler-Mech (F.1)
+        self.game.system("defences").engulfed_riders()  # the pilot of a burning Boiler-Mech (F.1)
 
     # ------------------------------------------------------------------ actions
     def apply(self, action, index: int) -> None:
@@ -205,7 +217,7 @@ class Hazards:
             self._mark(action, index, where)
         else:  # pragma: no cover - handles() guards this
             raise RulesError(f"not a hazard action: {action!r}")
-        self.game._record_frame(force=True)
+        self.game.record_frame(force=True)
 
     def _ignite(self, a: Ignite, where: str) -> None:
         st = self._body(a.target, where)
@@ -218,7 +230,7 @@ class Hazards:
                                                  f"{a.dice} on {st.name}",
                                                  per_die_modifier=a.per_die_modifier)
         if a.damage and roll.total:
-            self.game._damage(st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
+            self.game.damage(st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
         if roll.expression.kind in ("Fire", "Acid", "Poison"):  # only Fire dice set Fires
             self.fire.ignite(a.target, roll, at=at, igniter=a.player,
                              source=str(roll.expression))
@@ -242,7 +254,7 @@ class Hazards:
                               f"{shot.action.total} vs Use {weapon.use})", body=a.target)
                 continue
             if shot.damage.total:
-                self.game._damage(tgt, shot.damage.total, "Fire Damage (FlameThrower)")
+                self.game.damage(tgt, shot.damage.total, "Fire Damage (FlameThrower)")
             self.fire.ignite(a.target, shot.damage, at=at, igniter=a.player,
                              source="FlameThrower Fire Damage")
 
@@ -270,20 +282,13 @@ class Hazards:
     def sight_to_point(self, viewer: str, aim, ignore=()) -> tuple[bool, str]:
         """Whether ``viewer`` sees the table point ``aim`` (inches): no Smoke, no body (other
         than ``ignore``) on the ray from just below the top of the viewer."""
-        w = self.game.world
-        lo, hi = w.aabb(viewer)
-        eye = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.15])
-        aim = np.asarray(aim, dtype=float)
-        for pf in self.fields.values():
-            if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE:
-                smoke = SmokeField(tuple(pf.region.centre), pf.region.radius, pf.region.height)
-                if segment_in_smoke(eye, aim, smoke):
-                    return False, f"Smoke ({pf.name})"
-        hit = ray_first_hit(w, eye, aim, ignore=tuple(ignore) or (viewer,))
-        if hit is not None:
-            name = self.game.bodies[hit.key].name if hit.key in self.game.bodies else hit.key
-            return False, f"{name} is in the way"
-        return True, ""
+        sight = self.game.line_of_sight(viewer, np.asarray(aim, dtype=float), ignore=ignore)
+        if sight.clear:
+            return True, ""
+        if sight.blocked_by == "smoke":
+            return False, "Smoke"
+        k = sight.blocked_by
+        return False, f"{self.game.bodies[k].name if k in self.game.bodies else k} is in the way"
 
     def _mark(self, a: MarkTarget, index: int, where: str) -> None:
         s = self._body(a.scout, where)
@@ -337,7 +342,7 @@ class Hazards:
                       f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
                       "Power", body=key, field=pf.entry.id, damage=res.damage)
         if res.damage:
-            self.game._damage(st, res.damage, f"Exposure Damage ({pf.name})",
+            self.game.damage(st, res.damage, f"Exposure Damage ({pf.name})",
                               dice=dice_of(res.roll) if res.roll is not None else None)
         if res.roll is not None and res.fire_values:
             self.fire.ignite(key, res.roll, igniter=pf.entry.owner, source=pf.name)
@@ -351,26 +356,17 @@ class Hazards:
                       f"{np.round(point, 2).tolist()}", body=key, field=pf.entry.id,
                       point=[round(float(v), 4) for v in point])
         if dice.kind == "Exp":
-            rings = explosion_rings(dice.roll(self.game.dice.stream("explosion"),
-                                              f"{pf.name} explodes"))
-            radius = rings[-1].outer_in if rings else 0.0
-            self.game.log("explosion", f"{pf.name} explodes: " + ", ".join(
-                f"{r.damage} Damage within {r.outer_in:g}\"" for r in rings),
-                field=pf.entry.id, rings=[r.damage for r in rings], radius=radius)
-            for other in list(self.game.bodies):
-                ost = self.game.bodies[other]
-                if other not in self.game.world.bodies or ost.damage.destroyed:
-                    continue
-                d = self.game.world.closest_distance(other, point, radius)
-                ring = explosion_at(rings, d) if d is not None else None
-                if ring is not None and ring.damage > 0:
-                    self.game._damage(ost, ring.damage, f"Explosion Damage ({d:.2f}\" from the "
-                                      "blast)", dice=[(10, v) for v in ring.dice])
+            # the one explosion (8.4): rings, break-up, KnockBack, chains
+            roll = dice.roll(self.game.dice.stream("explosion"), f"{pf.name} explodes")
+            self.game.explode(point, roll, pf.name)
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
             self._expose(pf, key, st.stats.size, activate=False)  # _cross activated it
 
     # ------------------------------------------------------------------ moving
     def _cross(self, a: Cross, where: str) -> None:
+        """A scripted straight move at most the unit's Move through whatever lies on the way:
+        the engine's one move (:meth:`~sandbox.game.engine.Game.move_unit`), whose path hook
+        here (:meth:`on_path`) applies the Fields crossed."""
         st = self._body(a.unit, where)
         w = self.game.world
         pos, orn = w.pose(a.unit)
@@ -386,6 +382,32 @@ class Hazards:
             length = st.stats.move
         self.game.log("action", f"{st.name} moves {length:.2f}\" towards ({a.to[0]:g}, "
                       f"{a.to[1]:g})", action="cross", player=a.player, body=a.unit)
+        self._thrusted = thrusted
+        try:
+            end = self.game.move_unit(a.unit, goal[:2], player=a.player, careful=a.careful,
+                                      check_overlap=False)
+        finally:
+            self._thrusted = set()
+        direction = (goal - start) / length if length > 1e-9 else np.zeros(3)
+        travelled = float(np.dot(end - start, direction)) if length > 1e-9 else 0.0
+        for i, f in enumerate(a.followers):
+            self._body(f, where)
+            back = max(0.0, travelled - 1.0 * (i + 1))
+            self._place(f, start + direction * back)
+            self.crossings[f] = "safe"
+            self.game.log("follow", f"{self.game.bodies[f].name} follows {st.name} in single "
+                          f"file, {back:.2f}\" along the path", body=f)
+
+    def on_path(self, key: str, start: np.ndarray, goal: np.ndarray,
+                careful: bool = False) -> np.ndarray:
+        """Every move crosses the Fields on its way (F.1, F.3), in the order the path enters
+        them: Concealed Hazards may stop or go off under the unit, Exposure Fields burn it,
+        Difficult Terrain takes Move, Thrust carries it, Slippery ground slides it. Returns
+        where the unit ended."""
+        self.setup()
+        st = self.game.bodies[key]
+        thrusted = self._thrusted
+        length = float(np.linalg.norm(goal - start))
         direction = (goal - start) / length if length > 1e-9 else np.zeros(3)
         crossings = []
         for pf in self.fields.values():
@@ -409,13 +431,13 @@ class Hazards:
                                          specialty_die=8 if scout else None, victim=st.name)
                 if res.immune:
                     self.game.log("concealed", f"{st.name} is too small to set off {pf.name}",
-                                  body=a.unit)
+                                  body=key)
                     continue
                 self.game.log("concealed", f"{st.name} rolls {res.action.total} to cross "
                               f"{inside:.2f}\" of {pf.name}: safe for {res.safe_in:.2f}\"",
-                              body=a.unit, field=pf.entry.id, safe=res.safe_in,
+                              body=key, field=pf.entry.id, safe=res.safe_in,
                               triggered=res.triggered, stopped=res.stopped)
-                if res.triggered and not self._activate(pf, a.unit):
+                if res.triggered and not self._activate(pf, key):
                     continue  # a powered Hazard already spent this turn, or out of Power (F.1)
                 if res.triggered or res.stopped:
                     travelled = t0 * length + res.safe_in
@@ -423,25 +445,25 @@ class Hazards:
                         travelled = max(0.0, travelled - 0.05)
                         outcome = "stopped"
                         self.game.log("stopped", f"{st.name} spots {pf.name} and stops "
-                                      f"{res.safe_in:.2f}\" in (F.3 Pathfinding)", body=a.unit)
-                    self._place(a.unit, start + direction * travelled)
+                                      f"{res.safe_in:.2f}\" in (F.3 Pathfinding)", body=key)
+                    self._place(key, start + direction * travelled)
                     if res.triggered:
                         outcome = "triggered"
-                        self._go_off(pf, a.unit, start + direction * travelled)
+                        self._go_off(pf, key, start + direction * travelled)
                     break
             elif k is hz.HazardKind.EXPOSURE:
-                self._expose(pf, a.unit, min(st.stats.size, pf.region.height))
+                self._expose(pf, key, min(st.stats.size, pf.region.height))
             elif k is hz.HazardKind.DIFFICULT:
-                if not self._activate(pf, a.unit):
+                if not self._activate(pf, key):
                     continue
                 res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
-                                           victim=st.name, careful=a.careful,
+                                           victim=st.name, careful=careful,
                                            exposed_size_in=st.stats.size,
                                            move_left_in=st.stats.move)
                 self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
-                              f"{res.hazard_in:g}\" of Hazard", body=a.unit, field=pf.entry.id)
+                              f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
                 if res.damage is not None and res.damage.damage:
-                    self.game._damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
+                    self.game.damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
                 if res.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
                                                    st.stats.move - res.move_lost_in))
@@ -449,32 +471,25 @@ class Hazards:
                     pushes.append((np.array([*pf.entry.thrust_direction, 0.0]), res.thrust_in, pf))
                 if res.terrain is hz.TerrainKind.SLIPPERY:
                     slips.append((pf, res.forced_slide_in))
-            if self.game.bodies[a.unit].damage.destroyed:
+            if self.game.bodies[key].damage.destroyed:
                 break
         else:
-            self._place(a.unit, start + direction * travelled)
+            if travelled < length - 1e-9:  # Difficult Terrain took some of the Move
+                self._place(key, start + direction * travelled)
         end = start + direction * travelled
-        if not self.game.bodies[a.unit].damage.destroyed:  # tripwires, pressure plates (F.2)
-            self.game.traps.on_path(a.unit, start, end)
         for d, inches, pf in pushes:
-            if not self.game.bodies[a.unit].damage.destroyed:
-                self._push(a.unit, d, inches, f"carried by {pf.name} (Thrust)")
+            if not self.game.bodies[key].damage.destroyed:
+                self._push(key, d, inches, f"carried by {pf.name} (Thrust)")
         for pf, inches in slips:
-            if self.game.bodies[a.unit].damage.destroyed:
+            if self.game.bodies[key].damage.destroyed:
                 break
             if inches > 0 and length > 1e-9 and pf.region.contains([end[0], end[1], 0.01]):
-                self._push(a.unit, direction, inches, f"slides on in {pf.name} (Slippery)")
-            self._footing(a.unit, pf, direction)
-        self.crossings.setdefault(a.unit, outcome)
+                self._push(key, direction, inches, f"slides on in {pf.name} (Slippery)")
+            self._footing(key, pf, direction)
+        self.crossings.setdefault(key, outcome)
         if outcome == "stopped":
-            self.crossings[a.unit] = "stopped"
-        for i, f in enumerate(a.followers):
-            self._body(f, where)
-            back = max(0.0, travelled - 1.0 * (i + 1))
-            self._place(f, start + direction * back)
-            self.crossings[f] = "safe"
-            self.game.log("follow", f"{self.game.bodies[f].name} follows {st.name} in single "
-                          f"file, {back:.2f}\" along the path", body=f)
+            self.crossings[key] = "stopped"
+        return end
 
     def _thrust_at_start(self, key: str, start: np.ndarray) -> set[str]:
         """Thrust Fields the unit stands in carry it before it moves (F.1): a physical push of
@@ -519,16 +534,16 @@ class Hazards:
             lin, _ = w.velocity(key)
             v = min(self.PUSH_SPEED_IN_S, (inches - made) / w.time_step)
             w.set_velocity(key, (d[0] * v, d[1] * v, float(lin[2])), (0, 0, 0))
-            self.game._on_step_quiet(w, w.step())
+            self.game.step(quiet=True)
             t += w.time_step
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
-        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+        self.game.settle(max_seconds=1.0, quiet=True)
         p1 = w.pose(key)[0]
         made = float(np.dot(p1 - p0, d))
         self.game.log("pushed", f"{self.game.bodies[key].name} is {why}: {made:.2f}\" of "
                       f"{inches:g}\"", body=key, inches=round(made, 4), hazard_in=inches,
                       to=[round(float(v), 4) for v in p1])
-        self.game._record_frame(force=True)
+        self.game.record_frame(force=True)
         return made
 
     def _footing(self, key: str, pf: PlacedField, direction: np.ndarray) -> None:
@@ -558,12 +573,12 @@ class Hazards:
         lo, _ = w.aabb(key)
         w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
-        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+        self.game.settle(max_seconds=1.0, quiet=True)
         st.damage.disrupted = True
         self.disrupted.append(key)
         self.game.log("disrupted", f"{st.name} slips, falls over and is Disrupted ({pf.name}, "
                       "F.1)", body=key, field=pf.entry.id)
-        self.game._record_frame(force=True)
+        self.game.record_frame(force=True)
 
     # ------------------------------------------------------------------ tracking
     def _hidden(self) -> list[tuple[str, str, np.ndarray, tuple[str, ...]]]:
@@ -573,7 +588,7 @@ class Hazards:
             if pf.entry.hidden:
                 c = pf.region.centre
                 out.append((pf.entry.id, pf.name, np.array([c[0], c[1], 0.25]), ()))
-        for pt in self.game.traps.traps.values():
+        for pt in self.game.system("traps").traps.values():
             if not getattr(pt.entry, "hidden", False):
                 continue
             if pt.entry.object is not None and pt.entry.object in self.game.world.bodies:
@@ -615,8 +630,8 @@ class Hazards:
         pos, orn = w.pose(key)
         w.set_pose(key, [float(xy[0]), float(xy[1]), float(pos[2])], orn)
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
-        self.game._record_frame(force=True)
-        w.step_until_rest(max_seconds=1.0, min_seconds=0.05, on_step=self.game._on_step_quiet)
+        self.game.record_frame(force=True)
+        self.game.settle(max_seconds=1.0, quiet=True)
 
     # ------------------------------------------------------------------ checks
     def check(self) -> list[str]:
@@ -649,9 +664,9 @@ class Hazards:
         for k in h.sight_clear:
             if self.sight.get(k) is not True:
                 fails.append(f"expected sight check {k!r} clear, saw {self.sight.get(k)}")
-        fails += self.game.traps.check(h.sprung, h.armed)
+        fails += self.game.system("traps").check_traps(h.sprung, h.armed)
         for k, n in h.min_deflected.items():
-            seen = self.game.defences.deflected.get(k, 0)
+            seen = self.game.system("defences").deflected.get(k, 0)
             if seen < n:
                 fails.append(f"expected at least {n} Energy Shield dice spent by {k!r}, saw {seen}")
         for k in h.revealed:

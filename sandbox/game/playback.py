@@ -305,7 +305,7 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     ReplayError
         When the scene cannot be rebuilt (a missing model names the folder looked in).
     """
-    from .runner import Game
+    from .engine import Game
     from .scene import scene_from_dict
 
     base = Path(replay.meta.get("scene_dir") or base_dir or ".")
@@ -314,9 +314,11 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     try:
         spec = scene_from_dict(replay.scene, "<replay scene>")
         game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed)
-        kept = game.assets = _KeptAssets()
+        kept = _KeptAssets()
+        kept.update(game.assets)
+        game.assets = kept
         try:
-            game.run()
+            game.rerun(replay.actions, replay.meta.get("finished"))
             return kept.every()
         finally:
             game.close()

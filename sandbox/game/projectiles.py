@@ -60,10 +60,12 @@ from ..rules.gunnery import WeaponState
 from ..rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
 from .assets import build_part_asset
 from .scene import Stats, parse_armor
-from .scene_flight import LaunchAction, MoveAction, ReloadAction, RocketAction, ThrowAction
+from .scene_flight import LaunchAction, ReloadAction, RocketAction, ThrowAction
+from .table import System
+
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 #: Most horizontal inches a physical projectile flies per turn (BrikWars 8.4).
 TURN_FLIGHT_IN: float = 12.0
@@ -207,7 +209,53 @@ def _round(v) -> list[float]:
     return [round(float(x), 5) for x in v]
 
 
-class FlightControl:
+@dataclass(frozen=True)
+class LaunchPreview:
+    """A Launcher shot before it is fired (BrikWars 8.4): the arc to draw and the numbers.
+
+    Attributes
+    ----------
+    weapon, name : str
+        The ``[[launchers]]`` id and the rules name.
+    muzzle, target : (3,) float
+        Inches.
+    payload : tuple of str
+        Bodies in the loading area (fired together).
+    distance_in : float
+        Horizontal muzzle-to-target distance.
+    path : (n, 3) ndarray
+        Sampled arc (:func:`sandbox.physics.projectiles.sample_path`).
+    beyond_turn : bool
+        Farther than one turn's 12": a red-brick X marks the target, the roll waits.
+    """
+
+    weapon: str
+    name: str
+    muzzle: tuple[float, float, float]
+    target: tuple[float, float, float]
+    payload: tuple[str, ...]
+    distance_in: float
+    range_in: float | None
+    use: int | None
+    path: np.ndarray
+    beyond_turn: bool
+    allowed: bool
+    reason: str
+    target_body: str | None = None
+
+    def lines(self) -> list[str]:
+        """The preview in words."""
+        out = [f"{self.name} {self.weapon!r}: Use {self.use}, Range {self.range_in:g}\"",
+               f'Distance {self.distance_in:.2f}" (muzzle to target)',
+               "Payload: " + (", ".join(self.payload) or "none")]
+        if self.beyond_turn:
+            out.append('More than 12": it flies 12" a turn; the Action Roll waits for arrival')
+        if not self.allowed:
+            out.append(f"Cannot fire: {self.reason}")
+        return out
+
+
+class FlightControl(System):
     """The game's Payloads in flight and its Launchers' and Cannons' states.
 
     Parameters
@@ -224,9 +272,11 @@ class FlightControl:
     """
 
     MAX_EXTRA_TURNS = 20
+    name = "flight"
+    actions = (LaunchAction, ReloadAction, RocketAction, ThrowAction)
 
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.flights: dict[str, Flight] = {}
         self.weapons: dict[str, WeaponState] = {}
         self.ammo_xsize: dict[str, int] = {}
@@ -235,9 +285,105 @@ class FlightControl:
         self._holds: dict[str, int] = {}
 
     # ------------------------------------------------------------------ queries
-    def handles(self, action) -> bool:
-        return isinstance(action, (LaunchAction, ReloadAction, RocketAction, ThrowAction,
-                                   MoveAction))
+    def state(self) -> dict:
+        return self.to_dict()
+
+    # ------------------------------------------------------------------ at the table
+    def launchers(self, player: str | None = None) -> list:
+        """The scene's ``[[launchers]]`` a player may fire (default: the current player's): those
+        built into one of the player's creations, or into nothing."""
+        g = self.game
+        p = g.current_player if player is None else player
+        out = []
+        for m in g.spec.launchers:
+            st = g.bodies.get(m.creation) if m.creation else None
+            if m.creation and (st is None or st.damage.destroyed):
+                continue
+            if st is None or st.owner in (None, p):
+                out.append(m)
+        return out
+
+    def launch_payload(self, weapon: str) -> list[str]:
+        """Bodies lying in a Launcher's loading area now (what it would fire), nearest first.
+
+        Raises
+        ------
+        RulesError
+            No such Launcher.
+        """
+        g = self.game
+        m = next((m for m in g.spec.launchers if m.id == weapon), None)
+        if m is None:
+            raise RulesError(f"no Launcher called {weapon!r} (have "
+                             f"{[m.id for m in g.spec.launchers]})")
+        near = []
+        for key, st in g.bodies.items():
+            if key == m.creation or key not in g.world.bodies or st.damage.destroyed:
+                continue
+            if g.world.bodies[key].static or st.kind == "unit":
+                continue
+            d = float(np.linalg.norm(g.world.pose(key)[0] - np.asarray(m.loading_area)))
+            if d <= m.loading_radius + 1e-9:
+                near.append((d, key))
+        return [k for _, k in sorted(near)]
+
+    def launch_preview(self, weapon: str, target, arc: str = "high",
+                       target_body: str | None = None) -> "LaunchPreview":
+        """Where a Launcher shot would go, before anything is rolled: the sampled arc from the
+        muzzle to ``target`` (x, y, z inches), the distance, and whether it flies beyond one
+        turn's 12" (then a red-brick X marks the target and the roll waits, 8.4)."""
+        g = self.game
+        m = next((m for m in g.spec.launchers if m.id == weapon), None)
+        if m is None:
+            raise RulesError(f"no Launcher called {weapon!r}")
+        prof = weapon_profile(m.type, m.size)
+        payload = self.launch_payload(weapon)
+        tgt = np.asarray(target, float).reshape(-1)
+        if tgt.shape[0] == 2:
+            tgt = np.array([tgt[0], tgt[1], 0.0])
+        muzzle = np.asarray(m.muzzle, float)
+        grav = g.world.gravity
+        speed = math.sqrt(grav * prof.range_in)
+        sols = pj.solve_launch(muzzle, tgt, speed, grav)
+        sol = next((x for x in sols if x.arc == arc), sols[0]) if sols else \
+            pj.minimum_speed_launch(muzzle, tgt, grav)
+        path = pj.sample_path(muzzle, sol.velocity, sol.flight_time, 32, grav)
+        dist = float(math.hypot(*(tgt[:2] - muzzle[:2])))
+        player = g.current_player
+        reason = self._launch_refusal(m.id, player) or (
+            "" if payload else f"nothing lies in the loading area of {m.id}")
+        return LaunchPreview(m.id, prof.name, tuple(float(v) for v in muzzle),
+                             tuple(float(v) for v in tgt), tuple(payload), dist, prof.range_in,
+                             prof.use, path, dist > TURN_FLIGHT_IN + 1e-9, not reason, reason,
+                             target_body)
+
+    def _launch_refusal(self, weapon: str, player: str, firing: bool = True) -> str:
+        m = next((m for m in self.game.spec.launchers if m.id == weapon), None)
+        if m is None:
+            return f"no Launcher called {weapon!r}"
+        if m not in self.launchers(player):
+            owner = self.game.bodies[m.creation].owner if m.creation in self.game.bodies else None
+            return f"{m.id} is not {player}'s to fire" + (f" (it is {owner}'s)" if owner else "")
+        state = self.weapons.get(m.id)
+        if firing and state is not None and state.fired_turn == self.game.turn:
+            return f"{m.id} has already fired this turn"
+        return ""
+
+    def refusal(self, action) -> str:
+        if isinstance(action, (LaunchAction, ReloadAction)):
+            return self._launch_refusal(action.weapon, action.player,
+                                        firing=isinstance(action, LaunchAction))
+        if isinstance(action, ThrowAction):
+            sk = self.game.system("skirmish")
+            for t in action.throwers:
+                if t not in self.game.bodies:
+                    return f"no body called {t!r} on the table"
+                reason = sk.move_refusal(t, action.player)
+                if reason:
+                    return reason
+                if t in sk.turn_state.acted:
+                    return f"{self.game.bodies[t].name} has already used its Action this turn"
+        return ""
 
     def pending(self) -> bool:
         """True while any Payload is held in the air between turns."""
@@ -302,8 +448,7 @@ class FlightControl:
             self._rocket(action, index)
         elif isinstance(action, ThrowAction):
             self._throw(action, index)
-        elif isinstance(action, MoveAction):
-            self._move(action, index)
+            self.game.system("skirmish").turn_state.acted.update(action.throwers)
 
     def _body(self, key: str, where: str):
         st = self.game.bodies.get(key)
@@ -334,19 +479,6 @@ class FlightControl:
         if d > mount.loading_radius + 1e-9:
             raise RulesError(f"{where}: {key!r} is {d:.2f}\" from the loading area of "
                              f"{mount.id!r} (at most {mount.loading_radius:g}\")")
-
-    def _move(self, a: MoveAction, index: int) -> None:
-        g = self.game
-        st = self._body(a.body, f"actions[{index}]")
-        pos, orn = g.world.pose(a.body)
-        lo, hi = g.world.aabb(a.body)
-        centre = (lo + hi) / 2
-        new = pos + np.array([a.to[0] - centre[0], a.to[1] - centre[1], 0.0])
-        g.world.set_pose(a.body, new, orn)
-        g.world.set_velocity(a.body, (0, 0, 0))
-        g.log("move", f"{a.player} moves {st.name} to ({a.to[0]:g}, {a.to[1]:g})",
-              action="move", player=a.player, body=a.body, to=list(a.to))
-        g.world.step_until_rest(max_seconds=2.0, on_step=g._on_step)
 
     def _reload(self, a: ReloadAction, index: int) -> None:
         g = self.game
@@ -473,7 +605,7 @@ class FlightControl:
         asset = build_part_asset(spec["part"], spec["colour"], g.ldrawdir)
         lo, hi = asset.bounds()
         asset.transform(np.eye(3), np.asarray(centre, float) - (lo + hi) / 2)
-        g._add_body(key, "payload", spec["name"], None, Stats(size=0.5, armor=0), asset)
+        g.add_body(key, "payload", spec["name"], None, Stats(size=0.5, armor=0), asset)
 
     def _new_flight(self, fid, body, a, *, kind, weapon, use, range_in, action_die, muzzle, speed,
                     arc, explosive, ignore) -> Flight:
@@ -521,7 +653,7 @@ class FlightControl:
             # A fired Explosive is a Payload: the game's impact handling sets it off on its
             # first impact, in flight or when struck while held (armed: Unstable, 8.4).
             g.bodies[f.body].kind = "payload"
-        g._record_frame(force=True)
+        g.record_frame(force=True)
         if f.distance_in > TURN_FLIGHT_IN + 1e-9:
             g.log("marker", f"{f.weapon}: target {f.distance_in:.1f}\" away, more than "
                   f"{TURN_FLIGHT_IN:g}\": a red-brick X marks {np.round(f.marker, 2).tolist()}; "
@@ -686,7 +818,7 @@ class FlightControl:
                 struck = True
                 self._strike(f, mine[0])
                 rest = mine[1:] + rest
-            g._on_step(w, rest)
+            g.handle_steps(w, rest)
             if key not in w.bodies:
                 f.status = "exploded"
                 break
@@ -724,7 +856,7 @@ class FlightControl:
                 pj.set_collides(w, key, other, True)
         if f.status == "flying":
             f.status = "landed"
-        w.step_until_rest(max_seconds=LANDING_MAX_SECONDS, min_seconds=0.05, on_step=g._on_step)
+        g.settle(max_seconds=LANDING_MAX_SECONDS)
         if key in w.bodies:
             pos = w.pose(key)[0]
             f.position = _round(pos)
@@ -750,7 +882,7 @@ class FlightControl:
         f.turns_flown += 1
         f.path.append(_round(pos))
         self._holds[f.id] = pj.hold(g.world, f.body)
-        g._record_frame(force=True)
+        g.record_frame(force=True)
         g.log("held", f"{g.bodies[f.body].name} has flown its 12\" this turn and hangs at "
               f"{np.round(pos, 2).tolist()}, {f.remaining_in:.2f}\" short of the target",
               flight=f.id, body=f.body, state=f.to_dict())
@@ -762,7 +894,7 @@ class FlightControl:
         other = ev.body_b if ev.body_a == f.body else ev.body_a
         f.position = _round(ev.position)
         if g.bodies[f.body].explosive_dice or other == "ground" or other not in g.bodies:
-            g._handle_impact(ev)
+            g.impact(ev)
             return
         victim = g.bodies[other]
         g.log("impact", f"{g.bodies[f.body].name} strikes {victim.name} at "
@@ -774,7 +906,7 @@ class FlightControl:
             return
         rolls = g.dice.stream("collision").roll_many(
             f.crash_dice, 6, f"Crash Damage of {g.bodies[f.body].name} to {victim.name}")
-        g._damage(victim, sum(r.result for r in rolls), "Crash Damage")
+        g.damage(victim, sum(r.result for r in rolls), "Crash Damage")
 
     def _close_combat_damage(self, f: Flight, victim) -> None:
         """A launched or thrown Melee Weapon strikes: Close Combat Damage (BrikWars 8.4).
@@ -799,7 +931,7 @@ class FlightControl:
               + (f", +{f.bonus_dice} Over the Top" if f.bonus_dice else "") + ")",
               flight=f.id, body=f.body, victim=victim.key, damage=int(roll.total),
               weapon_size=f.melee_size)
-        g._damage(victim, int(roll.total), f"Close Combat Damage ({prof.name})")
+        g.damage(victim, int(roll.total), f"Close Combat Damage ({prof.name})")
 
     def _point_along(self, f: Flight, velocity) -> None:
         """Turn a Rocket so its nose points along ``velocity`` (in/s), about its centre of mass.

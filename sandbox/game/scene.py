@@ -25,15 +25,13 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..core.errors import SceneError
-from .scene_blast import MissileStrike
-from .scene_escapade import (AttackScript, DeclareAction, EscapadeSection, ReinforceAction,
-                             RelayAction, WalkAction)
-from .scene_flight import (BombardAction, DropZone, ExplosiveBody, LandedNear, LauncherMount,
-                           LaunchAction, MeleePayload, MoveAction, ReloadAction, RocketAction,
-                           ThrowAction)
-from .hazard_scene import (Cross, Extinguish, FieldEntry, FlameThrowerAttack, HazardExpect, Ignite,
-                           MarkTarget, Sight)
-from .trap_scene import Interact, TrapEntry
+from .actions import Action, action_union
+# The modules of every action type are imported before the union is built (see .actions).
+from . import scene_blast  # noqa: F401
+from .scene_escapade import EscapadeSection
+from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .hazard_scene import FieldEntry, HazardExpect
+from .trap_scene import TrapEntry
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -209,7 +207,7 @@ class UnitPayload(_Strict):
 Payload = Annotated[Union[ExplosivePayload, SupplyPayload, UnitPayload], Field(discriminator="kind")]
 
 
-class BigDrop(_Strict):
+class BigDrop(Action):
     """The Big Drop (BrikWars 13.2): a Payload held 5" per Strategy brick above the target."""
 
     type: Literal["big_drop"]
@@ -221,10 +219,8 @@ class BigDrop(_Strict):
     turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
 
 
-Action = Annotated[Union[BigDrop, LaunchAction, ReloadAction, RocketAction, ThrowAction, MoveAction,
-                         BombardAction, Ignite, FlameThrowerAttack, Cross, Extinguish, Sight,
-                         MarkTarget, MissileStrike, WalkAction, AttackScript, RelayAction,
-                         ReinforceAction, DeclareAction, Interact], Field(discriminator="type")]
+#: Every registered action type (one union: scene files, the table, saves and replays).
+ActionUnion = action_union()
 
 
 class Battlefield(_Strict):
@@ -256,7 +252,7 @@ class SceneSpec(_Strict):
     creations: list[Creation] = []
     units: list[Unit] = []
     reserves: list[Unit] = []
-    actions: list[Action] = []
+    actions: list[ActionUnion] = []  # type: ignore[valid-type]
     launchers: list[LauncherMount] = []
     explosives: list[ExplosiveBody] = []
     melee_payloads: list[MeleePayload] = []

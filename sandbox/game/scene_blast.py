@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .actions import Action
 from .scene_types import Vec3  # noqa: E402
 
 
@@ -25,7 +26,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class MissileStrike(_Strict):
+class MissileStrike(Action):
     """An Explosive that strikes ``point`` and goes off there (BrikWars 8.4)."""
 
     type: Literal["missile"]

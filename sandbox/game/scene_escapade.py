@@ -38,6 +38,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .actions import Action, AttackAction
+
 Vec2 = tuple[float, float]
 _ID = r"^[A-Za-z0-9_.\-]+$"
 EdgeName = Literal["north", "south", "east", "west"]
@@ -148,7 +150,7 @@ class EscapadeSection(_Strict):
 
 
 # ------------------------------------------------------------------------------ actions
-class WalkAction(_Strict):
+class WalkAction(Action):
     """A unit moves to ``to`` (x, y inches) within its Move; beyond a table edge it walks off."""
 
     type: Literal["walk"]
@@ -160,18 +162,11 @@ class WalkAction(_Strict):
     carrying: str | None = Field(None, description="an item within 1\" carried along (Loot)")
 
 
-class AttackScript(_Strict):
-    """``unit`` attacks ``target`` with its weapon number ``weapon`` (0-based), as at the table."""
-
-    type: Literal["attack"]
-    player: str
-    turn: int = Field(1, ge=1, le=100)
-    unit: str
-    weapon: int = Field(0, ge=0)
-    target: str
+#: The scripted attack is the table's attack: one action type, ``attack``.
+AttackScript = AttackAction
 
 
-class RelayAction(_Strict):
+class RelayAction(Action):
     """A Commander spends his Action relaying one witnessed kill: +1 Strategy brick (13.2)."""
 
     type: Literal["relay"]
@@ -180,7 +175,7 @@ class RelayAction(_Strict):
     commander: str
 
 
-class ReinforceAction(_Strict):
+class ReinforceAction(Action):
     """A Commander calls Reinforcements; they arrive at the end of the turn (13.2)."""
 
     type: Literal["reinforce"]
@@ -190,7 +185,7 @@ class ReinforceAction(_Strict):
     units: list[str] = Field(min_length=1, description="ids in [[reserves]]")
 
 
-class DeclareAction(_Strict):
+class DeclareAction(Action):
     """A force concedes, declares a Losing Battle (13.3) or Betrays its alliance (13.1)."""
 
     type: Literal["declare"]
@@ -207,4 +202,4 @@ class DeclareAction(_Strict):
         return self
 
 
-ESCAPADE_ACTIONS = (WalkAction, AttackScript, RelayAction, ReinforceAction, DeclareAction)
+ESCAPADE_ACTIONS = (WalkAction, RelayAction, ReinforceAction, DeclareAction)

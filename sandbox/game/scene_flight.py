@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .actions import Action
 from .scene_types import Vec2, Vec3  # noqa: E402
 _ID = r"^[A-Za-z0-9_.\-]+$"
 
@@ -77,7 +78,7 @@ class DropZone(_Strict):
     size: float = Field(gt=0, le=100, description="Size in inches: most Strategy bricks per drop")
 
 
-class _Shot(_Strict):
+class _Shot(Action):
     player: str
     turn: int = Field(1, ge=1, le=100)
     target: Vec3 = Field(description="aim point (x, y, z), inches; z > 0 to fire over obstacles")
@@ -107,7 +108,7 @@ class LaunchAction(_Shot):
     speed: float | None = Field(None, gt=0, le=1200, description="muzzle speed, in/s")
 
 
-class ReloadAction(_Strict):
+class ReloadAction(Action):
     """Reload a Cannon with a round of Ammo lying by its loading area (BrikWars 8.4 Ammunition)."""
 
     type: Literal["reload"]
@@ -135,16 +136,6 @@ class ThrowAction(_Shot):
     arc: Literal["low", "high"] = "low"
 
 
-class MoveAction(_Strict):
-    """Move a unit or creation to a spot on the table (a scripted Movement; keeps its height)."""
-
-    type: Literal["move"]
-    player: str
-    turn: int = Field(1, ge=1, le=100)
-    body: str
-    to: Vec2
-
-
 class SupplyDrop(_Strict):
     """A supply crate in a Bombardment (one Strategy brick per inch of Payload Size)."""
 
@@ -154,7 +145,7 @@ class SupplyDrop(_Strict):
     armor: int = 2
 
 
-class BombardAction(_Strict):
+class BombardAction(Action):
     """Strategic Bombardment (BrikWars 13.2): Explosives, Reinforcements and supplies.
 
     Cost: one Strategy brick per Explosive or Smoke die, per Unit Inch, per inch of supplies.

@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .hazard_scene import _dice
+from .actions import Action
 from .scene_types import Vec2, Vec3
 
 
@@ -86,7 +87,7 @@ class TrapEntry(_Strict):
         return self
 
 
-class Interact(_Strict):
+class Interact(Action):
     """A unit interacts with an object in one way (pulls a lever, types a code; F.2)."""
 
     type: Literal["interact"]

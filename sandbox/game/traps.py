@@ -4,7 +4,7 @@ The scene's ``[[traps]]`` (see :mod:`sandbox.game.trap_scene`) become armed
 :class:`sandbox.rules.hazards.Trap` objects; physics decides when one goes off:
 
 - contact triggers: an :class:`~sandbox.physics.world.ImpactEvent` between the trigger object
-  and anything but the table, reported by :meth:`PhysicsWorld.step` (``Game._on_step``);
+  and anything but the table, reported by :meth:`PhysicsWorld.step` (the engine's per-step hook);
 - region triggers (pressure plates, tripwires): a body that moves into the region, found by an
   overlap query every recorded frame while physics runs (bodies already inside when the game
   was set up do not count), or a unit's move path whose segment crosses the region
@@ -38,9 +38,10 @@ from ..rules.explosives import Variant
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
 from .trap_scene import Interact, TrapEntry
+from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Game
+    from .table import TableAPI as Game
 
 #: A unit must be this close to an object to interact with it, inches (base contact).
 REACH_IN: float = 0.5
@@ -61,11 +62,14 @@ class PlacedTrap:
         return self.entry.name or self.entry.id
 
 
-class Traps:
+class Traps(System):
     """Traps of one :class:`~sandbox.game.runner.Game` (F.2)."""
 
+    name = "traps"
+    actions = (Interact,)
+
     def __init__(self, game: "Game"):
-        self.game = game
+        super().__init__(game)
         self.traps: dict[str, PlacedTrap] = {}
         self._ready = False
         self._busy = False
@@ -109,7 +113,7 @@ class Traps:
 
     # ------------------------------------------------------------------ triggers
     def on_step(self, world, events: Sequence) -> None:
-        """Contact and region triggers during a physics step (called by ``Game._on_step``)."""
+        """Contact and region triggers during a physics step (called by the engine's per-step hook)."""
         if not self.traps or self._busy:
             return
         for ev in events:
@@ -143,7 +147,8 @@ class Traps:
                     self.spring(pt, k, np.array(self.game.world.pose(k)[0]),
                                 f"{self.game.bodies[k].name} moves onto it")
 
-    def on_path(self, unit: str, start: Sequence[float], end: Sequence[float]) -> None:
+    def on_path(self, unit: str, start: Sequence[float], end: Sequence[float],
+                careful: bool = False):
         """A unit moved from ``start`` to ``end`` (table points, inches): region Traps whose
         region the straight path crosses go off, in the order the path enters them."""
         self.setup()
@@ -163,6 +168,7 @@ class Traps:
             self.spring(pt, unit, a + (b - a) * t0, f"{self.game.bodies[unit].name}'s path "
                         f"crosses it at ({a[0] + (b - a)[0] * t0:.2f}, "
                         f"{a[1] + (b - a)[1] * t0:.2f})")
+        return end
 
     def apply(self, action: Interact, index: int) -> None:
         """A unit interacts with an object: interaction and contact Traps on it may go off.
@@ -198,8 +204,8 @@ class Traps:
                 elif pt.rules.armed:
                     g.log("trap_quiet", f"{pt.name} does not react to '{action.interaction}'",
                           trap=pt.entry.id)
-        g._record_frame(force=True)
-        g.world.step_until_rest(max_seconds=4.0, min_seconds=0.05, on_step=g._on_step)
+        g.record_frame(force=True)
+        g.settle(max_seconds=4.0)
 
     # ------------------------------------------------------------------ effects
     def spring(self, pt: PlacedTrap, victim: str, point: np.ndarray, why: str) -> None:
@@ -231,7 +237,7 @@ class Traps:
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
         kind = f"{expr.kind} Damage" if expr.kind else "Damage"
         if roll.total and not st.damage.destroyed:
-            g._damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
+            g.damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
             g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
 
@@ -258,13 +264,13 @@ class Traps:
         if not shot.hit or shot.damage is None:
             return
         if shot.damage.total:
-            g._damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
+            g.damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
                       f"({shot.damage})", dice=dice_of(shot.damage))
         if shot.damage.expression.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
             g.hazards.fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
 
     # ------------------------------------------------------------------ checks
-    def check(self, sprung: Sequence[str], armed: Sequence[str]) -> list[str]:
+    def check_traps(self, sprung: Sequence[str], armed: Sequence[str]) -> list[str]:
         """Failures, in words, of ``[expect.hazards]`` ``sprung`` / ``armed`` Trap ids."""
         fails = []
         for k in sprung:

@@ -217,6 +217,11 @@ class ObjectFire:
         self.size_in = int(size)
         self.history.append(self.size_in)
 
+    def put_out(self) -> None:
+        """The Fire is gone with its object (destroyed, off the table): size 0, recorded."""
+        self.size_in = 0
+        self.history.append(0)
+
 
 def on_fire_modifiers(designed_to_burn: bool = False) -> tuple[Modifier, Modifier] | None:
     """The -1 Action and -1 Armor penalties of an object or unit on Fire (F.1 Catching Fire).
