@@ -152,3 +152,30 @@ def test_events_are_typed():
         game.subscribe("end_turn", got.append)
         with pytest.raises(ValueError, match="no event type"):
             game.subscribe("hazard", got.append)
+
+
+def test_a_finished_or_closed_game_takes_no_action_and_no_undo(tmp_path):
+    game = sandbox.open_game(REPO / "scenes" / "skirmish.toml")
+    game.end_turn()
+    game.finish()
+    with pytest.raises(RulesError, match="over"):
+        game.undo()
+    with pytest.raises(RulesError, match="over"):
+        game.end_turn()
+    game.close()
+    with pytest.raises(RulesError, match="closed"):
+        game.apply({"type": "end_turn", "player": game.current_player})
+
+
+def test_bad_arguments_are_clear_errors(tmp_path):
+    from sandbox.core.errors import OutputError
+
+    with pytest.raises(SceneError, match="seed must be a whole number"):
+        sandbox.open_game(REPO / "scenes" / "skirmish.toml", seed="abc")
+    with sandbox.open_game(REPO / "scenes" / "skirmish.toml") as game:
+        with pytest.raises(RulesError, match="a point must be"):
+            game.measure("knight1", [1, "a"])
+        with pytest.raises(RulesError, match="it is turn 1, not turn 5"):
+            game.apply({"type": "end_turn", "player": "Lion Knights", "turn": 5})
+        with pytest.raises(OutputError, match="cannot write the save file"):
+            game.save(tmp_path)  # a folder

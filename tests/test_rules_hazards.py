@@ -1,6 +1,5 @@
 """Field Hazards, Traps and the Scout (BrikWars F.1, F.2, F.3) as pure rules."""
 
-import math
 
 import pytest
 

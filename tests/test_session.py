@@ -143,7 +143,7 @@ def test_attack_preview_lists_modifiers_and_attack_rolls_logged_dice(session):
     with pytest.raises(RulesError, match="already used its Action"):
         session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
                                    target="falcon1"))
-    with pytest.raises(RulesError, match="no weapon number 3"):
+    with pytest.raises(RulesError, match="no weapon 2 .weapons are numbered from 0"):
         session.skirmish.attack_preview("knight1", 2, "falcon1")
 
 

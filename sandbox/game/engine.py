@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..core.dice import Dice
-from ..core.errors import ReplayError, RulesError, SandboxError, SceneError
+from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld
 from ..rules import collision as collision_rules
@@ -107,7 +107,10 @@ class Game:
         self.spec = spec
         self.base_dir = Path(base_dir)
         self.ldrawdir = ldrawdir
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise SceneError(f"seed must be a whole number, got {seed!r}")
         self.seed = spec.seed if seed is None else int(seed)
+        self.closed = False
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
@@ -231,10 +234,6 @@ class Game:
 
     def _publish(self, ev: dict) -> None:
         self.events.append(ev)
-        for s in self.systems:
-            hook = getattr(s, "on_event", None)
-            if hook is not None:
-                hook(ev)
         self.bus.publish(ev)
 
     def _flush_rolls(self) -> None:
@@ -461,7 +460,10 @@ class Game:
     def _as_bounds(self, thing) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(thing, str):
             return self.bounds(thing)
-        p = np.asarray(thing, float).reshape(-1)
+        try:
+            p = np.asarray(thing, float).reshape(-1)
+        except (TypeError, ValueError):
+            raise RulesError(f"a point must be (x, y) or (x, y, z) inches, got {thing!r}") from None
         if p.shape[0] == 2:
             p = np.array([p[0], p[1], 0.0])
         if p.shape != (3,) or not np.all(np.isfinite(p)):
@@ -592,8 +594,12 @@ class Game:
     # ================================================================== actions
     def refusal(self, action: Action) -> str:
         """Why ``action`` is refused now, in words ("" when it is allowed); changes nothing."""
+        if self.closed:
+            return "the game is closed"
         if self.over:
             return "the game is over"
+        if "turn" in action.model_fields_set and action.turn != self.turn:
+            return f"it is turn {self.turn}, not turn {action.turn}"
         if action.player != self.current_player:
             return (f"it is {possessive(self.current_player)} turn, not "
                     f"{possessive(action.player)}")
@@ -836,6 +842,9 @@ class Game:
         RulesError
             When there is nothing to undo.
         """
+        if self.closed or self.over:
+            raise RulesError("the game is " + ("closed" if self.closed else "over") +
+                             ": nothing can be undone")
         if not self.actions:
             raise RulesError("nothing to undo")
         last = self.actions[-1]
@@ -890,7 +899,11 @@ class Game:
             "scene": scene_to_dict(self.spec),
         }
         data = (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode("utf-8")
-        return atomic_write_bytes(path, data)
+        try:
+            return atomic_write_bytes(path, data)
+        except OSError as exc:
+            raise OutputError(f"{str(path)!r}: cannot write the save file "
+                              f"({exc.strerror or exc})") from None
 
     @classmethod
     def load(cls, path: str | Path, ldrawdir: str | Path | None = None,
@@ -951,7 +964,8 @@ class Game:
                       meta={"finished": self.over})
 
     def close(self) -> None:
-        """Free the physics world."""
+        """Free the physics world; the game accepts no action afterwards."""
+        self.closed = True
         if self.world is not None:
             self.world.close()
 

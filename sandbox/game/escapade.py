@@ -199,6 +199,9 @@ class EscapadeDriver(System):
         self._n_events = 0
         self._busy = False
         self._entries = {u.id: u for u in list(game.spec.units) + list(game.spec.reserves)}
+        # kills and exits become Escapade facts (13.1, 13.2): the ledger follows typed events
+        for type_ in ("attack", "rest", "turn", "end_turn", "destroyed", "off_table"):
+            game.subscribe(type_, self.on_event)
         self._units_of = {u.name: f.name for f in self.spec.forces for u in f.units}
         for i, f in enumerate(self.section.forces):
             for uid in f.new_units:

@@ -299,7 +299,8 @@ class Skirmish(System):
         tgt = g.body(target)
         ws = self.weapons(unit)
         if not 0 <= weapon < len(ws):
-            raise RulesError(f"{st.name} has no weapon number {weapon + 1} (has {len(ws)})")
+            raise RulesError(f"{st.name} has no weapon {weapon} (weapons are numbered from 0; "
+                             f"it has {len(ws)})")
         w = ws[weapon]
         if unit == target:
             sight = SightLine((0, 0, 0), (0, 0, 0), False, unit)
