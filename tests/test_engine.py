@@ -179,3 +179,11 @@ def test_bad_arguments_are_clear_errors(tmp_path):
             game.apply({"type": "end_turn", "player": "Lion Knights", "turn": 5})
         with pytest.raises(OutputError, match="cannot write the save file"):
             game.save(tmp_path)  # a folder
+
+
+def test_an_unknown_game_is_named(tmp_path):
+    text = (REPO / "scenes" / "skirmish.toml").read_text()
+    p = tmp_path / "chess.toml"
+    p.write_text('game = "chess"\n' + text)
+    with pytest.raises(SceneError, match=r"game: 'chess' is not a game this sandbox plays"):
+        sandbox.open_game(p)

@@ -43,6 +43,7 @@ from .defences import Defences
 from .escapade import EscapadeDriver
 from .events import EventBus, make_event
 from .explosions import Blasts
+from .games import game_kind
 from .hazards import Hazards
 from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
 from .projectiles import FlightControl
@@ -152,9 +153,11 @@ class Game:
         self.traps = Traps(self)
         self.skirmish = Skirmish(self)
         self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
+        self.kind = game_kind(spec.game)
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
             self.skirmish, self.escapade) if s is not None]
+        self.systems += list(self.kind.systems(self))  # the scene's game's own systems
         self._handlers: dict[str, System] = {}
         for s in self.systems:
             for cls in s.actions:
@@ -169,9 +172,10 @@ class Game:
 
     def _turn_order(self) -> list[str]:
         names = [p.name for p in self.spec.players] or [NEUTRAL_PLAYER]
-        if self.escapade is not None:  # underdogs first (13.1): the forces' turn order
-            order = self.escapade.player_order()
-            return order + [n for n in names if n not in order]
+        for s in self.systems:  # a system may order the players (the Escapade: underdogs first)
+            order = s.player_order() if hasattr(s, "player_order") else None
+            if order:
+                return list(order) + [n for n in names if n not in order]
         return names
 
     def _setup(self) -> None:
@@ -337,6 +341,8 @@ class Game:
         self.log("impact", f"{names} at {ev.normal_speed:.1f} in/s "
                  f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
                  **ev.to_dict())
+        if not self.kind.collision_damage:
+            return  # a board game's pieces knocked about for show: nothing is harmed
         if any(s is not None and s.damage.destroyed for s in (a, b)):
             # Wreckage (a destroyed crate, rubble) does no more Collision Damage, and what is
             # already destroyed cannot be harmed again.

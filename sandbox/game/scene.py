@@ -245,6 +245,8 @@ class SceneSpec(_Strict):
 
     name: str = "untitled"
     description: str = ""
+    game: str = Field("brikwars", min_length=1, max_length=64,
+                      description="the game played: 'brikwars' or another registered game")
     seed: int = 0
     format: int = Field(1, description="scene file format version")
     battlefield: Battlefield = Battlefield()

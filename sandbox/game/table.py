@@ -132,6 +132,8 @@ class System:
         Each player's part of the turn (a phase); Brigandine's phases fit here.
     pending() -> bool
         Something still has to happen in a later turn (a Payload in flight).
+    player_order() -> list of str or None
+        The players' turn order, when the game sets one (asked once, at set-up).
     check() -> list of str
         The scene's expectations and victory conditions that failed, in words.
     state() -> dict
@@ -174,6 +176,10 @@ class System:
     def pending(self) -> bool:
         """True while something must still happen in a later turn."""
         return False
+
+    def player_order(self) -> list[str] | None:
+        """The players' turn order this system imposes (None: the scene's order)."""
+        return None
 
     def check(self) -> list[str]:
         """Failed expectations, in words."""
