@@ -187,3 +187,45 @@ def test_an_unknown_game_is_named(tmp_path):
     p.write_text('game = "chess"\n' + text)
     with pytest.raises(SceneError, match=r"game: 'chess' is not a game this sandbox plays"):
         sandbox.open_game(p)
+
+
+def _skirmish_with_rocket(tmp_path, **knight_at):
+    import tomllib
+
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    u = next(u for u in data["units"] if u["id"] == "knight1")
+    u["stats"]["weapons"] = [{"type": "Rocket", "size": 1}]
+    if knight_at:
+        u["position"] = knight_at["position"]
+    data["forced_dice"] = {"projectile": [5]}  # the Rocket's Action Roll: 5 against Use 2
+    from sandbox.game.scene import scene_from_dict
+    from sandbox.game.engine import Game
+
+    return Game(scene_from_dict(data), REPO / "scenes")
+
+
+def test_a_rocket_fired_at_the_table_flies_and_explodes_through_the_one_explosion(tmp_path):
+    """BrikWars 8.4 Rockets: a unit's Rocket is a Payload in flight; its Explosion has
+    KnockBack (the one explosion path), not only ring Damage (was: an internal RulesError)."""
+    with _skirmish_with_rocket(tmp_path) as game:
+        evs = game.apply({"type": "attack", "player": "Lion Knights", "unit": "knight1",
+                          "weapon": 0, "target": "falcon1"})
+        kinds = [e["type"] for e in evs]
+        assert "launch" in kinds and "explosion" in kinds and "knockback" in kinds
+        assert "knight1" in game.skirmish.turn_state.acted
+        h = game.state_hash()
+        path = game.save(tmp_path / "rocket.save.json")
+    with sandbox.open_game(path) as again:
+        assert again.state_hash() == h
+
+
+def test_a_rocket_beyond_12_inches_is_held_and_rolls_on_arrival(tmp_path):
+    with _skirmish_with_rocket(tmp_path, position=[-11.0, -3.0, 0.0]) as game:
+        evs = game.apply({"type": "attack", "player": "Lion Knights", "unit": "knight1",
+                          "weapon": 0, "target": "falcon1"})
+        kinds = [e["type"] for e in evs]
+        assert "marker" in kinds and "held" in kinds and "explosion" not in kinds
+        assert game.flight.pending()
+        game.end_turn()
+        game.end_turn()  # turn 2 begins: the Rocket flies on and arrives
+        assert any(e["type"] == "explosion" and e["turn"] == 2 for e in game.events)

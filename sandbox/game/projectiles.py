@@ -60,7 +60,7 @@ from ..rules.gunnery import WeaponState
 from ..rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
 from .assets import build_part_asset
 from .scene import Stats, parse_armor
-from .scene_flight import LaunchAction, ReloadAction, RocketAction, ThrowAction
+from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 from .table import System
 
 
@@ -280,6 +280,8 @@ class FlightControl(System):
         self.flights: dict[str, Flight] = {}
         self.weapons: dict[str, WeaponState] = {}
         self.ammo_xsize: dict[str, int] = {}
+        #: Rockets fired by units' Rocket weapons at the table (body key -> its Explosive).
+        self.spawned_explosives: dict[str, ExplosiveBody] = {}
         self.miss_chooser: Callable[[MissContext], tuple[float, float]] = default_miss_spot
         self.dud_chooser: Callable[[Flight], bool] = lambda flight: True
         self._holds: dict[str, int] = {}
@@ -459,7 +461,48 @@ class FlightControl(System):
         return st
 
     def _explosive(self, key: str):
+        if key in self.spawned_explosives:
+            return self.spawned_explosives[key]
         return next((e for e in self.game.spec.explosives if e.body == key), None)
+
+    def fire_rocket_weapon(self, unit: str, prof, target: str, player: str,
+                           action_die: int) -> str:
+        """A unit's hand-held Rocket weapon fires at ``target`` (BrikWars 8.4 Rockets): an XSize
+        ``prof.size`` Rocket (a 1x4 brick) leaves from in front of the firer's eyes and flies
+        straight at the target's centre at 240 in/s, 12" a turn (a red-brick X marks a target
+        farther away); the Action Roll against Use is made on arrival, a Missed Shot comes down
+        where the defender chooses, and the Explosion is the engine's one explosion. Returns
+        the flight id.
+
+        Raises
+        ------
+        RulesError
+            The Rocket cannot be placed in front of the firer.
+        """
+        g = self.game
+        n = sum(1 for k in self.spawned_explosives) + 1
+        key = f"{unit}-rocket{n}"
+        while key in g.bodies:
+            n += 1
+            key = f"{unit}-rocket{n}"
+        eye = g.eye(unit)
+        lo, hi = g.bounds(target)
+        aim = (lo + hi) / 2
+        d = aim - eye
+        d = d / max(float(np.linalg.norm(d)), 1e-9)
+        lo_u, hi_u = g.bounds(unit)
+        reach = float(np.linalg.norm((hi_u - lo_u)[:2])) / 2 + 1.0
+        muzzle = eye + d * reach
+        xsize = max(1, int(round(prof.size)))  # a Rocket weapon's Size is its XSize (8.4)
+        self.spawned_explosives[key] = ExplosiveBody(body=key, xsize=xsize, stability="unstable")
+        self._spawn(key, {"part": "3010", "colour": 4,
+                          "name": f"{prof.name} of {g.bodies[unit].name}"}, muzzle)
+        g.bodies[key].owner = player
+        a = RocketAction(type="rocket", player=player, turn=g.turn, rocket=key,
+                         target=tuple(float(v) for v in aim), target_body=target,
+                         action_die=action_die, id=key)
+        self._rocket(a, 0, ignore=[unit])
+        return key
 
     def _mount(self, wid: str, where: str):
         m = next((m for m in self.game.spec.launchers if m.id == wid), None)
@@ -544,7 +587,7 @@ class FlightControl(System):
             f.spawned = spawned
             self._start(f)
 
-    def _rocket(self, a: RocketAction, index: int) -> None:
+    def _rocket(self, a: RocketAction, index: int, ignore: list[str] = ()) -> None:
         g = self.game
         where = f"actions[{index}]"
         st = self._body(a.rocket, where)
@@ -560,7 +603,7 @@ class FlightControl(System):
         f = self._new_flight(a.id or a.rocket, a.rocket, a, kind="rocket", weapon=prof.name,
                              use=prof.use, range_in=prof.range_in, action_die=a.action_die,
                              muzzle=muzzle, speed=a.speed, arc="straight", explosive=ex,
-                             ignore=pj.contacts_of(g.world, a.rocket))
+                             ignore=pj.contacts_of(g.world, a.rocket) + list(ignore))
         f.straight, f.tracking = True, bool(a.tracking)
         self._start(f)
 

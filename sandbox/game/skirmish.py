@@ -438,6 +438,10 @@ class Skirmish(System):
               distance=round(pv.distance_in, 4), player=a.player,
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
+        if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
+            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player,
+                                                  st.stats.action_die)
+            return
         stream = g.dice.stream("attack")
         on_fire = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
         if pv.arc_points:
@@ -461,11 +465,6 @@ class Skirmish(System):
                   + ("Critical Failure" if act.critical_failure else ("hit" if act.hit else "miss")),
                   body=a.unit, target=a.target, total=act.total, use=act.use, hit=act.hit)
             if not shot.hit or shot.damage is None:
-                continue
-            if pv.explosive:  # a Rocket's Explosion at the target: the one explosion (8.4)
-                if a.target in g.world.bodies:
-                    lo, hi = g.bounds(a.target)
-                    g.explode((lo + hi) / 2, shot.damage, w.name)
                 continue
             g.defences.strike(a.unit, tgt, shot.damage, f"Damage from {st.name}'s {w.name} "
                               f"({shot.damage})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
