@@ -229,3 +229,63 @@ def test_a_rocket_beyond_12_inches_is_held_and_rolls_on_arrival(tmp_path):
         game.end_turn()
         game.end_turn()  # turn 2 begins: the Rocket flies on and arrives
         assert any(e["type"] == "explosion" and e["turn"] == 2 for e in game.events)
+
+
+@pytest.mark.parametrize("spotter, error", [
+    ({"position": [-6.0, -6.0, 0.0], "scout": False}, "is not a Scout"),
+    ({"position": [-9.5, -9.5, 0.0], "scout": True}, "beyond the 8\" a Scout Marks"),
+    ({"position": [-6.0, -6.0, 0.0], "scout": True}, None),
+], ids=["not-a-scout", "too-far", "marked"])
+def test_a_bombardment_is_marked_only_by_an_allied_scout_in_range_and_sight(spotter, error):
+    """BrikWars 13.2 Strategic Bombardment: the target must be Marked by an allied Scout;
+    F.3: a Scout Marks what he sees within 8"."""
+    import tomllib
+
+    from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
+
+    data = tomllib.loads((REPO / "scenes" / "bombardment_big_drop.toml").read_text())
+    data.pop("expect")
+    data["units"].append({
+        "id": "spotter", "name": "Falcon spotter", "model": "../models/guard_tower.mpd",
+        "submodel": "guard.ldr", "keep_model_placement": False, "owner": "Black Falcons",
+        "position": spotter["position"],
+        "stats": {"size": 1.0, "armor": 4, "move": 5.0, "scout": spotter["scout"]}})
+    act = dict(data.pop("actions")[0])
+    act.pop("drop_zone")
+    act["marked_by"] = "spotter"
+    data.pop("drop_zones")
+    with Game(scene_from_dict(data), REPO / "scenes") as game:
+        game.end_turn()  # the Black Falcons play second
+        before = game.state_hash()
+        if error is None:
+            game.apply(act)
+            assert game.bombardment.orders[-1].status == "incoming"
+        else:
+            with pytest.raises(RulesError, match=error):
+                game.apply(act)
+            assert game.state_hash() == before
+
+
+def test_a_scouts_mark_gives_allies_plus_one_until_his_next_turn():
+    """F.3 Marking: "allies get +1 to Ranged attacks on it until his next turn"."""
+    import tomllib
+
+    from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
+
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    scout = next(u for u in data["units"] if u["id"] == "knight2")
+    scout["stats"]["scout"] = True
+    scout["position"] = [2.0, -6.0, 0.0]
+    with Game(scene_from_dict(data), REPO / "scenes") as game:
+        before = game.skirmish.attack_preview("knight1", 0, "falcon1").modifiers
+        game.apply({"type": "mark", "player": "Lion Knights", "scout": "knight2",
+                    "target": "falcon1"})
+        after = game.skirmish.attack_preview("knight1", 0, "falcon1").modifiers
+        assert not any(m.source.startswith("Marked by") for m in before)
+        assert [m.action for m in after if m.source.startswith("Marked by")] == [1]
+        game.end_turn()
+        game.end_turn()  # turn 2: the Lion Knights' (the Scout's) turn begins: the Mark ends
+        assert not any(m.source.startswith("Marked by")
+                       for m in game.skirmish.attack_preview("knight1", 0, "falcon1").modifiers)

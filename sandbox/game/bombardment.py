@@ -2,8 +2,9 @@
 
 A Commander spends Strategy bricks on a Payload of Explosives (one brick per die of Explosive
 Damage), Reinforcements (one per Unit Inch, a reserve unit's Size) and supplies (one per inch
-of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a unit of the
-same player still in play) or lie in a drop zone (bricks spent never above its Size). A marker
+of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a Scout of the
+same player within 8" of the target and seeing it, :meth:`Bombardment.mark_refusal`) or lie in
+a drop zone (bricks spent never above its Size). A marker
 is placed now; the Payload arrives at the start of the Commander's next turn:
 
 - by Action Roll: one roll per Payload item, Use = 4 × bricks spent, a generic d6 (or the
@@ -39,6 +40,7 @@ from ..physics.rays import overlapping_bodies
 from ..rules import collision as collision_rules
 from ..rules.attacks import action_roll
 from ..rules.escapade_commander import bombardment_cost, check_drop_zone
+from ..rules.hazards import MARK_RANGE_IN
 from .assets import build_part_asset
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
@@ -101,7 +103,40 @@ class Bombardment(System):
     def state(self) -> dict:
         return self.to_dict()
 
+    def mark_refusal(self, a: BombardAction) -> str:
+        """Why ``a.marked_by`` cannot Mark the Bombardment's target ("" when he can).
+
+        BrikWars 13.2 (Strategic Bombardment: the target "must be Marked by an allied Scout")
+        with F.3 Marking: the Marker is a Scout of the calling player, on the table, not
+        Disrupted, within 8" of the target point (edge of his base to the point) and with a
+        clear line of sight to it (eye to a point 0.25" above the table; Smoke and bodies
+        block it). Reading: Marking a point needs no earlier ``mark`` action; the Scout Marks
+        it as the Bombardment is called in.
+        """
+        g = self.game
+        scout = g.bodies.get(a.marked_by)
+        if scout is None or a.marked_by not in g.world.bodies:
+            return f"{a.marked_by!r} is not a unit on the table"
+        if scout.owner != a.player or scout.damage.destroyed:
+            return f"{scout.name} cannot Mark targets for {a.player}"
+        if not getattr(scout.stats, "scout", False):
+            return (f"{scout.name} is not a Scout: only an allied Scout Marks a Bombardment "
+                    "target (13.2, F.3)")
+        if scout.damage.disrupted:
+            return f"{scout.name} is Disrupted and cannot Mark a target"
+        point = (float(a.target[0]), float(a.target[1]), 0.25)
+        dist = g.measure(a.marked_by, point).inches
+        if dist > MARK_RANGE_IN + 1e-9:
+            return (f"{scout.name} is {dist:.2f}\" from the target, beyond the "
+                    f"{MARK_RANGE_IN:g}\" a Scout Marks (F.3)")
+        sight = g.line_of_sight(a.marked_by, point)
+        if not sight.clear:
+            return f"{scout.name} cannot see the target: blocked by {sight.blocked_by}"
+        return ""
+
     def refusal(self, action) -> str:
+        if isinstance(action, BombardAction) and action.marked_by is not None:
+            return self.mark_refusal(action)
         if isinstance(action, BigDrop):
             # BrikWars 13.2: the bricks come out of the player's Strategy pile
             have = self.strategy_pile(action.player)
@@ -227,8 +262,9 @@ class Bombardment(System):
             scout = g.bodies.get(a.marked_by)
             if scout is None:
                 raise SceneError(f"{where}.marked_by {a.marked_by!r} is not a unit on the table")
-            if scout.owner != a.player or scout.damage.destroyed:
-                raise RulesError(f"{where}: {scout.name} cannot Mark targets for {a.player}")
+            reason = self.mark_refusal(a)
+            if reason:
+                raise RulesError(f"{where}: {reason}")
             marked = f"Marked by {scout.name}"
         have = self.piles.get(a.player, 0)
         if bricks > have:

@@ -105,6 +105,8 @@ class Hazards(System):
         self.sight: dict[str, bool] = {}
         self.crossings: dict[str, str] = {}
         self.marks: list[hz.Mark] = []
+        #: Marked bodies now: target key -> (Scout key, Mark) (F.3; until his next turn).
+        self.marked: dict[str, tuple[str, hz.Mark]] = {}
         self.powered: dict[str, hz.PoweredField] = {}
         self.revealed: dict[str, list[str]] = {}  # hidden Field/Trap id -> players told (F.3)
         self.disrupted: list[str] = []  # units that fell over in a Slippery Field (F.1)
@@ -157,6 +159,25 @@ class Hazards(System):
         if pf is not None:
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
+
+    def start_of_player_turn(self, turn: int, player: str) -> None:
+        """A Scout's Marks last until his next turn begins (F.3)."""
+        for target, (scout, mark) in list(self.marked.items()):
+            st = self.game.bodies.get(scout)
+            if (st is None or st.owner == player) and mark.turn < turn:
+                del self.marked[target]
+
+    def mark_bonus(self, attacker: str, target: str):
+        """The +1 Action of a Scout's Mark on ``target`` for an ally's Ranged attack (F.3), or
+        None. Allies: units of the Scout's own player (scenes have no alliances)."""
+        got = self.marked.get(target)
+        if got is None:
+            return None
+        scout, mark = got
+        sst, ast = self.game.bodies.get(scout), self.game.bodies.get(attacker)
+        if sst is None or ast is None or sst.damage.destroyed or ast.owner != sst.owner:
+            return None
+        return mark.ranged_bonus
 
     def smoke_fields(self) -> list[SmokeField]:
         """Smoke Fields on the table now (scene Fields and Smoke bombs' clouds, F.1)."""
@@ -298,6 +319,7 @@ class Hazards(System):
         mark = hz.mark_target(s.name, t.name, distance_in=cp[0] if cp else 0.0, visible=clear,
                               turn=self.game.turn)
         self.marks.append(mark)
+        self.marked[a.target] = (a.scout, mark)
         self.game.log("mark", f"{s.name} Marks {t.name}: allies get +1 to Ranged attacks on it "
                       "until his next turn (F.3)", body=a.target, scout=a.scout)
 

@@ -317,6 +317,8 @@ class Skirmish(System):
             if not w.close_combat and w.range_in is not None:
                 mods.append(out_of_range_modifier(dist, w.range_in))
             mods.append(target_modifier(tgt.stats.size))
+            if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
+                mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
         reason = self._attack_refusal(unit, w, target, dist, sight)
         return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), arc, sight, not reason,
@@ -444,6 +446,9 @@ class Skirmish(System):
             return
         stream = g.dice.stream("attack")
         on_fire = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
+        marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
+        if marked is not None and not pv.arc_points:
+            on_fire.append(marked)  # the Scout's Mark (F.3), shown in the preview too
         if pv.arc_points:
             fire = resolve_arc_fire(stream, w, pv.arc_points,
                                     [ArcTarget(tgt.name, tgt.stats.size, pv.distance_in)],
