@@ -289,3 +289,25 @@ def test_a_scouts_mark_gives_allies_plus_one_until_his_next_turn():
         game.end_turn()  # turn 2: the Lion Knights' (the Scout's) turn begins: the Mark ends
         assert not any(m.source.startswith("Marked by")
                        for m in game.skirmish.attack_preview("knight1", 0, "falcon1").modifiers)
+
+
+def test_field_hazards_left_by_explosions_are_real_fields():
+    """8.4: replaced dice make a Field Hazard at the point of impact (Smoke 4"/die, an
+    Exposure Damage die such as Fire 2"/die) that shrinks 1" at the start of each of the
+    attacker's turns; Smoke then blocks sight and Fire burns who stands in it (F.1)."""
+    with sandbox.open_game(REPO / "scenes" / "skirmish.toml") as game:
+        assert game.line_of_sight("knight1", "falcon1").clear
+        game.apply({"type": "missile", "player": "Lion Knights", "point": [0.0, -3.0, 0.2],
+                    "xsize": 1, "hazard": "Smoke", "hazard_dice": 1})
+        sight = game.line_of_sight("knight1", "falcon1")
+        assert not sight.clear and sight.blocked_by == "smoke"
+        fc = game.footprint_centre("falcon1")
+        game.apply({"type": "missile", "player": "Lion Knights",
+                    "point": [float(fc[0]), float(fc[1]), 0.1], "xsize": 1, "hazard": "Fire",
+                    "hazard_dice": 1})
+        assert {f.entry.hazard for f in game.hazards.fields.values()} == {"smoke", "exposure"}
+        game.end_turn()
+        game.end_turn()  # turn 2: the Exposure Field burns Black Hawk; both Fields shrink 1"
+        assert any(e["type"] == "exposure" and e.get("body") == "falcon1" for e in game.events)
+        sizes = sorted(f.entry.size for f in game.hazards.fields.values())
+        assert sizes == [1.0, 3.0]

@@ -75,7 +75,9 @@ def test_concussion_knockback_is_opposed_by_physical_opposition():
 def test_field_hazard_sizes_and_shrinking():
     assert field_size_in("Smoke", 2) == 8.0
     assert field_size_in("Exposure", 2) == 4.0
-    assert field_size_in("Acid", 1) == 3.0
+    assert field_size_in("Acid", 1) == 2.0  # an Exposure Damage die (F.1)
+    assert field_size_in("Fire", 3) == 6.0
+    assert field_size_in("Slippery", 1) == 3.0
     f = FieldHazard("Smoke", (0.0, 0.0, 0.0), 2.0, "Red", 1)
     assert [f.shrink(), f.shrink(), f.shrink()] == [1.0, 0.0, 0.0]
     assert not f.active

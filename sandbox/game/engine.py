@@ -494,9 +494,9 @@ class Game:
         return np.array([c[0], c[1], lo[2] + EYE_FRACTION * (hi[2] - lo[2])])
 
     def smoke_fields(self) -> list[SmokeField]:
-        """Smoke Fields on the table now: scene Fields and Smoke bombs' clouds (F.1), and Smoke
-        left by Field Hazard Explosions (8.4)."""
-        return self.hazards.smoke_fields() + self.blasts.smoke_fields()
+        """Smoke Fields on the table now: scene Fields, Smoke bombs' clouds and the Smoke left
+        by Field Hazard Explosions (F.1, 8.4), all Fields of the hazards system."""
+        return self.hazards.smoke_fields()
 
     def line_of_sight(self, a, b, ignore: Iterable[str] = ()) -> SightLine:
         """The one line of sight: from a body's eye (or a point) to a body's centre (or a point).

@@ -138,16 +138,10 @@ class Blasts(System):
         self.landed: set[str] = set()  # took their landing roll this action
         self.pending_end_of_turn: list[str] = []
         self._armed_scene = False
+        self._field_dice: dict[int, int] = {}
         self._serial = 0
 
     # ------------------------------------------------------------------ bookkeeping
-    def smoke_fields(self) -> list:
-        """Smoke Fields left by Field Hazard Explosions (8.4), 5" high."""
-        from .measure import SmokeField
-
-        return [SmokeField((f.centre[0], f.centre[1]), f.size_in / 2.0, 5.0)
-                for f in self.fields if f.active and f.hazard.lower() == "smoke" and f.size_in > 0]
-
     def explode_at(self, point, roll, what: str, variant: Variant = Variant.EXPLOSIVE,
                    exclude=frozenset()) -> tuple:
         """The one explosion at ``point`` (inches) with rolled Damage dice ``roll`` (8.4):
@@ -241,14 +235,16 @@ class Blasts(System):
         self.after_rest()
         g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
 
-    def start_of_turn(self, turn: int) -> None:
-        """Field Hazards of earlier turns shrink by 1" (8.4: "at the beginning of each of the
-        attacking player's turns"; one player's turn per game turn here)."""
-        for f in self.fields:
-            if f.active and f.created_turn < turn:
+    def start_of_player_turn(self, turn: int, player: str) -> None:
+        """Field Hazards left by the player's Explosions in earlier turns shrink by 1" (8.4:
+        "at the beginning of each of the attacking player's turns"); the table's Field
+        shrinks with them and is gone at 0"."""
+        for i, f in enumerate(self.fields):
+            if f.active and f.created_turn < turn and f.owner in (player, None):
                 size = f.shrink()
                 self.game.log("field", f"The {f.hazard} field shrinks to {size:g}\"",
                               field=f.to_dict())
+                self._place_field(i, f)
 
     def end_of_turn(self, turn: int) -> None:
         """Activated Semi-Stable Explosives go off at the end of the turn (8.4)."""
@@ -270,13 +266,43 @@ class Blasts(System):
         g.detonate_queued()
 
     def add_field(self, hazard: str, dice: int, point, owner) -> FieldHazard:
-        """A Field Hazard Explosion (8.4): Field Size by hazard kind, recorded in state."""
+        """A Field Hazard Explosion (8.4): Field Size by hazard kind, placed on the table as a
+        real Field of the hazards system (Smoke blocks sight; an Exposure Field, Fire among
+        them, burns who stands in it, F.1). Other hazard kinds stay records."""
         f = FieldHazard(hazard, tuple(float(v) for v in point), field_size_in(hazard, dice),
                         owner, self.game.turn)
         self.fields.append(f)
+        self._field_dice[len(self.fields) - 1] = int(dice)
         self.game.log("field", f"A {f.size_in:g}\" {hazard} field forms at "
                       f"{np.round(point, 2).tolist()}", field=f.to_dict())
+        self._place_field(len(self.fields) - 1, f)
         return f
+
+    #: Exposure Damage dice of the Field Hazards an Explosion may leave (F.1: Fire in d4s).
+    EXPOSURE_DICE = {"fire": "d4 Fire", "acid": "d6 Acid", "poison": "d6 Poison",
+                     "exposure": "d6"}
+
+    def _place_field(self, i: int, f: FieldHazard) -> None:
+        from .hazard_scene import FieldEntry
+
+        kind = f.hazard.strip().lower()
+        fid = f"blast-field{i + 1}"
+        hazards = self.game.system("hazards")
+        if not f.active:
+            hazards.remove_field(fid, "shrunk to nothing (8.4)")
+            return
+        centre = (float(f.centre[0]), float(f.centre[1]))
+        if kind == "smoke":
+            entry = FieldEntry(id=fid, name=f"{f.hazard} of an Explosion", hazard="smoke",
+                               size=f.size_in, centre=centre)
+        elif kind in self.EXPOSURE_DICE:
+            n = self._field_dice.get(i, 1)
+            entry = FieldEntry(id=fid, name=f"{f.hazard} of an Explosion", hazard="exposure",
+                               size=f.size_in, centre=centre,
+                               dice=f"{n}{self.EXPOSURE_DICE[kind]}")
+        else:
+            return
+        hazards.add_field(entry, source="left by an Explosion, 8.4")
 
     # ------------------------------------------------------------------ detonation
     def explode_body(self, key: str, point, drain: bool = False) -> None:

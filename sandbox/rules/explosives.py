@@ -164,7 +164,10 @@ def ring_damage(ring: ExplosionRing, variant: Variant | str, deflection_layers: 
 # --------------------------------------------------------------------------------------------
 
 #: Field Size per replaced die, inches (8.4: Smoke 4", Exposure Damage 2", other Hazards 3").
-FIELD_INCHES_PER_DIE: dict[str, float] = {"smoke": 4.0, "exposure": 2.0}
+#: Inches of Field per replaced die (8.4): Smoke 4", an Exposure Damage die 2" (Fire, Acid and
+#: Poison are Exposure Damage dice, F.1), anything else 3".
+FIELD_INCHES_PER_DIE: dict[str, float] = {"smoke": 4.0, "exposure": 2.0, "fire": 2.0,
+                                          "acid": 2.0, "poison": 2.0}
 FIELD_INCHES_OTHER: float = 3.0
 
 
@@ -179,7 +182,7 @@ def field_size_in(hazard: str, dice: int) -> float:
     Examples
     --------
     >>> field_size_in("Smoke", 2), field_size_in("exposure", 3), field_size_in("Fire", 1)
-    (8.0, 6.0, 3.0)
+    (8.0, 6.0, 2.0)
     """
     if int(dice) != dice or dice < 1:
         raise RulesError(f"a Field Hazard needs at least one replaced die, got {dice!r}")
