@@ -310,7 +310,8 @@ def test_burning_creation_strikes_with_plus_one_fire_and_burning_target_loses_ar
 
 def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
     spec, base = load_scene(REPO / "scenes" / "skirmish.toml")
-    s = GameSession(spec.model_copy(update={"forced_dice": {"attack": [5, 6], "fire": [3, 2, 2]}}),
+    # the ShotGun's Arc sweeps Sir Roland first (a 5: a miss), then Black Hawk (a 5)
+    s = GameSession(spec.model_copy(update={"forced_dice": {"attack": [5, 5, 6], "fire": [3, 2, 2]}}),
                     base)
     try:
         LK, BF = "Lion Knights", "Black Falcons"
@@ -328,7 +329,7 @@ def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
                              target="falcon1"))
         pen = [e for e in s.events if e["type"] == "roll" and "on Fire penalty" in e["reason"]]
         assert pen and pen[0]["sides"] == 4 and pen[0]["result"] == 2
-        act = [e for e in s.events if e["type"] == "action_roll"][-1]
+        act = [e for e in s.events if e["type"] == "action_roll" and e["target"] == "falcon1"][0]
         assert act["total"] == 5 + mods - 2 and act["hit"]  # -1d4 on Fire (8.3)
         assert any(e["type"] == "burning_strike" for e in s.events)
         assert g.hazards.fire.burning("falcon1")

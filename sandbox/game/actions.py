@@ -93,12 +93,29 @@ class MoveAction(Action):
 
 
 class AttackAction(Action):
-    """``unit`` attacks ``target`` with its weapon number ``weapon`` (0-based, scene order)."""
+    """``unit`` attacks ``target`` with its weapon number ``weapon`` (0-based, scene order).
+
+    ``mode`` chooses how an automatic weapon fires (BrikWars 8.3): ``single`` (a Ranged
+    attack; a MachineGun's default), ``burst`` (a MachineGun's ``shots`` at one target) or
+    ``arc`` (Arc Fire over ``arc`` points centred on the target; FlameThrowers and BlastGuns
+    always fire so). None: the weapon's default.
+    """
 
     type: Literal["attack"]
     unit: str
-    weapon: int = Field(0, ge=0)
+    weapon: int = Field(0, ge=0, le=99)
     target: str
+    mode: Literal["single", "burst", "arc"] | None = None
+    shots: int | None = Field(None, ge=2, le=20, description="shots of a Burst")
+    arc: int | None = Field(None, ge=1, le=8, description="points of Firing Arc")
+
+
+class ReloadWeaponAction(Action):
+    """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
+
+    type: Literal["reload_weapon"]
+    unit: str
+    weapon: int = Field(0, ge=0, le=99)
 
 
 class EndTurnAction(Action):

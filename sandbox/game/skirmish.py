@@ -32,13 +32,16 @@ from ..rules.attacks import (
     ArcTarget,
     Modifier,
     arc_modifiers,
+    auto_penalty,
     out_of_range_modifier,
     resolve_arc_fire,
     resolve_attack,
+    resolve_burst_fire,
     target_modifier,
 )
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
-from .actions import AttackAction, EndTurnAction, MoveAction
+from .actions import AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
+from .arcs import ArcHit, bodies_in_arc
 from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,6 +122,9 @@ class AttackPreview:
     allowed: bool
     reason: str
     explosive: bool
+    mode: str = "single"
+    shots: int = 1
+    arc_hits: tuple[ArcHit, ...] = ()
 
     def lines(self) -> list[str]:
         """The preview in words, one line each."""
@@ -126,7 +132,11 @@ class AttackPreview:
         out = [f"{self.weapon.name}: Use {self.use}, Range {rng}, Damage {self.weapon.damage}",
                f'Distance {self.distance_in:.2f}" (base edge to base edge)']
         if self.arc_points:
-            out.append(f"Firing Arc {self.arc_points}")
+            out.append(f"Firing Arc {self.arc_points}: " + (", ".join(
+                f"{h.key} ({1 + h.spanned} attack{'s' if h.spanned else ''})"
+                for h in self.arc_hits) or "no target"))
+        if self.mode == "burst":
+            out.append(f"Burst of {self.shots} shots")
         for m in self.modifiers:
             parts = []
             if m.action:
@@ -207,11 +217,13 @@ class Skirmish(System):
     """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
 
     name = "skirmish"
-    actions = (MoveAction, AttackAction, EndTurnAction)
+    actions = (MoveAction, AttackAction, EndTurnAction, ReloadWeaponAction)
 
     def __init__(self, game: "TableAPI"):
         super().__init__(game)
         self.turn_state = TurnState()
+        #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".
+        self.inoperative: set[str] = set()
 
     # ------------------------------------------------------------------ hooks
     def end_of_player_turn(self, turn: int, player: str) -> None:
@@ -224,7 +236,7 @@ class Skirmish(System):
         self.turn_state = TurnState()
 
     def state(self) -> dict:
-        return self.turn_state.to_dict()
+        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative)}
 
     # ------------------------------------------------------------------ read-outs
     def weapons(self, key: str) -> list[WeaponProfile]:
@@ -286,13 +298,47 @@ class Skirmish(System):
         lines.append("Status: " + ", ".join(g.status_words(key)))
         return lines
 
-    def attack_preview(self, unit: str, weapon: int, target: str) -> AttackPreview:
-        """Range, Use, modifiers and line of sight of an attack, before any die is rolled.
+    @staticmethod
+    def fire_mode(w: WeaponProfile, mode: str | None, shots: int | None,
+                  arc: int | None) -> tuple[str, int, int]:
+        """``(mode, shots, arc points)`` of an attack (BrikWars 8.3): a MachineGun fires single
+        shots unless a Burst or an Arc is chosen; FlameThrowers and BlastGuns fire in an Arc
+        (at least 1 point; a BlastGun exactly 1); other weapons single shots.
 
         Raises
         ------
         RulesError
-            For an unknown unit, weapon number or target.
+            A mode the weapon cannot fire.
+        """
+        t = w.weapon_type
+        if mode is None:
+            mode = "arc" if t.is_arc_weapon and t is not WeaponType.MACHINEGUN else "single"
+        if mode == "burst":
+            if t is not WeaponType.MACHINEGUN:
+                raise RulesError(f"only MachineGuns fire Bursts, not {w.name} (8.3)")
+            return mode, int(shots or 2), 0
+        if mode == "arc":
+            if not t.is_arc_weapon:
+                raise RulesError(f"{w.name} cannot fire in a Firing Arc (8.3)")
+            points = w.firing_arc_fixed or int(arc or max(1, w.firing_arc_min))
+            if points < w.firing_arc_min:
+                raise RulesError(f"{w.name} fires a Firing Arc of at least {w.firing_arc_min}")
+            if w.firing_arc_fixed is not None and arc not in (None, w.firing_arc_fixed):
+                raise RulesError(f"{w.name} has a fixed Firing Arc of {w.firing_arc_fixed}")
+            return mode, 1, points
+        if t.is_arc_weapon and t is not WeaponType.MACHINEGUN:
+            raise RulesError(f"{w.name} always fires in a Firing Arc (8.3)")
+        return "single", 1, 0
+
+    def attack_preview(self, unit: str, weapon: int, target: str, mode: str | None = None,
+                       shots: int | None = None, arc: int | None = None) -> AttackPreview:
+        """Range, Use, modifiers, the Arc's targets and line of sight of an attack, before any
+        die is rolled (BrikWars 8.3, 8.5, 5.1).
+
+        Raises
+        ------
+        RulesError
+            For an unknown unit, weapon number or target, or a fire mode the weapon lacks.
         """
         g = self.game
         st = g.body(unit)
@@ -302,18 +348,25 @@ class Skirmish(System):
             raise RulesError(f"{st.name} has no weapon {weapon} (weapons are numbered from 0; "
                              f"it has {len(ws)})")
         w = ws[weapon]
+        mode, n_shots, points = self.fire_mode(w, mode, shots, arc)
         if unit == target:
             sight = SightLine((0, 0, 0), (0, 0, 0), False, unit)
             return AttackPreview(w, 0.0, w.range_in, w.use, (), 0, sight, False,
-                                 "a unit cannot attack itself", False)
+                                 "a unit cannot attack itself", False, mode, n_shots)
         dist = g.measure(unit, target).inches
         sight = g.line_of_sight(unit, target)
-        arc = 0
+        hits: tuple[ArcHit, ...] = ()
         mods: list[Modifier] = []
-        if w.weapon_type.is_arc_weapon:
-            arc = w.firing_arc_fixed or max(1, w.firing_arc_min)
-            mods = arc_modifiers(w, arc, ArcTarget(tgt.name, tgt.stats.size, dist))
+        if mode == "arc":
+            hits = tuple(bodies_in_arc(g, unit, target, points, w.range_in))
+            mine = next((h for h in hits if h.key == target), None)
+            size = mine.size_in if mine is not None else tgt.stats.size
+            spanned = mine.spanned if mine is not None else 0
+            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, arcs_spanned=spanned))
         else:
+            if mode == "burst":
+                mods.append(Modifier(f"Auto Penalty (Burst {n_shots})",
+                                     auto_penalty(w, burst_shots=n_shots)))
             if not w.close_combat and w.range_in is not None:
                 mods.append(out_of_range_modifier(dist, w.range_in))
             mods.append(target_modifier(tgt.stats.size))
@@ -321,8 +374,10 @@ class Skirmish(System):
                 mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
         reason = self._attack_refusal(unit, w, target, dist, sight)
-        return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), arc, sight, not reason,
-                             reason, w.weapon_type is WeaponType.ROCKET)
+        if not reason and f"{unit}#{weapon}" in self.inoperative:
+            reason = f"{w.name} is Inoperative: Reload it first (8.3)"
+        return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
+                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits)
 
     def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight) -> str:
         g = self.game
@@ -384,17 +439,42 @@ class Skirmish(System):
             if reason:
                 return reason
             try:
-                pv = self.attack_preview(action.unit, action.weapon, action.target)
+                pv = self.attack_preview(action.unit, action.weapon, action.target,
+                                         action.mode, action.shots, action.arc)
             except RulesError as exc:
                 return str(exc)
             return pv.reason
+        if isinstance(action, ReloadWeaponAction):
+            if action.unit not in g.bodies:
+                return f"no body called {action.unit!r} on the table"
+            reason = self.move_refusal(action.unit, action.player)
+            if reason:
+                return reason
+            st = g.bodies[action.unit]
+            ws = self.weapons(action.unit)
+            if not 0 <= action.weapon < len(ws):
+                return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
+            if f"{action.unit}#{action.weapon}" not in self.inoperative:
+                return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
+            if action.unit in self.turn_state.acted:
+                return f"{st.name} has already used its Action this turn"
         return ""
 
     def apply(self, action, index: int) -> None:
+        reason = self.refusal(action)
+        if reason:
+            raise RulesError(reason)
         if isinstance(action, MoveAction):
             self._move(action)
         elif isinstance(action, AttackAction):
             self.attack(action)
+        elif isinstance(action, ReloadWeaponAction):
+            g = self.game
+            self.inoperative.discard(f"{action.unit}#{action.weapon}")
+            self.turn_state.acted.add(action.unit)
+            w = self.weapons(action.unit)[action.weapon]
+            g.log("reload", f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
+                  weapon=w.name, player=action.player)
 
     def _move(self, a: MoveAction) -> None:
         g = self.game
@@ -428,16 +508,18 @@ class Skirmish(System):
         """Resolve one attack (see the module notes), then let physics settle."""
         g = self.game
         st = self.own_unit(a.unit, a.player)
-        pv = self.attack_preview(a.unit, a.weapon, a.target)
+        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc)
         if not pv.allowed:
             raise RulesError(pv.reason)
         tgt = g.body(a.target)
         w = pv.weapon
         self.turn_state.acted.add(a.unit)
+        how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
-              f'{pv.distance_in:.2f}" away' + "".join(f"; {m.source}" for m in pv.modifiers),
+              f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
+              + "".join(f"; {m.source}" for m in pv.modifiers),
               body=a.unit, target=a.target, weapon=w.name, use=w.use,
-              distance=round(pv.distance_in, 4), player=a.player,
+              distance=round(pv.distance_in, 4), player=a.player, mode=pv.mode,
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
@@ -445,36 +527,59 @@ class Skirmish(System):
                                                   st.stats.action_die)
             return
         stream = g.dice.stream("attack")
-        on_fire = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
+        extra = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
         marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
-        if marked is not None and not pv.arc_points:
-            on_fire.append(marked)  # the Scout's Mark (F.3), shown in the preview too
-        if pv.arc_points:
-            fire = resolve_arc_fire(stream, w, pv.arc_points,
-                                    [ArcTarget(tgt.name, tgt.stats.size, pv.distance_in)],
-                                    action_die=st.stats.action_die, modifiers=on_fire,
-                                    reason=f"{st.name}'s {w.name}")
-            shots = list(fire.shots)
-            if fire.inoperative:
-                g.log("jammed", f"{w.name} jams and must be Reloaded", body=a.unit)
+        if marked is not None and pv.mode != "arc":
+            extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
+        reason = f"{st.name}'s {w.name}"
+        if pv.mode == "arc":
+            targets = [ArcTarget(g.bodies[h.key].name, h.size_in, h.distance_in,
+                                 arcs_spanned=h.spanned) for h in pv.arc_hits]
+            keys = [h.key for h in pv.arc_hits]
+            fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
+                                    action_die=st.stats.action_die, modifiers=extra,
+                                    reason=reason)
+        elif pv.mode == "burst":
+            fire = resolve_burst_fire(stream, w, pv.shots,
+                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
+                                      action_die=st.stats.action_die, modifiers=extra,
+                                      reason=reason)
+            keys = [a.target]
         else:
+            fire = None
+            keys = [a.target]
             shots = [resolve_attack(stream, w, action_die=st.stats.action_die,
                                     distance_in=pv.distance_in, target=tgt.name,
-                                    target_size_in=tgt.stats.size, modifiers=on_fire,
-                                    reason=f"{st.name}'s {w.name}")]
+                                    target_size_in=tgt.stats.size, modifiers=extra,
+                                    reason=reason)]
+        if fire is not None:
+            shots = list(fire.shots)
+            if fire.inoperative:
+                self.inoperative.add(f"{a.unit}#{a.weapon}")
+                g.log("jammed", f"{w.name} fires its last round and is Inoperative until "
+                      "Reloaded (8.3)", body=a.unit, weapon=w.name)
+        by_name = {g.bodies[k].name: k for k in keys}
         for shot in shots:
+            key = by_name.get(shot.target, a.target)
+            victim = g.bodies[key]
             act = shot.action
             g.log("action_roll", f"Action Roll {list(r.result for r in act.rolls)} "
                   f"{'+' if sum(m.action for m in act.modifiers) >= 0 else ''}"
                   f"{sum(m.action for m in act.modifiers)} = {act.total} vs Use {act.use}: "
-                  + ("Critical Failure" if act.critical_failure else ("hit" if act.hit else "miss")),
-                  body=a.unit, target=a.target, total=act.total, use=act.use, hit=act.hit)
-            if not shot.hit or shot.damage is None:
+                  + ("Critical Failure" if act.critical_failure else ("hit" if act.hit else "miss"))
+                  + f" ({victim.name})",
+                  body=a.unit, target=key, total=act.total, use=act.use, hit=act.hit)
+            if not shot.hit or shot.damage is None or victim.damage.destroyed:
                 continue
-            g.defences.strike(a.unit, tgt, shot.damage, f"Damage from {st.name}'s {w.name} "
+            g.defences.strike(a.unit, victim, shot.damage, f"Damage from {st.name}'s {w.name} "
                               f"({shot.damage})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
-            if shot.knockback is not None and shot.knockback.inches > 0 and not tgt.damage.destroyed:
-                self._knockback(a.unit, a.target, shot.knockback.inches)
+            if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
+                lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
+                g.hazards.fire.ignite(key, shot.damage, at=(lo + hi) / 2, igniter=a.player,
+                                      source=f"{w.name} Fire Damage")
+            if (shot.knockback is not None and shot.knockback.inches > 0
+                    and not victim.damage.destroyed):
+                self._knockback(a.unit, key, shot.knockback.inches)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
