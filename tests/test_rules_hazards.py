@@ -140,3 +140,13 @@ def test_traps_and_scout_marking():
         mark_target("Ranger", "sniper", distance_in=2, visible=False, turn=3)
     assert pathfinding_die(6, 8, True) == 8 and pathfinding_die(6, 8, False) == 6
     assert tracking_reveals(["a", "c"], ["c", "d"]) == ("c",)
+
+
+def test_a_stationary_unit_on_slippery_ground_loses_the_hazard_inches_not_its_whole_move():
+    """F.1 Slippery: units not moving "remain stuck in place ..., spending their own Move inches
+    equal to the Hazard inches. They may then use whatever Move inches they have remaining."""
+    ice = Field("ice", HazardKind.DIFFICULT, 2, "1d6", terrain="slippery")
+    r = difficult_terrain(DiceStream("h", 0, forced=[2]), ice, moving=False, move_left_in=5)
+    assert r.move_lost_in == 2 and r.forced_slide_in == 0
+    r = difficult_terrain(DiceStream("h", 0, forced=[6]), ice, moving=False, move_left_in=5)
+    assert r.move_lost_in == 5  # never more than the Move it has

@@ -507,7 +507,6 @@ class Hazards(System):
                 break
             if inches > 0 and length > 1e-9 and pf.region.contains([end[0], end[1], 0.01]):
                 self._push(key, direction, inches, f"slides on in {pf.name} (Slippery)")
-            self._footing(key, pf, direction)
         self.crossings.setdefault(key, outcome)
         if outcome == "stopped":
             self.crossings[key] = "stopped"
@@ -568,22 +567,28 @@ class Hazards(System):
         self.game.record_frame(force=True)
         return made
 
-    def _footing(self, key: str, pf: PlacedField, direction: np.ndarray) -> None:
-        """A unit on foot that moved in a Slippery Field makes an Action Roll there (a Scout
-        his Specialty, F.3); on a Critical Failure it falls over and is Disrupted (F.1)."""
+    def on_action_roll(self, key: str, roll) -> None:
+        """A unit on foot standing in a Slippery Field falls over and is Disrupted on any
+        Critical Failure of an Action Roll it makes (F.1); no extra footing roll is made."""
+        st = self.game.bodies.get(key)
+        if (st is None or st.kind != "unit" or st.stats.flight or st.damage.disrupted
+                or key not in self.game.world.bodies):
+            return
+        lo, hi = self.game.world.aabb(key)
+        foot = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, max(0.01, float(lo[2]) + 0.01)]
+        for pf in self.fields.values():
+            r = pf.rules
+            if (r is not None and r.kind is hz.HazardKind.DIFFICULT
+                    and r.terrain is hz.TerrainKind.SLIPPERY and pf.region.contains(foot)
+                    and hz.slippery_fall(roll, on_foot=True)):
+                self.game.log("footing", f"{st.name} Critically Fails an Action Roll on "
+                              f"{pf.name}", body=key, field=pf.entry.id, fell=True)
+                self._fall_over(key, pf, np.zeros(3))
+                return
+
+    def _fall_over(self, key: str, pf: PlacedField, direction: np.ndarray) -> None:
+        """Lay the unit down along ``direction`` and Disrupt it (a fall on Slippery ground)."""
         st = self.game.bodies[key]
-        if st.kind != "unit" or st.stats.flight or st.damage.disrupted:
-            return
-        scout = bool(getattr(st.stats, "scout", False))
-        die = hz.pathfinding_die(st.stats.action_die, 8, scout)
-        roll = action_roll(self.game.dice.stream("hazard"), die, 0,
-                           reason=f"{st.name}'s footing in {pf.name}")
-        fell = hz.slippery_fall(roll, on_foot=True)
-        self.game.log("footing", f"{st.name} rolls {roll.natural} on d{die} in {pf.name}"
-                      + (": a Critical Failure" if fell else ""), body=key, field=pf.entry.id,
-                      fell=fell)
-        if not fell:
-            return
         w = self.game.world
         pos, orn = w.pose(key)
         axis = np.cross([0.0, 0.0, 1.0], direction if np.linalg.norm(direction) > 1e-9

@@ -558,6 +558,9 @@ class Skirmish(System):
                 self.inoperative.add(f"{a.unit}#{a.weapon}")
                 g.log("jammed", f"{w.name} fires its last round and is Inoperative until "
                       "Reloaded (8.3)", body=a.unit, weapon=w.name)
+        if any(shot.action.critical_failure for shot in shots):
+            g.hazards.on_action_roll(a.unit, next(
+                shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
         by_name = {g.bodies[k].name: k for k in keys}
         for shot in shots:
             key = by_name.get(shot.target, a.target)

@@ -346,9 +346,8 @@ def difficult_terrain(stream: DiceStream, hazard: Field, *, victim: str = "unit"
     if t is TerrainKind.THRUST:
         return TerrainResult(t, roll, inches, thrust_in=inches)
     if t is TerrainKind.SLIPPERY:
-        if not moving:
-            left = inches if move_left_in is None else max(0.0, move_left_in)
-            return TerrainResult(t, roll, inches, move_lost_in=left)
+        if not moving:  # stuck in place, spending the Hazard inches of its Move (F.1)
+            return TerrainResult(t, roll, inches, move_lost_in=cap)
         return TerrainResult(t, roll, inches, move_lost_in=cap, forced_slide_in=cap)
     return TerrainResult(t, roll, inches, move_lost_in=cap)
 
