@@ -43,7 +43,7 @@ from ..core.errors import RulesError, SceneError
 from ..core.transforms import quat_mul
 from ..physics.queries import Region, bodies_in_region, closest_points
 from ..rules import hazards as hz
-from ..rules.attacks import ArcTarget, action_roll, resolve_arc_fire
+from ..rules.attacks import ArcTarget, resolve_arc_fire
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
