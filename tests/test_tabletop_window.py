@@ -179,6 +179,10 @@ def test_undo_save_load_and_end_turn(app, tmp_path):
 
 def test_grid_toggle_and_screenshot_key(app):
     app.select(None)
+    for _ in range(2000):  # let any physics from the tests before finish playing back
+        if not app.busy:
+            break
+        app.step(1)
     app.step(3)
     a = app.frame_array().astype(float)
     key(app, "g")
