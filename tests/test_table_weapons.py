@@ -105,3 +105,22 @@ def test_a_large_target_cut_by_the_arc_counts_the_part_inside_and_spans_points()
         assert wall.size_in <= g.bodies["wall"].stats.size + 1e-9
         assert wall.spanned >= 1  # the long wall fills at least one whole point of the Arc
         assert ARC_POINT_RAD == pytest.approx(math.radians(22.5))
+
+
+@pytest.mark.parametrize("variant, layers, expected", [
+    ("explosive", 0, 8), ("explosive", 1, 3), ("armor_piercing", 1, 8), ("explosive", 2, 0),
+])
+def test_explosion_damage_is_checked_against_deflection(variant, layers, expected):
+    """8.4 with 3.3: each layer of Deflection cancels the highest Damage die; Armor Piercing
+    d6es cancel layers (here an XSize 2 missile, dice forced to 5 and 3, 0.2" from a unit)."""
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    u = next(u for u in data["units"] if u["id"] == "falcon1")
+    u["stats"]["deflection"] = layers
+    u["stats"]["armor"] = 30  # the Damage is read from the log, nothing is destroyed
+    data["forced_dice"] = {"explosion": [5, 3]}
+    with Game(scene_from_dict(data), REPO / "scenes") as g:
+        lo, hi = g.bounds("falcon1")
+        g.apply({"type": "missile", "player": LK, "point": [float(hi[0]) + 0.2,
+                 float((lo[1] + hi[1]) / 2), 0.5], "xsize": 2, "variant": variant})
+        dmg = [e["damage"] for e in g.events if e["type"] == "damage" and e["body"] == "falcon1"]
+        assert dmg[:1] == ([expected] if expected else [])

@@ -406,7 +406,8 @@ class Blasts(System):
                 continue
             d = min(near.values())
             ring = explosion_at(rings, d)
-            dmg = ring_damage(ring, variant)
+            # Deflection cancels the highest dice; Armor Piercing and Phased see past it (8.4)
+            dmg = ring_damage(ring, variant, deflection_layers=st.stats.deflection)
             if dmg > 0 and not st.damage.destroyed:
                 g.damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
                           dice=[(10, v) for v in ring.dice] if dmg == ring.damage else None)
@@ -448,9 +449,10 @@ class Blasts(System):
                 s.part_damage[t] += extra
         per_ring: dict[float, list[int]] = {}
         newly = []
+        layers = st.stats.deflection
         for t in sorted(near):
             ring = explosion_at(rings, near[t])
-            dmg = ring_damage(ring, variant)
+            dmg = ring_damage(ring, variant, deflection_layers=layers)
             if dmg <= 0:
                 continue
             s.part_damage[t] += dmg
@@ -461,7 +463,7 @@ class Blasts(System):
         for outer in sorted(per_ring):
             ts = per_ring[outer]
             ring = explosion_at(rings, outer)
-            dmg = ring_damage(ring, variant)
+            dmg = ring_damage(ring, variant, deflection_layers=layers)
             dead = [t for t in ts if t in newly]
             worst = max(s.part_damage[t] for t in ts)
             g.log("damage", f"{st.name}: {len(ts)} part(s) within {outer:g}\" take {dmg} "

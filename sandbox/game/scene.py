@@ -98,6 +98,8 @@ class Stats(_Strict):
 
     size: float = Field(1.0, gt=0, description="Size in inches")
     armor: Union[int, str] = Field(4, description="fixed Armor (4) or dice ('3d10')")
+    deflection: int = Field(0, ge=0, le=10, description="layers of Deflection (Armor Plating, "
+                            "Heavy Armor): each cancels the highest Damage die (3.3, 8.4)")
     weight_class: int = Field(1, ge=0, le=12, description="Weight class (Fire catches above it)")
     action_die: int = Field(6, description="Action die (d6 for a minifig)")
     move: float = Field(5.0, ge=0, description="Move in inches")
