@@ -29,6 +29,7 @@ def test_field_dice_limits():
     # heroic firefighters shrink a 3" three-die house fire to 1": one die left
     house = Field("house fire", HazardKind.EXPOSURE, 3, "3d4 Fire")
     assert house.resized(1).hazard_dice == 1
+    assert house.resized(0.5) is None  # the last die is gone with the last inch (F.1)
 
 
 def test_powered_field_once_per_turn_and_power():

@@ -142,8 +142,12 @@ class Field:
     def hazard_dice(self) -> int:
         return 0 if self.dice is None else self.dice.count
 
-    def resized(self, size_in: float) -> "Field":
-        """The Field with a new Size; Hazard dice beyond the new Size are removed (F.1).
+    def resized(self, size_in: float) -> "Field | None":
+        """The Field with a new Size; Hazard dice beyond the new Size are removed (F.1: a
+        Field has at most one Hazard die per inch of Size).
+
+        Returns None when the last die is gone (a Field with Hazard dice shrunk below 1"):
+        nothing of it is left to roll, and the caller takes it off the table.
 
         Raises
         ------
@@ -153,13 +157,18 @@ class Field:
         Examples
         --------
         >>> f = Field("house fire", HazardKind.EXPOSURE, 3, DiceExpression.parse("3d4 Fire"))
-        >>> f.resized(2).hazard_dice
-        2
+        >>> f.resized(2).hazard_dice, f.resized(0.5)
+        (2, None)
         """
         dice = self.dice
         if dice is not None and dice.count > math.floor(size_in + 1e-9):
-            dice = DiceExpression(max(1, int(math.floor(size_in + 1e-9))), dice.sides,
-                                  dice.modifier, dice.kind)
+            left = int(math.floor(size_in + 1e-9))
+            if left < 1:
+                if not (size_in > 0 and math.isfinite(size_in)):
+                    raise RulesError(f"Field {self.name!r}: Size must be > 0 inches, got "
+                                     f"{size_in!r}")
+                return None
+            dice = DiceExpression(left, dice.sides, dice.modifier, dice.kind)
         return Field(self.name, self.kind, size_in, dice, self.terrain, self.powered,
                      self.height_in, self.exceptional)
 
