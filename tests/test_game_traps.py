@@ -290,7 +290,7 @@ def test_burning_creation_strikes_with_plus_one_fire_and_burning_target_loses_ar
          "stats": {"size": 4, "armor": 10, "weight_class": 2, "move": 0}},
         {"id": "hut", "owner": "Blue", "position": [5, 0, 0], "parts": [brick()],
          "stats": {"size": 4, "armor": 10, "weight_class": 1, "move": 0}}]},
-        forced={"fire": [3, 3, 2], "attack": [5]})
+        forced={"fire": [3, 3, 1, 1, 2], "attack": [5]})  # on Fire: -1d4 (here 1), F.1/8.3
     try:
         fire = g.hazards.fire
         fire.ignite("mech", DiceExpression.parse("1d4 Fire").roll(g.dice.stream("fire")))
@@ -309,10 +309,17 @@ def test_burning_creation_strikes_with_plus_one_fire_and_burning_target_loses_ar
 
 
 def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
-    spec, base = load_scene(REPO / "scenes" / "skirmish.toml")
-    # the ShotGun's Arc sweeps Sir Roland first (a 5: a miss), then Black Hawk (a 5)
-    s = GameSession(spec.model_copy(update={"forced_dice": {"attack": [5, 5, 6], "fire": [3, 2, 2]}}),
-                    base)
+    import tomllib
+
+    from sandbox.game.scene import scene_from_dict
+
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    # a burning minifig uses one Hand at most (8.3): Sir Bors carries a one-handed Gun here
+    next(u for u in data["units"] if u["id"] == "knight2")["stats"]["weapons"] = [
+        {"type": "Gun", "size": 1, "name": "Pistol"}]
+    next(u for u in data["units"] if u["id"] == "falcon1")["stats"]["armor"] = 30  # survives
+    data["forced_dice"] = {"attack": [5, 6], "fire": [3, 2, 2]}
+    s = GameSession(scene_from_dict(data), REPO / "scenes")
     try:
         LK, BF = "Lion Knights", "Black Falcons"
         c = s.footprint_centre("knight1")
@@ -329,7 +336,7 @@ def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
                              target="falcon1"))
         pen = [e for e in s.events if e["type"] == "roll" and "on Fire penalty" in e["reason"]]
         assert pen and pen[0]["sides"] == 4 and pen[0]["result"] == 2
-        act = [e for e in s.events if e["type"] == "action_roll" and e["target"] == "falcon1"][0]
+        act = [e for e in s.events if e["type"] == "action_roll"][-1]
         assert act["total"] == 5 + mods - 2 and act["hit"]  # -1d4 on Fire (8.3)
         assert any(e["type"] == "burning_strike" for e in s.events)
         assert g.hazards.fire.burning("falcon1")

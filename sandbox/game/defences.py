@@ -158,19 +158,21 @@ class Defences(System):
         return self.game.system("hazards").fire.burning(key)
 
     def on_fire_penalty(self, key: str, what: str) -> int:
-        """The on-Fire penalty of a burning body for ``what`` (0 when not burning), <= 0.
+        """The on-Fire penalty of a burning body for ``what`` (0 when not burning), <= 0:
+        -1d4 rolled now on stream ``fire``; 0 for bodies whose ``on_fire_ok`` stat says they
+        are designed to burn (a torch, a flaming sword).
 
-        Objects: -1 (F.1); minifigs: -1d4 rolled now on stream ``fire`` (8.3); bodies whose
-        ``on_fire_ok`` stat says they are designed to burn: 0.
+        Reading: F.1 prints "a -1 penalty" for units and objects on Fire where 8.3 gives a
+        burning minifig "a -1d4 penalty to Action Rolls and Armor"; the chapter lost its die
+        symbols elsewhere, so F.1's "-1" is read as the same -1d4 for every burning body.
         """
         st = self.game.bodies.get(key)
         if st is None or not self.burning(key) or getattr(st.stats, "on_fire_ok", False):
             return 0
-        if self.game.system("hazards").fire.is_minifig(key):
-            r = self.game.dice.stream("fire").roll(4, f"on Fire penalty to {st.name}'s {what}")
-            return -int(r.result)
-        mods = on_fire_modifiers()
-        return int(mods[0].action) if mods else 0
+        if on_fire_modifiers() is None:
+            return 0
+        r = self.game.dice.stream("fire").roll(4, f"on Fire penalty to {st.name}'s {what}")
+        return -int(r.result)
 
     def action_modifier(self, key: str) -> Modifier | None:
         """An Action modifier for a burning attacker (F.1, 8.3), or None."""

@@ -409,6 +409,14 @@ class FireController:
                       body=key, removed=cut, size=bf.size_in)
         return cut
 
+    def douse_minifig(self, key: str) -> None:
+        """A burning minifig's Fire is out (stop, drop and roll; doused), 8.3."""
+        bf = self.fires.get(key)
+        if bf is not None and bf.minifig is not None:
+            minifig_fire.stop_drop_and_roll(bf.minifig)
+            bf.minifig.disrupted = False  # the body's Disruption is the game's (BodyState)
+            self._sync_sites(bf)
+
     def submerge(self, key: str, what: str = "water") -> None:
         """Completely submerged: the Fire is out at once (F.1, 8.3)."""
         bf = self.fires.get(key)

@@ -119,6 +119,14 @@ class Extinguish(_Act):
     apparatus: float = Field(1.0, ge=0)
 
 
+class StopDropRoll(_Act):
+    """A burning minifig spends his Action to stop, drop and roll: the Fire is out and he is
+    Disrupted (BrikWars 8.3)."""
+
+    type: Literal["stop_drop_roll"]
+    unit: str
+
+
 class Sight(_Act):
     """Check line of sight from one unit to another (Smoke and obstacles); logged."""
 
@@ -135,7 +143,8 @@ class MarkTarget(_Act):
     target: str
 
 
-HAZARD_ACTIONS = (Ignite, FlameThrowerAttack, Cross, Extinguish, Sight, MarkTarget)
+HAZARD_ACTIONS = (Ignite, FlameThrowerAttack, Cross, Extinguish, Sight, MarkTarget,
+                  StopDropRoll)
 
 
 class HazardExpect(_Strict):

@@ -49,6 +49,7 @@ from ..rules.weapons import weapon_profile
 from .defences import dice_of
 from .fire import FireController
 from .hazard_scene import (HAZARD_ACTIONS, Cross, Extinguish, FieldEntry, FlameThrowerAttack,
+                           StopDropRoll,
                            Ignite, MarkTarget, Sight)
 from .measure import SmokeField
 from .table import System
@@ -160,6 +161,52 @@ class Hazards(System):
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
 
+    def refusal(self, action) -> str:
+        if isinstance(action, StopDropRoll):
+            g = self.game
+            st = g.bodies.get(action.unit)
+            if st is None or action.unit not in g.world.bodies:
+                return f"no body called {action.unit!r} on the table"
+            sk = g.system("skirmish")
+            reason = sk.move_refusal(action.unit, action.player)
+            if reason:
+                return reason
+            if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
+                return f"{st.name} is not a burning minifig"
+            if action.unit in sk.turn_state.acted:
+                return f"{st.name} has already used its Action this turn"
+        return ""
+
+    def _stop_drop_roll(self, a: StopDropRoll) -> None:
+        """8.3: "spending an Action to stop, drop and roll around on the ground and Disrupt
+        himself" puts a minifig's Fire out."""
+        g = self.game
+        st = g.bodies[a.unit]
+        g.system("skirmish").turn_state.acted.add(a.unit)
+        self.fire.douse_minifig(a.unit)
+        st.damage.disrupted = True
+        g.log("extinguish", f"{st.name} stops, drops and rolls: the Fire is out, and he is "
+              "Disrupted", body=a.unit, removed=1, size=0)
+
+    def end_of_player_turn(self, turn: int, player: str) -> None:
+        """A minifig of the player still burning with Move left must use every inch running
+        and thrashing around (8.3): a physical run (walls stop it) in a direction rolled on
+        the ``fire`` stream's d8 (the eight compass points)."""
+        g = self.game
+        sk = g.system("skirmish")
+        for key, st in list(g.bodies.items()):
+            if (st.owner != player or st.damage.destroyed or key not in g.world.bodies
+                    or not self.fire.burning(key) or not self.fire.is_minifig(key)
+                    or getattr(st.stats, "on_fire_ok", False)):
+                continue
+            left = sk.move_allowance(key)
+            if left <= 1e-6:
+                continue
+            r = g.dice.stream("fire").roll(8, f"{st.name} runs on Fire: direction")
+            ang = (r.result - 1) * math.pi / 4
+            self._push(key, (math.cos(ang), math.sin(ang)), left,
+                       "running and thrashing around on Fire (8.3)")
+
     def start_of_player_turn(self, turn: int, player: str) -> None:
         """A Scout's Marks last until his next turn begins (F.3)."""
         for target, (scout, mark) in list(self.marked.items()):
@@ -236,6 +283,8 @@ class Hazards(System):
             self._sight(action, index, where)
         elif isinstance(action, MarkTarget):
             self._mark(action, index, where)
+        elif isinstance(action, StopDropRoll):
+            self._stop_drop_roll(action)
         else:  # pragma: no cover - handles() guards this
             raise RulesError(f"not a hazard action: {action!r}")
         self.game.record_frame(force=True)

@@ -398,6 +398,10 @@ class Skirmish(System):
                     "use The Big Drop, or L for a scene Launcher")
         if w.weapon_type is WeaponType.MELEE_SHIELD:
             return f"{w.name} only Parries or Shoves"
+        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) and g.hazards.fire.is_minifig(unit) \
+                and not getattr(st.stats, "on_fire_ok", False):
+            return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
+                    "needs two")
         if w.close_combat and dist > 0.5:
             return f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away (touch it first)'
         if not sight.clear:
