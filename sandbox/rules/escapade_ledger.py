@@ -284,11 +284,19 @@ class EscapadeLedger:
         return self._loot[item]
 
     def side_present(self, side: Side) -> bool:
-        """A side still holds its edge: some force of that side has a unit on the table (13.1)."""
-        return any(
-            s.status is UnitStatus.DEPLOYED and self._forces[s.force].role.side is side
-            for s in self._units.values()
-        )
+        """A side still holds its edge (13.1): the attackers' edge while an attacking Hero is on
+        the table ("If all of the attacking Heroes are wiped out, exit the battlefield, or
+        Betray their alliance, the attackers' edge becomes an uncontrolled edge"); the
+        defenders' edge while a defending Hero or a Garrison unit is."""
+        for s in self._units.values():
+            if s.status is not UnitStatus.DEPLOYED:
+                continue
+            role = self._forces[s.force].role
+            if role.side is not side:
+                continue
+            if s.unit.is_hero or (side is Side.DEFENDERS and role is Role.GARRISON):
+                return True
+        return False
 
     def _presence(self) -> dict:
         return {
