@@ -47,7 +47,7 @@ GAMES: dict[str, GameKind] = {
 }
 
 #: Modules that register further games when imported, by game name.
-GAME_MODULES: dict[str, str] = {}
+GAME_MODULES: dict[str, str] = {"brigandine": "sandbox.game.brigandine"}
 
 
 def register_game(kind: GameKind, module: str | None = None) -> None:

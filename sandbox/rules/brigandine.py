@@ -335,19 +335,20 @@ class Launcher:
 
     @property
     def artillery(self) -> bool:
-        return self.kind == "arquebus"
+        """An arquebus, or any artillery weapon (a kind that is not a hand missile)."""
+        return self.kind == "arquebus" or self.kind not in MISSILE_KINDS
 
     def fire_refusal(self, phase: int, did_other: bool = False) -> str:
         """Why it may not fire now ("" when it may). ``did_other``: moved or meleed this round."""
         k = self.kind
         if self.artillery:
             if phase != 6:
-                return "an arquebus fires only in phase 6 (artillery), declared in phase 2"
+                return "artillery fires only in phase 6, declared in phase 2"
             if not self.declared:
                 return "artillery fire must be declared in phase 2"
             if self.lost:
                 return f"the shot is lost: {self.lost}"
-            return "" if self.loaded else "the arquebus is not loaded"
+            return "" if self.loaded else f"the {self.kind} is not loaded"
         if phase == 4:
             if k in ("crossbow",) and not self.loaded:
                 return "the crossbow is not loaded (reload in phase 7)"
@@ -369,17 +370,17 @@ class Launcher:
             raise RulesError(why)
         self.shots_this_round += 1
         self.shot_phases.append(phase)
-        if self.kind in ("crossbow", "arquebus"):
+        if self.kind == "crossbow" or self.artillery:
             self.loaded = False
 
     def reload_refusal(self, phase: int) -> str:
-        if self.kind not in ("crossbow", "arquebus"):
+        if self.kind != "crossbow" and not self.artillery:
             return f"a {self.kind} needs no reloading"
         if self.loaded:
             return f"the {self.kind} is loaded"
         if self.kind == "crossbow" and phase != 7:
             return "crossbows reload only in the second movement phase (7)"
-        if self.kind == "arquebus" and phase != RELOAD_PHASE:
+        if self.artillery and phase != RELOAD_PHASE:
             return f"artillery reloads in the first movement phase ({RELOAD_PHASE})"
         return ""
 
@@ -395,7 +396,7 @@ class Launcher:
     def declare_refusal(self) -> str:
         if not self.artillery:
             return "only artillery fire is declared for phase 6"
-        return "" if self.loaded else "the arquebus is not loaded: it cannot be declared"
+        return "" if self.loaded else f"the {self.kind} is not loaded: it cannot be declared"
 
     def declare(self) -> None:
         why = self.declare_refusal()
@@ -658,6 +659,7 @@ class Fighter:
     def_left: int
     parries: bool = True
     can_defend: bool = True  # a charger meleed again may not defend (003, Charges)
+    strikes: bool = True     # False: it may not act further this round (a charger)
 
 
 @dataclass(frozen=True)
@@ -682,8 +684,8 @@ def man_to_man_round(stream: DiceStream, tables: Tables, a: Fighter, b: Fighter,
     sides = [a, b]
     stats = [a.stats, b.stats]
     attacks = [a.stats.attk_n, b.stats.attk_n]
-    pool = [blows_per_attack(tables, stats[0], stats[1]) * attacks[0],
-            blows_per_attack(tables, stats[1], stats[0]) * attacks[1]]
+    pool = [blows_per_attack(tables, stats[0], stats[1]) * attacks[0] if a.strikes else 0,
+            blows_per_attack(tables, stats[1], stats[0]) * attacks[1] if b.strikes else 0]
     left = [a.def_left, b.def_left]
     shattered = [False, False]
     record: list[BlowResult] = []
