@@ -135,6 +135,9 @@ def test_artillery_lost_when_meleed_kept_when_shot_at(ldrawdir):
         assert art["gun2"].lost and "meleed" in art["gun2"].text
         assert not art["gun1"].lost and art["gun1"].target == "mark"
         assert game.system("brigandine").units["gun1"].launcher.loaded is False
+        shot = art["gun1"].shot                   # a real body, launched at the mark
+        assert game.bodies[shot].kind == "payload"
+        assert game.world.pose(shot)[0][0] > 0.0  # it flew from x = -4 toward x = 5
 
 
 def test_a_bad_brigandine_section_is_named():

@@ -28,6 +28,7 @@ from ..physics.rays import ray_first_hit
 from ..rules import brigandine as R
 from ..rules.brigandine_tables import load_tables
 from .actions import action_dict
+from .assets import build_part_asset
 from .games import GameKind, register_game
 from .scene_brigandine import (BRIG_ACTIONS, BrigCharge, BrigDeclare, BrigDefend, BrigDelay,
                                BrigJoust, BrigMelee, BrigMove, BrigReload, BrigShoot,
@@ -40,6 +41,8 @@ CONTACT_IN: float = 1.0
 CHARGE_GAP_IN: float = 0.1
 #: Slack on movement limits, inches.
 MOVE_SLACK_IN: float = 1e-6
+#: The LDraw part launched as an artillery shot (a 1x1 round brick) and its colour.
+SHOT_PART, SHOT_COLOUR = "3062b", 0
 #: Speed (in/s) of the push that knocks a defeated or unhorsed figure over.
 FALL_PUSH_IN_S: float = 6.0
 
@@ -796,12 +799,42 @@ class BrigandineCombat(System):
                                   f"{t.name} is already out of the fight", unit=u.key)
                     continue
                 r = R.resolve_artillery(self.stream, self.tables, u.artillery, u.stats, t.stats)
+                shot = self._launch_shot(u, t)
                 self.game.log("brig_artillery", f"{u.name} fires the {r.weapon} at {t.name}: "
                               f"AIM {r.aim.total} vs {r.number} -> {r.hits} hit(s)", unit=u.key,
-                              target=t.key, roll=r.aim.total, number=r.number, hits=r.hits)
+                              target=t.key, roll=r.aim.total, number=r.number, hits=r.hits,
+                              shot=shot, lost=False)
                 pending.append((t, r.hits, u))
+            if pending:
+                self.game.settle()
             for t, hits, by in pending:
                 self._hits(t, hits, by, " from artillery")
+
+
+    def _launch_shot(self, u: BrigUnit, t: BrigUnit) -> str:
+        """The shot as a real body: a round brick put just beyond the crew toward the target
+        and launched on a ballistic line at the weapon's speed (the dice decided the hits; the
+        shot flies, strikes and rolls for the table to see). Returns its body key."""
+        g = self.game
+        rnd, _ = self.round_phase
+        key = f"shot_r{rnd}_{u.key}"
+        lo, hi = g.bounds(u.key)
+        tlo, thi = g.bounds(t.key)
+        aim = (tlo + thi) / 2
+        start = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2] + 0.6 * (hi[2] - lo[2])])
+        flat = aim[:2] - start[:2]
+        dist = float(np.linalg.norm(flat))
+        d = flat / dist if dist > 1e-9 else np.array([1.0, 0.0])
+        start[:2] += d * (0.5 * float(np.max(hi[:2] - lo[:2])) + 0.35)
+        asset = build_part_asset(SHOT_PART, SHOT_COLOUR, g.ldrawdir, name="artillery shot")
+        blo, bhi = asset.bounds()
+        asset.transform(np.eye(3), start - (blo + bhi) / 2)
+        g.add_body(key, "payload", f"{u.artillery} shot", u.owner, g.bodies[u.key].stats, asset)
+        speed = self.tables.artillery.weapons[u.artillery].speed_in_s
+        flight = max(dist, 1e-3) / speed
+        vz = (aim[2] - start[2]) / flight + 0.5 * float(g.world.gravity) * flight
+        g.world.set_velocity(key, [d[0] * speed, d[1] * speed, vz])
+        return key
 
 
 def _systems(game) -> list[System]:
