@@ -784,8 +784,11 @@ class TabletopApp:
         s = self.session
         busy = self.busy
         pb = self._playback
-        self.banner.setText(f"Turn {s.turn}: {possessive(s.current_player)} turn"
-                            + ("   (physics...)" if busy or pb else ""))
+        label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
+        for system in s.systems:  # a game with its own round (Brigandine's phases) names it
+            if hasattr(system, "banner"):
+                label = system.banner(s.turn, s.current_player)
+        self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
         pile = s.bombardment.strategy_pile()
         self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         if self.selected is not None and not busy and self.selected in s.bodies:

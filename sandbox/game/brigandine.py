@@ -198,6 +198,13 @@ class BrigandineCombat(System):
                 return True
         return False
 
+    def banner(self, turn: int, player: str) -> str:
+        """The window's turn banner: round, phase and whose orders (hotseat: the others look
+        away while a player gives hidden orders)."""
+        rnd, phase = round_phase(max(1, turn))
+        hidden = " (hidden: pass the screen)" if phase in (2, 3, 4, 5, 7, 8) else ""
+        return f"Round {rnd}, phase {R.phase_name(phase)}: {player}'s orders{hidden}"
+
     # ------------------------------------------------------------------ hooks
     def setup(self) -> None:
         for key in self.units:
