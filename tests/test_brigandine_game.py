@@ -147,3 +147,35 @@ def test_a_bad_brigandine_section_is_named():
     data["brigandine"]["units"][0]["strength"] = "attk 2XX, def 1LC"
     with pytest.raises(SceneError, match="strength"):
         scene_from_dict(data)
+
+
+def test_fantasy_combat_drives_off_an_fc_only_monster(ldrawdir):
+    """Two soldiers who cannot slay a troll (def type FC) strike it twice in Fantasy Combat:
+    with its #attk 2 standing in for #def, it flees (003, Fantasy Combat)."""
+    data = _artillery_scene()
+    data["units"] = [
+        {"id": "s1", "model": "../models/trooper.ldr", "owner": "A", "position": [-1.0, 0, 0]},
+        {"id": "s2", "model": "../models/trooper.ldr", "owner": "A", "position": [0.0, -1.0, 0]},
+        {"id": "troll", "model": "../models/trooper.ldr", "owner": "B", "position": [0.0, 0, 0]}]
+    data["brigandine"] = {"units": [
+        {"id": "s1"}, {"id": "s2"},
+        {"id": "troll", "strength": "attk 2HF, def 2FC", "fc_class": "lesser", "move": 8.0}]}
+    # initiative A 5, B 2; s1 rolls 5 (>= lesser 5), troll 1; s2 rolls 5, troll 1
+    data["forced_dice"] = {"brigandine": [5, 2, 5, 1, 5, 1]}
+    data["actions"] = [
+        {"type": "brig_declare", "player": "A", "turn": 2, "unit": u, "does": ["melee"]}
+        for u in ("s1", "s2")] + [
+        {"type": "brig_melee", "player": "A", "turn": 5, "unit": u, "target": "troll",
+         "system": "fantasy"} for u in ("s1", "s2")]
+    data["turns"] = 5
+    spec = scene_from_dict(data)
+    with Game(spec, REPO / "scenes", ldrawdir=ldrawdir) as game:
+        game.play_turns(1, 4)
+        with pytest.raises(RulesError, match="only in Fantasy Combat"):
+            game.apply({"type": "brig_melee", "player": "A", "unit": "s1", "target": "troll"})
+        game.play_turns(5)
+        game.finish()                       # the melee phase resolves when it ends
+        troll = game.system("brigandine").units["troll"]
+        assert troll.fled and troll.def_left == 2 and troll.monster.hits == 2
+        said = [e.monster for e in game.events if e.type == "brig_fantasy" and e.monster]
+        assert said == ["fights", "flees"]

@@ -39,6 +39,8 @@ from .table import System
 CONTACT_IN: float = 1.0
 #: A charger stops this far short of the body its sweep struck, inches.
 CHARGE_GAP_IN: float = 0.1
+#: A charge blocked at its end point stops this much shorter each try, inches.
+CHARGE_BACKOFF_IN: float = 0.25
 #: Slack on movement limits, inches.
 MOVE_SLACK_IN: float = 1e-6
 #: The LDraw part launched as an artillery shot (a 1x1 round brick) and its colour.
@@ -547,11 +549,11 @@ class BrigandineCombat(System):
                 if hit is not None and (best is None or hit.distance < best.distance):
                     best = hit
             if best is None:
-                self._move_to(u, pos + d * remaining, player)
+                self._move_to(u, pos, d, remaining, player)
                 return
             travel = max(0.0, best.distance - half - CHARGE_GAP_IN)
             if travel > 0.01:
-                if not self._move_to(u, pos + d * travel, player):
+                if self._move_to(u, pos, d, travel, player) < travel:
                     return
             remaining -= travel
             t = self.units.get(best.key)
@@ -566,13 +568,24 @@ class BrigandineCombat(System):
                 return
             ignore.add(t.key)
 
-    def _move_to(self, u: BrigUnit, to, player: str) -> bool:
-        try:
-            self.game.move_unit(u.key, to, player=player, note=" (charging)")
-            return True
-        except RulesError as exc:
-            self.game.log("brig_blocked", f"{u.name} cannot charge on: {exc}", unit=u.key)
-            return False
+    def _move_to(self, u: BrigUnit, pos: np.ndarray, d: np.ndarray, travel: float,
+                 player: str) -> float:
+        """Charge ``travel`` inches from ``pos`` along ``d``; where something lies in the way
+        (a fallen figure), stop short of it in steps of :data:`CHARGE_BACKOFF_IN`. Returns the
+        inches travelled."""
+        reason = ""
+        while travel > 0.01:
+            try:
+                self.game.move_unit(u.key, pos + d * travel, player=player, note=" (charging)")
+                if reason:
+                    self.game.log("brig_blocked", f"{u.name}'s charge ends short: {reason}",
+                                  unit=u.key)
+                return travel
+            except RulesError as exc:
+                reason = reason or str(exc)
+                travel -= CHARGE_BACKOFF_IN
+        self.game.log("brig_blocked", f"{u.name} cannot charge on: {reason}", unit=u.key)
+        return 0.0
 
     def _charge_melee(self, u: BrigUnit, t: BrigUnit) -> bool:
         """The melee a charge makes at once; True when the charger wins and goes on."""
@@ -621,6 +634,13 @@ class BrigandineCombat(System):
                                           by.key in self.game.world.bodies else 0.0)
             n = float(np.linalg.norm(away))
             away = away / n if n > 1e-9 else np.array([1.0, 0.0])
+            if how == "fled":  # it runs half its movement away; where it cannot, it falls
+                try:
+                    self.game.move_unit(t.key, self._centre(t.key) + away * t.stats.move / 2,
+                                        note=" (fleeing)")
+                    return
+                except RulesError:
+                    pass
             v = FALL_PUSH_IN_S * away
             self.game.world.set_velocity(t.key, [v[0], v[1], 0.5 * FALL_PUSH_IN_S],
                                          [-8.0 * away[1], 8.0 * away[0], 0.0])
