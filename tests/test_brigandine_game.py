@@ -30,6 +30,7 @@ def test_skirmish_scene_plays_to_its_decided_outcome_and_replays(ldrawdir):
         assert any(e.type == "brig_morale" for e in ev)
         volleys = [e for e in ev if e.type == "brig_missile"]
         assert [v.phase for v in volleys] == [4, 8] and all(v.firing == 5 for v in volleys)
+        assert all(game.bodies[v.arrow].kind == "payload" for v in volleys)  # drawn as it flies
         assert any(e.type == "brig_blow" and e.shattered for e in ev)
         report = verify_replay(game.replay(), base_dir=SKIRMISH.parent, ldrawdir=ldrawdir)
         assert report["ok"], report

@@ -45,6 +45,10 @@ CHARGE_BACKOFF_IN: float = 0.25
 MOVE_SLACK_IN: float = 1e-6
 #: The LDraw part launched as an artillery shot (a 1x1 round brick) and its colour.
 SHOT_PART, SHOT_COLOUR = "3062b", 0
+#: The part drawn as a volley's arrow (an antenna, 4 plates high) and its colour.
+ARROW_PART, ARROW_COLOUR = "3957a", 6
+#: An arrow comes down this far short of its target's footprint, inches.
+ARROW_SHORT_IN: float = 1.0
 #: Speed (in/s) of the push that knocks a defeated or unhorsed figure over.
 FALL_PUSH_IN_S: float = 6.0
 
@@ -679,12 +683,15 @@ class BrigandineCombat(System):
                                                [m.stats for m in members], t.stats)
                     if t.launcher is not None:
                         t.launcher.shot_at()
+                    arrow = self._launch_arrow(members[0], t, phase)
                     self.game.log("brig_missile", f"{', '.join(m.name for m in members)} "
                                   f"(#firing {r.firing}) shoot at {t.name}: AIM {r.aim.total} vs "
                                   f"{r.number} -> {r.hits} hit(s)", units=unit_keys,
                                   target=t.key, firing=r.firing, roll=r.aim.total,
-                                  number=r.number, hits=r.hits, phase=phase)
+                                  number=r.number, hits=r.hits, phase=phase, arrow=arrow)
                     pending.append((t, r.hits, members[0]))
+            if pending:
+                self.game.settle()
             for t, hits, by in pending:  # equal initiative: casualties after all have shot
                 self._hits(t, hits, by, " from missiles")
 
@@ -839,12 +846,29 @@ class BrigandineCombat(System):
 
 
     def _launch_shot(self, u: BrigUnit, t: BrigUnit) -> str:
-        """The shot as a real body: a round brick put just beyond the crew toward the target
-        and launched on a ballistic line at the weapon's speed (the dice decided the hits; the
-        shot flies, strikes and rolls for the table to see). Returns its body key."""
-        g = self.game
+        """The artillery shot as a real body: a round brick launched from the crew on a
+        ballistic line at the weapon's speed (the dice decided the hits; the shot flies,
+        strikes and rolls for the table to see). Returns its body key."""
         rnd, _ = self.round_phase
-        key = f"shot_r{rnd}_{u.key}"
+        speed = self.tables.artillery.weapons[u.artillery].speed_in_s
+        return self._launch(f"shot_r{rnd}_{u.key}", f"{u.artillery} shot", SHOT_PART,
+                            SHOT_COLOUR, u, t, speed, align=False)
+
+    def _launch_arrow(self, u: BrigUnit, t: BrigUnit, phase: int) -> str:
+        """A missile unit's volley drawn as one arrow (a 4-high antenna, point first) flying
+        from its first archer on a 45-degree arc to the ground just short of the target (the
+        dice decided the hits: the arrow is for the table to see, and must not bowl the
+        target over)."""
+        rnd, _ = self.round_phase
+        return self._launch(f"arrow_r{rnd}p{phase}_{u.key}", "arrow", ARROW_PART, ARROW_COLOUR,
+                            u, t, None, align=True, short=ARROW_SHORT_IN)
+
+    def _launch(self, key: str, name: str, part: str, colour: int, u: BrigUnit, t: BrigUnit,
+                speed: float | None, align: bool, short: float = 0.0) -> str:
+        """Put ``part`` just beyond ``u`` toward ``t`` and launch it: at ``speed`` (in/s) on the
+        ballistic line through ``t``'s centre, or (``speed`` None) at 45 degrees to land on the
+        table ``short`` inches before ``t``'s footprint."""
+        g = self.game
         lo, hi = g.bounds(u.key)
         tlo, thi = g.bounds(t.key)
         aim = (tlo + thi) / 2
@@ -852,14 +876,27 @@ class BrigandineCombat(System):
         flat = aim[:2] - start[:2]
         dist = float(np.linalg.norm(flat))
         d = flat / dist if dist > 1e-9 else np.array([1.0, 0.0])
-        start[:2] += d * (0.5 * float(np.max(hi[:2] - lo[:2])) + 0.35)
-        asset = build_part_asset(SHOT_PART, SHOT_COLOUR, g.ldrawdir, name="artillery shot")
+        asset = build_part_asset(part, colour, g.ldrawdir, name=name)
+        rot = np.eye(3)
+        if align:  # the part's long axis (world Z as built, top up) along the line of flight
+            rot = np.column_stack([[-d[1], d[0], 0.0], [0.0, 0.0, 1.0], [d[0], d[1], 0.0]])
+        asset.transform(rot, np.zeros(3))
         blo, bhi = asset.bounds()
+        reach = 0.5 * float(np.max(hi[:2] - lo[:2])) + 0.5 * float(np.max(bhi[:2] - blo[:2])) + 0.1
+        start[:2] += d * reach
         asset.transform(np.eye(3), start - (blo + bhi) / 2)
-        g.add_body(key, "payload", f"{u.artillery} shot", u.owner, g.bodies[u.key].stats, asset)
-        speed = self.tables.artillery.weapons[u.artillery].speed_in_s
-        flight = max(dist, 1e-3) / speed
-        vz = (aim[2] - start[2]) / flight + 0.5 * float(g.world.gravity) * flight
+        g.add_body(key, "payload", name, u.owner, g.bodies[u.key].stats, asset)
+        grav = float(g.world.gravity)
+        if speed is None:  # 45 degrees to the ground `short` of the target's footprint
+            half_t = 0.5 * float(abs(d[0]) * (thi[0] - tlo[0]) + abs(d[1]) * (thi[1] - tlo[1]))
+            rng = max(dist - reach - half_t - short, 0.5)
+            h = float(start[2] - tlo[2])
+            v = rng * float(np.sqrt(grav / max(h + rng, 1e-3)))
+            g.world.set_velocity(key, [d[0] * v / np.sqrt(2), d[1] * v / np.sqrt(2),
+                                       v / np.sqrt(2)])
+            return key
+        flight = max(dist - reach, 1e-3) / speed
+        vz = (aim[2] - start[2]) / flight + 0.5 * grav * flight
         g.world.set_velocity(key, [d[0] * speed, d[1] * speed, vz])
         return key
 
