@@ -58,6 +58,8 @@ def test_joust_save_load_mid_game_keeps_the_hash(tmp_path, ldrawdir):
 
 def test_orders_are_binding_hidden_and_undone(ldrawdir):
     with sandbox.open_game(SKIRMISH, ldrawdir=ldrawdir) as game:
+        with pytest.raises(RulesError, match="not played in this game"):  # BrikWars' Move
+            game.apply({"type": "move", "player": "Lions", "unit": "archer1", "to": [-7, -4.5]})
         with pytest.raises(RulesError, match="declared in phase 2"):
             game.apply({"type": "brig_declare", "player": "Lions", "unit": "archer1",
                         "does": ["shoot"]})

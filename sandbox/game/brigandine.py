@@ -906,5 +906,6 @@ def _systems(game) -> list[System]:
 
 
 register_game(GameKind("brigandine", systems=_systems, collision_damage=False,
+                       brikwars_actions=False,
                        description="Brigandine (003 Combat): eight-phase rounds; Skirmish, "
                                    "Man-to-Man, Fantasy Combat, Jousting"), module=__name__)
