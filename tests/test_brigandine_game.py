@@ -116,7 +116,8 @@ def _artillery_scene() -> dict:
         "brigandine": {"units": [
             {"id": "gun1", "missile": "arquebus"}, {"id": "gun2", "missile": "arquebus"},
             {"id": "bowman", "missile": "bow", "strength": "attk 1LF, def 1LF"},
-            {"id": "brute", "strength": "attk 1HF, def 3HF"},
+            {"id": "brute", "strength": "attk 1HF, def 3HF", "weapon": "spear",
+             "side_arm": "dagger"},
             {"id": "mark", "strength": "attk 1LF, def 9LF"}]},
         "actions": [
             {"type": "brig_declare", "player": "A", "turn": 2, "unit": "gun1",
@@ -125,6 +126,7 @@ def _artillery_scene() -> dict:
              "does": ["artillery"], "target": "mark"},
             {"type": "brig_declare", "player": "B", "turn": 2, "unit": "bowman", "does": ["shoot"]},
             {"type": "brig_declare", "player": "B", "turn": 2, "unit": "brute", "does": ["melee"]},
+            {"type": "brig_draw", "player": "B", "turn": 3, "unit": "brute"},
             {"type": "brig_shoot", "player": "B", "turn": 4, "units": ["bowman"], "target": "gun1"},
             {"type": "brig_melee", "player": "B", "turn": 5, "unit": "brute", "target": "gun2"},
         ],
@@ -135,7 +137,13 @@ def _artillery_scene() -> dict:
 def test_artillery_lost_when_meleed_kept_when_shot_at(ldrawdir):
     spec = scene_from_dict(_artillery_scene())
     with Game(spec, REPO / "scenes", ldrawdir=ldrawdir) as game:
-        game.play_script()
+        game.play_turns(1, 4)
+        brute = game.system("brigandine").units["brute"]
+        assert brute.stats.weapon.name == "dagger" and brute.side_arm is None  # drawn in phase 3
+        with pytest.raises(RulesError, match="first movement phase"):
+            game.apply({"type": "brig_draw", "player": "A", "unit": "gun1"})
+        game.play_turns(5)
+        game.finish()
         art = {e.unit: e for e in game.events if e.type == "brig_artillery"}
         assert art["gun2"].lost and "meleed" in art["gun2"].text
         assert not art["gun1"].lost and art["gun1"].target == "mark"

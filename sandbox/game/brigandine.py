@@ -31,7 +31,7 @@ from .actions import action_dict
 from .assets import build_part_asset
 from .games import GameKind, register_game
 from .scene_brigandine import (BRIG_ACTIONS, BrigCharge, BrigDeclare, BrigDefend, BrigDelay,
-                               BrigJoust, BrigMelee, BrigMove, BrigReload, BrigShoot,
+                               BrigDraw, BrigJoust, BrigMelee, BrigMove, BrigReload, BrigShoot,
                                round_phase)
 from .table import System
 
@@ -64,6 +64,7 @@ class BrigUnit:
     def_left: int
     launcher: R.Launcher | None = None
     artillery: str | None = None
+    side_arm: R.Weapon | None = None
     monster: R.MonsterMorale | None = None
     weary: bool = False
     defeated: bool = False
@@ -82,7 +83,9 @@ class BrigUnit:
         return not (self.defeated or self.fled or self.unhorsed)
 
     def state(self) -> dict:
-        st = {k: getattr(self, k) for k in ("def_left", "weary", "defeated", "fled", "unhorsed",
+        weapon = self.stats.weapon.name if self.stats.weapon else None
+        st = {"weapon": weapon, "side_arm": self.side_arm.name if self.side_arm else None}
+        st |= {k: getattr(self, k) for k in ("def_left", "weary", "defeated", "fled", "unhorsed",
                                              "joust_points", "does", "target", "moved",
                                              "charged", "in_melee")}
         if self.launcher is not None:
@@ -135,6 +138,7 @@ class BrigandineCombat(System):
             self.units[e.id] = BrigUnit(
                 e.id, e.id, owners[e.id], stats, stats.def_n,
                 launcher=R.Launcher(kind) if kind else None, artillery=artillery,
+                side_arm=R.weapon_from_table(self.tables, e.side_arm) if e.side_arm else None,
                 monster=R.MonsterMorale(stats.attk_n) if stats.fc_only else None)
 
     # ------------------------------------------------------------------ helpers
@@ -335,6 +339,12 @@ class BrigandineCombat(System):
             if dist < 0.1:
                 return "a charge needs a direction: 'toward' is where the unit stands"
             return ""
+        if isinstance(a, BrigDraw):
+            if phase != 3:
+                return "side arms are drawn in the first movement phase (3), not during melee"
+            if u.side_arm is None:
+                return f"{u.name} carries no side arm (or has drawn it)"
+            return f"{u.name} draws already" if self._ordered(a.unit, (BrigDraw,)) else ""
         if isinstance(a, BrigReload):
             if u.launcher is None:
                 return f"{u.name} has nothing to reload"
@@ -501,7 +511,14 @@ class BrigandineCombat(System):
                 u = self.units[o.unit]
                 if not u.standing:
                     continue
-                if isinstance(o, BrigReload):
+                if isinstance(o, BrigDraw):
+                    old = u.stats.weapon_or_fist.name
+                    u.stats, u.side_arm = replace(u.stats, weapon=u.side_arm), None
+                    if u.launcher is not None:
+                        u.launcher.crew_acted("drawing a side arm")
+                    self.game.log("brig_draw", f"{u.name} draws the {u.stats.weapon.name} "
+                                  f"(was: {old})", unit=u.key, weapon=u.stats.weapon.name)
+                elif isinstance(o, BrigReload):
                     u.launcher.reload(phase)
                     self.game.log("brig_reload", f"{u.name} reloads the {u.launcher.kind}",
                                   unit=u.key, phase=phase)

@@ -95,6 +95,7 @@ EVENT_TYPES: dict[str, str] = {
     "brig_order": "Brigandine: a player gives an order (hidden until its phase resolves)",
     "brig_reveal": "Brigandine: declarations and joust choices revealed (end of phase 2)",
     "brig_reload": "Brigandine: a crossbow or artillery reloads",
+    "brig_draw": "Brigandine: a side arm drawn (phase 3) becomes the equipped weapon",
     "brig_blocked": "Brigandine: a move or charge cannot end where ordered",
     "brig_charge": "Brigandine: a charge, what its sweep struck",
     "brig_morale": "Brigandine: a morale check (2d6 against morale)",

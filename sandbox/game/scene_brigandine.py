@@ -18,7 +18,7 @@ the next player, and when the last player ends it the phase is resolved, in init
 ``[[brigandine.units]]``
     ``id`` (a scene unit), ``strength`` ("attk 2HF, def 1LC"), ``atk``, ``aim``, ``iq``,
     ``def_die`` (die sizes), ``morale``, ``move`` (inches), ``weapon`` (a weapon type of the
-    man-to-man table), ``missile`` (bow, longbow, crossbow, arquebus, sling, javelin),
+    man-to-man table), ``side_arm`` (another, drawn in phase 3), ``missile`` (bow, longbow, crossbow, arquebus, sling, javelin),
     ``artillery`` (a weapon of the artillery table the unit crews; an arquebus is its own),
     ``firing``, ``armor``, ``fc_class``, ``legendary``, ``magic_weapon``.
 ``[brigandine.expect]``
@@ -30,7 +30,8 @@ Actions (each with ``player`` and ``turn``): ``brig_delay`` (phase 1), ``brig_de
 ``target`` for artillery), ``brig_joust`` (phase 2: ``unit``, ``opponent``, secret ``aim`` and
 ``stance``), ``brig_move`` (phases 3 and 7: ``unit``, ``to``, at most half movement),
 ``brig_charge`` (phase 3: ``unit`` charges straight ``toward`` a point, up to full movement),
-``brig_reload`` (artillery in phase 3, crossbows in phase 7), ``brig_shoot`` (phases 4 and 8:
+``brig_draw`` (phase 3: the side arm becomes the equipped weapon), ``brig_reload``
+(artillery in phase 3, crossbows in phase 7), ``brig_shoot`` (phases 4 and 8:
 ``units`` fire at ``target``), ``brig_melee`` (phase 5: ``unit`` attacks ``target`` in
 ``system`` skirmish, man_to_man or fantasy; ``parry``; ``cornered``), ``brig_defend`` (phase 5:
 Defensive Action instead of attacking).
@@ -77,6 +78,7 @@ class BrigUnitEntry(_Strict):
     morale: int = Field(7, ge=2, le=13)
     move: float = Field(6.0, ge=0, le=100, description="full movement, inches")
     weapon: str | None = Field(None, description="a weapon type of the man-to-man table")
+    side_arm: str | None = Field(None, description="a second weapon type, drawn in phase 3")
     missile: Literal["bow", "longbow", "crossbow", "arquebus", "sling", "javelin"] | None = None
     artillery: str | None = Field(None, description="an artillery table weapon it crews")
     firing: int = Field(1, ge=1, le=10)
@@ -163,6 +165,13 @@ class BrigCharge(Action):
     toward: Vec2
 
 
+class BrigDraw(Action):
+    """Phase 3: ``unit`` draws its side arm, which becomes its equipped weapon (003)."""
+
+    type: Literal["brig_draw"]
+    unit: str
+
+
 class BrigReload(Action):
     """Artillery reloads in phase 3, a crossbow in phase 7."""
 
@@ -196,5 +205,5 @@ class BrigDefend(Action):
     unit: str
 
 
-BRIG_ACTIONS = (BrigDelay, BrigDeclare, BrigJoust, BrigMove, BrigCharge, BrigReload, BrigShoot,
-                BrigMelee, BrigDefend)
+BRIG_ACTIONS = (BrigDelay, BrigDeclare, BrigJoust, BrigMove, BrigCharge, BrigDraw, BrigReload,
+                BrigShoot, BrigMelee, BrigDefend)
