@@ -158,6 +158,18 @@ def test_a_bad_brigandine_section_is_named():
     data["brigandine"]["units"][0]["strength"] = "attk 2XX, def 1LC"
     with pytest.raises(SceneError, match="strength"):
         scene_from_dict(data)
+    data = _artillery_scene()
+    data["brigandine"]["units"][0]["id"] = "nobody"
+    with pytest.raises(SceneError, match=r"brigandine.units\[0\].id 'nobody'"):
+        scene_from_dict(data)
+    data = _artillery_scene()
+    data["game"] = "brikwars"
+    with pytest.raises(SceneError, match="needs game = 'brigandine'"):
+        scene_from_dict(data)
+    data = _artillery_scene()
+    data["brigandine"]["tables"] = "no_such_folder"
+    with pytest.raises(SceneError, match="must be a folder"):
+        Game(scene_from_dict(data), REPO / "scenes")
 
 
 def test_fantasy_combat_drives_off_an_fc_only_monster(ldrawdir):

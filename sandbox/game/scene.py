@@ -299,6 +299,15 @@ class SceneSpec(_Strict):
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
+        if self.brigandine is not None:
+            if self.game != "brigandine":
+                raise ValueError(f"a [brigandine] table needs game = 'brigandine', not "
+                                 f"{self.game!r}")
+            unit_ids = {u.id for u in self.units}
+            for i, b in enumerate(self.brigandine.units):
+                if b.id not in unit_ids:
+                    raise ValueError(f"brigandine.units[{i}].id {b.id!r} is not the id of a "
+                                     f"scene unit")
         if not (self.creations or self.units or self.actions):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
