@@ -202,3 +202,36 @@ def test_fantasy_combat_drives_off_an_fc_only_monster(ldrawdir):
         assert troll.fled and troll.def_left == 2 and troll.monster.hits == 2
         said = [e.monster for e in game.events if e.type == "brig_fantasy" and e.monster]
         assert said == ["fights", "flees"]
+
+
+def test_window_gestures_become_brigandine_orders(ldrawdir):
+    """What ``sandbox play`` submits for the window's keys, clicks and drags in each phase."""
+    from sandbox.app.brigandine_input import BrigandineOrders
+
+    with sandbox.open_game(SKIRMISH, ldrawdir=ldrawdir) as game:
+        orders = BrigandineOrders(game)
+        assert BrigandineOrders.plays(game) and "delay" in orders.prompt()
+        assert orders.key("i", None).type == "brig_delay"
+        game.end_turn(), game.end_turn()                          # phase 2
+        assert orders.key("3", "archer1") is None                 # toggles 'shoot'
+        declare = orders.key("enter", "archer1")
+        assert declare.does == ["shoot"] and game.refusal(declare) == ""
+        game.apply(declare)
+        for n in ("1", "4"):                                      # move + melee
+            orders.key(n, "knight")
+        assert orders.click("knight", "archer2") is None          # a click only aims in phase 2
+        assert not orders.is_enemy("archer2") and orders.is_enemy("captain")
+        game.apply(orders.key("enter", "knight"))
+        game.end_turn(), game.end_turn()                          # phase 3
+        move = orders.drag("knight", (-7.5, 6.0))
+        assert move.type == "brig_move" and game.refusal(move) == ""
+        assert orders.drag("knight", (0.0, 6.0), shift=True).type == "brig_charge"
+        game.apply(move)
+        game.end_turn(), game.end_turn()                          # phase 4
+        shoot = orders.click("archer1", "captain")
+        assert shoot.type == "brig_shoot" and game.refusal(shoot) == ""
+        game.end_turn(), game.end_turn()                          # phase 5
+        orders.key("2", "knight")
+        melee = orders.click("knight", "spear1")
+        assert melee.system == "man_to_man" and "away" in game.refusal(melee)
+        assert orders.key("d", "knight").type == "brig_defend"
