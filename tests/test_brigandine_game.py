@@ -41,6 +41,8 @@ def test_joust_save_load_mid_game_keeps_the_hash(tmp_path, ldrawdir):
         ref.play_script()
         assert ref.check() == []
         want = ref.state_hash()
+        broke = [e for e in ref.events if e.type == "brig_joust" and e.pieces]
+        assert len(broke) == 1 and all(ref.bodies[k].kind == "payload" for k in broke[0].pieces)
     game = sandbox.open_game(JOUST, ldrawdir=ldrawdir)
     try:
         game.play_turns(1, 6)

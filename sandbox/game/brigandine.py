@@ -47,6 +47,8 @@ MOVE_SLACK_IN: float = 1e-6
 SHOT_PART, SHOT_COLOUR = "3062b", 0
 #: The part drawn as a volley's arrow (an antenna, 4 plates high) and its colour.
 ARROW_PART, ARROW_COLOUR = "3957a", 6
+#: Colour of a broken lance's halves (LDraw brown).
+LANCE_COLOUR: int = 6
 #: An arrow comes down this far short of its target's footprint, inches.
 ARROW_SHORT_IN: float = 1.0
 #: Speed (in/s) of the push that knocks a defeated or unhorsed figure over.
@@ -825,10 +827,46 @@ class BrigandineCombat(System):
                           units=[key, j.opponent], outcomes=list(res.outcomes),
                           points=[a.joust_points, b.joust_points])
             for outcome, victim, by in ((res.outcomes[0], b, a), (res.outcomes[1], a, b)):
+                if outcome == "lance_broken":
+                    self._break_lance(by, victim)
                 if outcome == "unhorsed":
                     self._out(victim, by, "unhorsed")
                 elif outcome == "slain":
                     self._out(victim, by, "defeated")
+
+    def _break_lance(self, rider: BrigUnit, struck: BrigUnit) -> None:
+        """A lance broken on ``struck``: its two halves (4-high bars) fly apart from the point
+        of impact, between the riders at lance height."""
+        g = self.game
+        if rider.key not in g.world.bodies or struck.key not in g.world.bodies:
+            return
+        rnd, _ = self.round_phase
+        a, b = self._centre(rider.key), self._centre(struck.key)
+        lo, hi = g.bounds(rider.key)
+        d = b - a
+        n = float(np.linalg.norm(d))
+        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
+        side = np.array([-d[1], d[0]])
+        mid = a + d * 0.5 * n
+        z = float(lo[2] + 0.7 * (hi[2] - lo[2]))
+        keys = []
+        for i, sign in enumerate((1.0, -1.0)):
+            key = f"lance_r{rnd}_{rider.key}_{'ab'[i]}"
+            asset = build_part_asset(ARROW_PART, LANCE_COLOUR, g.ldrawdir, name="lance half")
+            s3, d3 = np.array([side[0], side[1], 0.0]), np.array([d[0], d[1], 0.0])
+            rot = np.column_stack([np.cross(s3, d3), s3, d3])  # its long axis along the lance
+            asset.transform(rot, np.zeros(3))
+            blo, bhi = asset.bounds()
+            at = np.array([mid[0], mid[1], z]) + np.array([*(side * sign * 0.6), 0.0])
+            asset.transform(np.eye(3), at - (blo + bhi) / 2)
+            g.add_body(key, "payload", f"{rider.name}'s broken lance", rider.owner,
+                       g.bodies[rider.key].stats, asset)
+            g.world.set_velocity(key, [side[0] * sign * 30.0, side[1] * sign * 30.0, 40.0],
+                                 [d[0] * 15.0 * sign, d[1] * 15.0 * sign, 5.0])
+            keys.append(key)
+        g.log("brig_joust", f"{rider.name}'s lance breaks on {struck.name}", unit=rider.key,
+              pieces=keys)
+        g.settle()
 
     # ------------------------------------------------------------------ phase 6
     def _phase6(self, orders) -> None:
