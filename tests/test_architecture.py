@@ -106,7 +106,7 @@ def test_every_action_type_is_played_by_a_system(tmp_path):
 
     repo = PKG.parent
     seen: set[str] = set()
-    for scene in ("skirmish.toml", "escapade_raid.toml"):
+    for scene in ("skirmish.toml", "escapade_raid.toml", "brigandine_joust.toml"):
         with open_game(repo / "scenes" / scene) as game:
             seen |= set(game._handlers)  # noqa: SLF001 - the engine's own registry, read only
             seen.add("end_turn")

@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..core.errors import SandboxError
+from .brigandine_input import BrigandineOrders
 from ..game.scene import BigDrop, ExplosivePayload
 from ..game.actions import AttackAction, EndTurnAction, MoveAction
 from ..game.engine import Game as GameSession
@@ -251,6 +252,17 @@ class InputLayer:
         self.launch_body: str | None = None
         self.last_pointer = (0.0, 0.0)
         self.shift = False
+        self._brig: BrigandineOrders | None = None
+
+    @property
+    def brig(self) -> BrigandineOrders | None:
+        """The Brigandine gestures of this session (None: a BrikWars game)."""
+        session = self.app.session
+        if not BrigandineOrders.plays(session):
+            return None
+        if self._brig is None or self._brig.game is not session:
+            self._brig = BrigandineOrders(session)
+        return self._brig
 
     # ---------------------------------------------------------------- pointer
     def pointer_down(self, button: int, x: float, y: float, shift: bool = False) -> None:
@@ -280,7 +292,8 @@ class InputLayer:
                 hit = app.pick(sx, sy)
                 key = hit.key if hit is not None else None
                 if key is not None and key != "ground":
-                    reason = app.session.skirmish.move_refusal(key) if key in app.session.bodies else ""
+                    reason = (app.session.skirmish.move_refusal(key)
+                              if key in app.session.bodies and self.brig is None else "")
                     if not reason:
                         self.drag_unit = key
                         app.select(key)
@@ -320,6 +333,9 @@ class InputLayer:
                 grab = app.ground_point(press[1], press[2])
                 offset = (c - grab[:2]) if grab is not None else np.zeros(2)
                 dest = to[:2] + offset
+                if self.brig is not None:  # Brigandine: a half move, or shift-drag a charge
+                    app.submit(self.brig.drag(unit, (dest[0], dest[1]), self.shift))
+                    return
                 app.submit(MoveAction(type="move", player=app.session.current_player, unit=unit,
                                       to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
                                       sprint=self.sprint))
@@ -372,7 +388,17 @@ class InputLayer:
                     self.hover_target = hit.key
                     app.overlays_dirty = True
             return
-        app.select(hit.key if hit is not None and hit.key != "ground" else None)
+        key = hit.key if hit is not None and hit.key != "ground" else None
+        if (self.brig is not None and key is not None and app.selected is not None
+                and self.brig.is_enemy(key)):
+            order = self.brig.click(app.selected, key)
+            if order is not None:
+                app.submit(order)
+                return
+            if self.brig.phase == 2 and key != app.selected:
+                app.flash(f"Artillery target: {app.session.body(key).name}")
+                return
+        app.select(key)
 
     def fire(self, target: str) -> None:
         app = self.app
@@ -426,6 +452,17 @@ class InputLayer:
         """A key press, by Panda3D's key name ('e', 'enter', 'escape', 'f5', '1', ...)."""
         app = self.app
         n = name.lower()
+        brig = self.brig
+        if brig is not None and (n in ("i", "d", "r", "w", "enter") or n.isdigit()):
+            order = brig.key(n, app.selected)
+            if order is not None:
+                app.submit(order)
+            elif n.isdigit() and brig.phase == 2 and app.selected is not None:
+                app.flash(f"Declares: {', '.join(brig.declaring.get(app.selected, [])) or 'nothing'}"
+                          " (Enter: declare, hidden)")
+            elif n.isdigit() and brig.phase == 5:
+                app.flash(f"Melee by {brig.system.replace('_', '-')}: click an enemy")
+            return
         if n == "escape":
             if self.drag_unit is not None or self.press is not None:
                 moving = self.drag_unit is not None
@@ -784,8 +821,11 @@ class TabletopApp:
         s = self.session
         busy = self.busy
         pb = self._playback
-        self.banner.setText(f"Turn {s.turn}: {possessive(s.current_player)} turn"
-                            + ("   (physics...)" if busy or pb else ""))
+        label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
+        for system in s.systems:  # a game with its own round (Brigandine's phases) names it
+            if hasattr(system, "banner"):
+                label = system.banner(s.turn, s.current_player)
+        self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
         pile = s.bombardment.strategy_pile()
         self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         if self.selected is not None and not busy and self.selected in s.bodies:
@@ -808,6 +848,8 @@ class TabletopApp:
         if mode == "drop":
             extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.bombardment.strategy_pile()} in "
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
+        if self.input.brig is not None:  # Brigandine: what this phase's gestures order
+            extra += "   " + self.input.brig.prompt()
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
         self.status.setText(text)
         self.status.setPos(0, 0.05 + 0.04 * 1.25 * text.count("\n"))
@@ -823,6 +865,7 @@ class TabletopApp:
         b.accept("wheel_up", self.input.wheel, [1])
         b.accept("wheel_down", self.input.wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
+                "i", "d", "r", "w",
                 "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:

@@ -157,9 +157,12 @@ class Game:
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
             self.skirmish, self.escapade) if s is not None]
-        self.systems += list(self.kind.systems(self))  # the scene's game's own systems
+        own = list(self.kind.systems(self))  # the scene's game's own systems
+        self.systems += own
         self._handlers: dict[str, System] = {}
         for s in self.systems:
+            if not self.kind.brikwars_actions and s not in own:
+                continue  # another game: BrikWars' own actions are not played in it
             for cls in s.actions:
                 for name in cls.model_fields["type"].annotation.__args__:
                     self._handlers[name] = s

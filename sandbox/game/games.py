@@ -32,12 +32,17 @@ class GameKind:
     collision_damage : bool
         Physics impacts roll BrikWars Collision Damage (8.4, The Big Drop). A board game whose
         pieces are knocked about for show sets False: impacts are logged, nothing is harmed.
+    brikwars_actions : bool
+        BrikWars' own actions (move, attack, big_drop ...) are played too. A game with its own
+        rules for moving and fighting (Brigandine) sets False: they are refused as "not played
+        in this game".
     description : str
     """
 
     name: str
     systems: Callable[[Any], list] = field(default=lambda game: [])
     collision_damage: bool = True
+    brikwars_actions: bool = True
     description: str = ""
 
 
@@ -47,7 +52,7 @@ GAMES: dict[str, GameKind] = {
 }
 
 #: Modules that register further games when imported, by game name.
-GAME_MODULES: dict[str, str] = {}
+GAME_MODULES: dict[str, str] = {"brigandine": "sandbox.game.brigandine"}
 
 
 def register_game(kind: GameKind, module: str | None = None) -> None:

@@ -29,6 +29,7 @@ from .actions import Action, action_union
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
 from .scene_escapade import EscapadeSection
+from .scene_brigandine import BrigandineSection
 from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
 from .hazard_scene import FieldEntry, HazardExpect
 from .trap_scene import TrapEntry
@@ -269,6 +270,8 @@ class SceneSpec(_Strict):
     )
     expect: Expect | None = None
     escapade: EscapadeSection | None = Field(None, description="an Escapade (BrikWars ch. 13)")
+    brigandine: BrigandineSection | None = Field(None, description="a Brigandine battle "
+                                                 "(game = 'brigandine'; rules/003 Combat)")
 
     @model_validator(mode="after")
     def _cross_refs(self):
@@ -298,6 +301,15 @@ class SceneSpec(_Strict):
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
+        if self.brigandine is not None:
+            if self.game != "brigandine":
+                raise ValueError(f"a [brigandine] table needs game = 'brigandine', not "
+                                 f"{self.game!r}")
+            unit_ids = {u.id for u in self.units}
+            for i, b in enumerate(self.brigandine.units):
+                if b.id not in unit_ids:
+                    raise ValueError(f"brigandine.units[{i}].id {b.id!r} is not the id of a "
+                                     f"scene unit")
         if not (self.creations or self.units or self.actions):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:

@@ -15,6 +15,9 @@ damage   : Damage vs Armor, Deflection, cumulative damage, Size Damage, Explosio
            KnockBack, Premature Detonation (8.1, 8.4).
 fire     : Catching on Fire, Burning Rolls, the panic run (8.3).
 gunnery  : Gunnery, Gunnery Support, Homing In, Controls, Interfere, Reload (8.3-8.5).
+brigandine, brigandine_tables : Brigandine's combat (a second game, shared/rules/003): phases,
+           initiative, fire rates, Skirmish, Man-to-Man, Fantasy Combat, Jousting; its tables
+           as validated TOML data (data/brigandine/, a default set of this project's design).
 """
 
 from .attacks import (
