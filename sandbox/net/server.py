@@ -112,6 +112,7 @@ class Connection:
     synced_at: int | None = None  # the seq of the last sync sent (its hash is awaited)
     resyncing: bool = False    # a mismatch was found: resynchronising until a hash matches
     awaiting_state: bool = False  # the mismatch's digest is awaited
+    told: int = -1             # the last "confirmed" sequence number sent to it
     window_start: float = 0.0
     window_count: int = 0
     bad: int = 0
@@ -556,13 +557,18 @@ class GameServer:
             await self._sync(conn)
 
     def _update_confirmed(self) -> None:
+        """Tell each client the last entry every connected client has confirmed."""
         live = [c for c in self.conns if not c.closing]
         if not live:
             return
         m = min(c.confirmed for c in live)
-        if m > self.all_confirmed:
-            self.all_confirmed = m
-            self._broadcast({"type": "confirmed", "seq": m, "hash": self.hashes.get(m)})
+        if m < 0:
+            return  # a client that just joined has not confirmed its sync yet
+        self.all_confirmed = max(self.all_confirmed, m)
+        for c in live:
+            if c.told < m:
+                c.told = m
+                self._send(c, {"type": "confirmed", "seq": m, "hash": self.hashes.get(m)})
 
     # ------------------------------------------------------------------ agreement
     def _proposal_msg(self) -> dict:
