@@ -186,13 +186,18 @@ def replay(
 
 @app.command()
 def play(
-    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml) or a saved game "
+                                          "(.save.json); with --join, optional: the scene"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     size: str = typer.Option("1280x720", help="Window size WIDTHxHEIGHT in pixels"),
     save: Optional[Path] = typer.Option(None, help="Save file for F5 / F9 (default <scene>.save.json)"),
+    join: Optional[str] = typer.Option(None, "--join", help="Play online: the server's "
+                                       "ws://HOST:PORT (from 'sandbox serve')"),
+    token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
 ) -> None:
-    """Open the tabletop window: hotseat play of a scene or a saved game."""
+    """Open the tabletop window: hotseat play of a scene or a saved game, or (--join, --token)
+    one seat of a game served by 'sandbox serve'."""
     from .app.tabletop import play as play_window
 
     try:
@@ -200,8 +205,15 @@ def play(
     except ValueError:
         _fail(ValueError(f"--size must look like 1280x720, got {size!r}"))
         return
+    if join is None and file is None:
+        _fail(ValueError("give a scene or a save file, or --join ws://HOST:PORT --token T"))
+        return
+    if join is not None and not token:
+        _fail(ValueError("--join needs --token (the seat's token 'sandbox serve' printed)"))
+        return
     try:
-        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save)
+        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
+                    join=join, token=token)
     except SandboxError as exc:
         _fail(exc)
 

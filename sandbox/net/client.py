@@ -147,6 +147,10 @@ class HeadlessClient:
             self.game.close()
         self._pool.shutdown(wait=True)
 
+    def stop_worker(self) -> None:
+        """Stop the client's worker thread (the game stays open: a window owns it)."""
+        self._pool.shutdown(wait=False)
+
     async def call(self, fn: Callable[[Game], Any]) -> Any:
         """Run ``fn(game)`` on the client's game thread (between entries)."""
         return await self._run(fn, self.game)
