@@ -8,7 +8,8 @@ Commands
 ``sandbox model info FILE [--json]``
     Part placements, distinct parts, submodels, bounding box in inches, warnings.
 ``sandbox serve SCENE|SAVE [--host 127.0.0.1] [--port 8765] [--seat A,B] [--save-every N]``
-    Serve a game online (``sandbox.net``): join tokens per seat, lockstep clients.
+    Serve a game online (``sandbox.net``): join tokens per seat, lockstep clients;
+    ``sandbox play [SCENE] --join ws://HOST:PORT --token T`` plays one seat in the window.
 ``sandbox replay FILE [--info | --verify | --export out.mp4|out.gif [--turn N]
 [--from T --to T] [--moment N]]``
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,

@@ -426,3 +426,59 @@ def test_seats_and_tokens():
         make_seats(["A"], [["Z"]])
     with pytest.raises(NetError, match="in two seats"):
         make_seats(["A", "B"], [["A"], ["A", "B"]])
+
+
+# ---------------------------------------------------------------------------- command line
+def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path):
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    save = tmp_path / "duel.save.json"
+    proc = subprocess.Popen([sys.executable, "-m", "sandbox.cli", "serve", str(duel), "--port",
+                             "0", "--save", str(save)], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        head = [proc.stdout.readline() for _ in range(4)]
+        url = re.search(r"(ws://127\.0\.0\.1:\d+)", head[0]).group(1)
+        tokens = {m.group(1): m.group(2) for ln in head
+                  if (m := re.match(r"\s+seat '(\w+)'\s+token (\S+)", ln))}
+        assert set(tokens) == {"Red", "Blue"} and "spectators" in head[3]
+
+        async def main():
+            red = await HeadlessClient(url, tokens["Red"], scene_dir=duel.parent).connect()
+            e = await red.act({"type": "move", "player": "Red", "unit": "red1",
+                               "to": [-1.5, 1.0]})
+            await red.wait_confirmed(e["seq"])
+            h = red.hashes[e["seq"]]
+            await red.close()
+            red.shutdown()
+            return h
+
+        want = _run(main())
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "saved the game to" in rest and "Traceback" not in rest, rest
+    with open_game(save) as again:  # the server's game survives it: `sandbox serve` the save
+        assert again.state_hash() == want
+
+
+def test_serve_and_join_errors_are_one_clear_line(duel):
+    import subprocess
+    import sys
+
+    def sandbox(*args):
+        return subprocess.run([sys.executable, "-m", "sandbox.cli", *args], cwd=REPO,
+                              capture_output=True, text=True, timeout=120)
+
+    r = sandbox("serve", str(duel), "--seat", "Red,Nobody")
+    assert r.returncode == 2 and "'Nobody' is not one of the players" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = sandbox("play", "--join", "ws://127.0.0.1:9", "--token", "x")
+    assert r.returncode == 2 and "cannot reach ws://127.0.0.1:9" in r.stderr
+    r = sandbox("play", "--join", "ws://127.0.0.1:9")
+    assert r.returncode == 2 and "--join needs --token" in r.stderr
