@@ -284,7 +284,7 @@ def test_undo_only_when_every_other_seat_agrees_and_chat_is_shared(duel):
 
 # ---------------------------------------------------------------------------- bad input
 def test_bad_input_never_changes_the_game_nor_stops_the_server(duel):
-    limits = Limits(open_timeout_s=0.5, hello_timeout_s=0.5, rate_per_s=50)
+    limits = Limits(open_timeout_s=0.5, hello_timeout_s=0.5, rate_per_s=50, max_clients=4)
 
     async def main():
         srv, clients, lines = await _table(duel, limits=limits)
@@ -391,7 +391,6 @@ def test_bad_input_never_changes_the_game_nor_stops_the_server(duel):
             await unchanged("flood")
 
             # half-open: a TCP connection that never handshakes, and one that never says hello
-            t0 = time.monotonic()
             reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
             assert await asyncio.wait_for(reader.read(1024), 10) == b""  # the server hung up
             writer.close()
@@ -399,8 +398,24 @@ def test_bad_input_never_changes_the_game_nor_stops_the_server(duel):
                 with pytest.raises(ConnectionClosed) as err:
                     await ws.recv()
                 assert err.value.rcvd.code == 1008 and "no hello" in err.value.rcvd.reason
-            assert time.monotonic() - t0 < 30
             await unchanged("half-open connections")
+
+            # a full table: a fifth connection is refused (seats always get in)
+            hello = json.dumps({"type": "hello", "token": srv.token("spectator"),
+                                "version": PROTOCOL_VERSION})
+            async with connect(url) as fourth:
+                await fourth.send(hello)
+                await fourth.recv()  # welcome
+                await refused_at_hello(hello, "the table is full")
+                # asking for the whole save again and again: one a second at most
+                t0 = time.monotonic()
+                for _ in range(3):
+                    await fourth.send(json.dumps({"type": "sync_request"}))
+                syncs = 0
+                while syncs < 4:  # the welcome's and three asked for
+                    syncs += json.loads(await asyncio.wait_for(fourth.recv(), 10))["type"] == "sync"
+                assert time.monotonic() - t0 >= 2.0
+            await unchanged("a full table, repeated syncs")
 
             # still serving: the seats play on, everyone in step
             e = await red.act({"type": "end_turn", "player": "Red"})

@@ -50,8 +50,12 @@ PING_INTERVAL_S = 15.0
 PING_TIMEOUT_S = 15.0
 #: Messages waiting to go out to one client before it counts as too slow and is disconnected.
 SEND_QUEUE_LIMIT = 2048
-#: Malformed or refused messages one connection may send before it is disconnected.
+#: Malformed messages one connection may send before it is disconnected.
 MAX_BAD_MESSAGES = 100
+#: Connections a server holds at once (seats and spectators); more are refused at hello.
+MAX_CLIENTS = 32
+#: Least seconds between two syncs (the whole save) one connection may ask for.
+SYNC_INTERVAL_S = 1.0
 #: Longest chat line, characters; chat and entries kept in the shared log.
 CHAT_MAX_CHARS = 500
 SHARED_LOG_LINES = 200
@@ -75,6 +79,8 @@ class Limits:
     ping_timeout_s: float | None = PING_TIMEOUT_S
     send_queue: int = SEND_QUEUE_LIMIT
     max_bad_messages: int = MAX_BAD_MESSAGES
+    max_clients: int = MAX_CLIENTS
+    sync_interval_s: float = SYNC_INTERVAL_S
 
 
 class _Msg(BaseModel):

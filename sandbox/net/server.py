@@ -113,6 +113,7 @@ class Connection:
     resyncing: bool = False    # a mismatch was found: resynchronising until a hash matches
     awaiting_state: bool = False  # the mismatch's digest is awaited
     told: int = -1             # the last "confirmed" sequence number sent to it
+    last_sync: float = -1e9    # time.monotonic() of the last sync sent
     window_start: float = 0.0
     window_count: int = 0
     bad: int = 0
@@ -276,6 +277,8 @@ class GameServer:
             seat = self._seat_for(hello.token)
             if seat is None:
                 raise NetError("wrong token: no seat has this token")
+            if seat.spectator and len(self.conns) >= lim.max_clients:
+                raise NetError(f"the table is full ({lim.max_clients} connections)")
         except NetError as exc:
             self._say(f"{peer}: refused: {exc}")
             await ws.close(CLOSE_POLICY, _reason(str(exc)))
@@ -395,6 +398,7 @@ class GameServer:
         """Send the server's save (call with the lock held)."""
         doc = await self._call(Game.save_doc, self.game)
         conn.synced_at = self.seq
+        conn.last_sync = time.monotonic()
         self._send(conn, {"type": "sync", "seq": self.seq, "save": dumps(doc)})
 
     # ------------------------------------------------------------------ messages
@@ -420,6 +424,9 @@ class GameServer:
         elif isinstance(msg, VoteMsg):
             await self._on_vote(conn, msg)
         elif isinstance(msg, SyncRequest):
+            wait = conn.last_sync + self.limits.sync_interval_s - time.monotonic()
+            if wait > 0:  # a save at most once a second per connection: this one waits
+                await asyncio.sleep(wait)
             async with self._lock:
                 conn.resyncing = True
                 await self._sync(conn)
@@ -428,11 +435,13 @@ class GameServer:
 
     async def _bad(self, conn: Connection, reason: str, ref: int | None = None,
                    kind: str = "error") -> None:
-        conn.bad += 1
         self._send(conn, {"type": kind, "reason": reason, "ref": ref})
+        if kind == "refused":
+            return  # a well-formed request the rules or the seat refuse: the rate limit's
+        conn.bad += 1
         if conn.bad > self.limits.max_bad_messages:
             await self._close(conn, CLOSE_POLICY, f"more than {self.limits.max_bad_messages} "
-                              "refused messages")
+                              "malformed messages")
 
     async def _on_action(self, conn: Connection, msg: ActionMsg) -> None:
         seat = conn.seat
