@@ -321,10 +321,10 @@ class HeadlessClient:
 
     async def _apply(self, entry: dict) -> None:
         seq = int(entry["seq"])
-        if self.game is None or seq <= self.seq:
-            return  # before this client's sync: already in the state it loaded
         if entry.get("ref") is not None:
             self._entry_by_ref[(entry.get("seat"), entry["ref"])] = entry
+        if self.game is None or seq <= self.seq:
+            return  # before this client's sync: already in the state it loaded
         if seq != self.seq + 1:
             await self._send({"type": "sync_request"})
             return
