@@ -452,7 +452,7 @@ def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path):
 
     save = tmp_path / "duel.save.json"
     proc = subprocess.Popen([sys.executable, "-m", "sandbox.cli", "serve", str(duel), "--port",
-                             "0", "--save", str(save)], cwd=REPO, stdout=subprocess.PIPE,
+                             "0", "--save", str(save), "--save-every", "1"], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
         head = [proc.stdout.readline() for _ in range(4)]
@@ -472,6 +472,12 @@ def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path):
             return h
 
         want = _run(main())
+        for _ in range(200):  # --save-every 1: saved after the move, while still serving
+            if save.exists() and json.loads(save.read_text())["checksum"] == want:
+                break
+            time.sleep(0.05)
+        assert json.loads(save.read_text())["checksum"] == want
+        save.unlink()
         proc.send_signal(signal.SIGINT)
         rest, _ = proc.communicate(timeout=60)
     finally:
