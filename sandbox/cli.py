@@ -7,6 +7,9 @@ Commands
     ``<scene>.png`` into DIR (default ``out/<scene name>``).
 ``sandbox model info FILE [--json]``
     Part placements, distinct parts, submodels, bounding box in inches, warnings.
+``sandbox serve SCENE|SAVE [--host 127.0.0.1] [--port 8765] [--seat A,B] [--save-every N]``
+    Serve a game online (``sandbox.net``): join tokens per seat, lockstep clients;
+    ``sandbox play [SCENE] --join ws://HOST:PORT --token T`` plays one seat in the window.
 ``sandbox replay FILE [--info | --verify | --export out.mp4|out.gif [--turn N]
 [--from T --to T] [--moment N]]``
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
@@ -184,13 +187,18 @@ def replay(
 
 @app.command()
 def play(
-    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml) or a saved game "
+                                          "(.save.json); with --join, optional: the scene"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     size: str = typer.Option("1280x720", help="Window size WIDTHxHEIGHT in pixels"),
     save: Optional[Path] = typer.Option(None, help="Save file for F5 / F9 (default <scene>.save.json)"),
+    join: Optional[str] = typer.Option(None, "--join", help="Play online: the server's "
+                                       "ws://HOST:PORT (from 'sandbox serve')"),
+    token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
 ) -> None:
-    """Open the tabletop window: hotseat play of a scene or a saved game."""
+    """Open the tabletop window: hotseat play of a scene or a saved game, or (--join, --token)
+    one seat of a game served by 'sandbox serve'."""
     from .app.tabletop import play as play_window
 
     try:
@@ -198,10 +206,62 @@ def play(
     except ValueError:
         _fail(ValueError(f"--size must look like 1280x720, got {size!r}"))
         return
+    if join is None and file is None:
+        _fail(ValueError("give a scene or a save file, or --join ws://HOST:PORT --token T"))
+        return
+    if join is not None and not token:
+        _fail(ValueError("--join needs --token (the seat's token 'sandbox serve' printed)"))
+        return
     try:
-        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save)
+        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
+                    join=join, token=token)
     except SandboxError as exc:
         _fail(exc)
+
+
+@app.command()
+def serve(
+    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every network; "
+                             "127.0.0.1: this machine only)"),
+    port: int = typer.Option(8765, help="Port to listen on (0: any free port)"),
+    seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
+    seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
+                                   "comma-separated; repeatable. Default: a seat per player"),
+    save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
+    save_every: int = typer.Option(0, "--save-every", help="Save after every N changes "
+                                   "(0: only when the server stops)"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """Serve a game online: print a join token per seat and one for spectators, accept each
+    seat's actions on its turn, keep every client in lockstep (Ctrl-C saves and stops)."""
+    import asyncio
+
+    from . import open_game
+    from .net import GameServer
+
+    try:
+        game = open_game(file, seed=seed, ldrawdir=ldrawdir)
+        if save is None:
+            name = file.name.removesuffix(".save.json").removesuffix(".toml")
+            save = file.with_name(name + ".save.json")
+        server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
+                            save_path=save, save_every=save_every,
+                            on_log=lambda line: console.print(line, markup=False))
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(f"listening on {host}: anyone who can reach this machine and has a token "
+                      "can join", markup=False)
+    try:
+        asyncio.run(server.serve_forever())
+    except KeyboardInterrupt:
+        pass
+    except SandboxError as exc:
+        _fail(exc)
+    finally:
+        game.close()
 
 
 def main() -> None:

@@ -625,6 +625,8 @@ class TabletopApp:
         self._live: dict = {}
         self._nodes: dict[str, NodePath] = {}
         self._after: str | None = None
+        #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
+        self.net = None
         self._setup_scene()
         self._setup_hud()
         self._bind_events()
@@ -962,6 +964,9 @@ class TabletopApp:
 
     def submit(self, action) -> None:
         """Hand an action to the session on the worker thread; play its physics back."""
+        if self.net is not None:  # online: the server numbers it, then every table plays it
+            self.net.send_action(action)
+            return
         if self.busy:
             self.flash("Wait: physics is still playing out")
             return
@@ -972,6 +977,9 @@ class TabletopApp:
         self.runner.start(lambda: self.session.apply(action))
 
     def undo(self) -> None:
+        if self.net is not None:  # online: only by agreement of the other seats
+            self.net.undo_key()
+            return
         if self.busy:
             self.flash("Wait: physics is still playing out")
             return
@@ -1000,6 +1008,9 @@ class TabletopApp:
         if self.busy:
             self.flash("Wait: physics is still playing out")
             return
+        if self.net is not None:
+            self.flash("Online: the server holds the game (its host restarts it from a save)")
+            return
         target = Path(path) if path else self.save_path
         ldraw = self.session.ldrawdir
         self._loading = target
@@ -1025,6 +1036,26 @@ class TabletopApp:
         tex = self.base.win.get_screenshot()
         data = np.frombuffer(bytes(tex.get_ram_image_as("RGB")), np.uint8)
         return data.reshape(tex.get_y_size(), tex.get_x_size(), 3)[::-1].copy()
+
+    # ---------------------------------------------------------------- online play (sandbox.net)
+    def ready_for_remote(self) -> bool:
+        """No action, rebuild or playback running, and the last one's result taken."""
+        return not self.busy and self.runner._thread is None
+
+    def run_remote(self, fn: Callable[[], object]) -> None:
+        """Run a change that came from the server like a local action: on the worker, its
+        physics played back from the recording."""
+        g = self.session
+        self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
+                          "t_start": g.world.time, "n_events": len(g.events),
+                          "wall": time.monotonic(), "game": g, "action": None}
+        self.runner.start(fn)
+
+    def adopt(self, game: GameSession) -> None:
+        """Show ``game`` instead of the session (a resync loaded the server's save)."""
+        self.session = game
+        self._generation = -1
+        self._sync_from_session()
 
     # ---------------------------------------------------------------- per frame
     def _finish_runner(self) -> None:
@@ -1332,9 +1363,14 @@ def _log_line(e: dict) -> str:
     return text if len(text) < 110 else text[:107] + "..."
 
 
-def play(path: str | Path, ldrawdir=None, seed: int | None = None, width: int = 1280,
-         height: int = 720, save_path: str | Path | None = None) -> None:
-    """Open the tabletop window on a scene (.toml) or a save file and run it."""
+def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width: int = 1280,
+         height: int = 720, save_path: str | Path | None = None, join: str | None = None,
+         token: str | None = None) -> None:
+    """Open the tabletop window on a scene (.toml) or a save file and run it; with ``join``
+    (``ws://host:port``) and ``token``, play one seat of a server's game instead (``path``,
+    optional then: the scene, whose folder holds its models)."""
+    if join is not None:
+        return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
     from ..game.engine import open_game
 
     session = open_game(path, ldrawdir, seed=seed)
@@ -1345,3 +1381,22 @@ def play(path: str | Path, ldrawdir=None, seed: int | None = None, width: int = 
         app.run()
     finally:
         app.runner.join()
+
+
+def _play_online(path, url: str, token: str, ldrawdir, width: int, height: int,
+                 save_path) -> None:
+    from ..net.window import NetLink
+
+    scene_dir = Path(path).resolve().parent if path else None
+    link = NetLink(url, token, ldrawdir=ldrawdir, scene_dir=scene_dir)
+    session = link.start()
+    try:
+        app = TabletopApp(session, width, height, save_path=save_path,
+                          title=f"BrikWars tabletop - online: {link.seat}")
+        link.attach(app)
+        try:
+            app.run()
+        finally:
+            app.runner.join()
+    finally:
+        link.close()

@@ -43,3 +43,8 @@ class DiceError(SandboxError, ValueError):
 
 class OutputError(SandboxError, ValueError):
     """An output folder or file that cannot be written (a file in the way, no permission)."""
+
+
+class NetError(SandboxError, ValueError):
+    """A network message or connection the online game refuses (malformed, out of turn, a
+    wrong token), or a server that cannot be reached; the message says which and why."""

@@ -895,7 +895,16 @@ class Game:
 
         A failed save leaves any previous file at ``path`` untouched.
         """
-        doc = {
+        data = (json.dumps(self.save_doc(), indent=1, sort_keys=False) + "\n").encode("utf-8")
+        try:
+            return atomic_write_bytes(path, data)
+        except OSError as exc:
+            raise OutputError(f"{str(path)!r}: cannot write the save file "
+                              f"({exc.strerror or exc})") from None
+
+    def save_doc(self) -> dict:
+        """The save file's document (what :meth:`save` writes; the network sends it as JSON)."""
+        return {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "scene_dir": str(self.base_dir.resolve()),
@@ -907,12 +916,6 @@ class Game:
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
         }
-        data = (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode("utf-8")
-        try:
-            return atomic_write_bytes(path, data)
-        except OSError as exc:
-            raise OutputError(f"{str(path)!r}: cannot write the save file "
-                              f"({exc.strerror or exc})") from None
 
     @classmethod
     def load(cls, path: str | Path, ldrawdir: str | Path | None = None,
@@ -931,6 +934,23 @@ class Game:
             raise ReplayError(f"{p}: no such save file") from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise ReplayError(f"{p}: not a readable save file: {exc}") from None
+        return cls.from_save_doc(doc, str(p), p.resolve().parent, ldrawdir, on_event, check)
+
+    @classmethod
+    def from_save_doc(cls, doc: Any, where: str, base_dir: str | Path,
+                      ldrawdir: str | Path | None = None,
+                      on_event: Callable[[dict], None] | None = None,
+                      check: bool = True) -> "Game":
+        """A game from a save document (a parsed save file, or one sent over the network):
+        rebuild the scene, replay the log, compare the state hash. ``where`` names the source
+        in errors; ``base_dir``: model paths' folder when the save's ``scene_dir`` is not one.
+
+        Raises
+        ------
+        ReplayError
+            Wrong format or version, or the replayed state does not match.
+        """
+        p = where
         if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
             fmt = doc.get("format") if isinstance(doc, dict) else None
             raise ReplayError(f"{p}: not a {SAVE_FORMAT} file (format {fmt!r})")
@@ -946,9 +966,9 @@ class Game:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
             raise ReplayError(str(exc)) from None
-        base = Path(str(doc.get("scene_dir", p.parent)))
+        base = Path(str(doc.get("scene_dir", base_dir)))
         if not base.is_dir():
-            base = p.resolve().parent
+            base = Path(base_dir)
         try:
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions)
         except SandboxError as exc:
