@@ -90,6 +90,9 @@ EVENT_TYPES: dict[str, str] = {
     "trap_quiet": "an interaction sets nothing off",
     "trap_attack": "a Weapon Trap attacks",
     "escapade": "an Escapade fact (kill, exit, relay, status)",
+    "mbw": "a Micro Brick War fact (farm, build, move, capture, Goblet)",
+    "mbw_fight": "a Micro Brick War fight: d6 + Attack vs d6 + Defend (+ City)",
+    "mbw_victory": "a Micro Brick War game is decided (winner, or a draw)",
 }
 
 

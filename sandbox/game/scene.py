@@ -29,6 +29,7 @@ from .actions import Action, action_union
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
 from .scene_escapade import EscapadeSection
+from .scene_mbw import MicroBrickWarSection
 from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
 from .hazard_scene import FieldEntry, HazardExpect
 from .trap_scene import TrapEntry
@@ -267,6 +268,8 @@ class SceneSpec(_Strict):
     )
     expect: Expect | None = None
     escapade: EscapadeSection | None = Field(None, description="an Escapade (BrikWars ch. 13)")
+    micro_brick_war: MicroBrickWarSection | None = Field(
+        None, description="the board of a Micro Brick War game (game = 'micro_brick_war')")
 
     @model_validator(mode="after")
     def _cross_refs(self):

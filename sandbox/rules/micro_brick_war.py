@@ -271,13 +271,16 @@ class FightResult:
     defend_total: int
     defend_bonus: int
     attacker_won: bool
+    attack_mod: int = 0
+    defend_mod: int = 0
 
     def words(self) -> str:
         verdict = "attacker wins" if self.attacker_won else "defender wins"
         tie = " (a tie goes to the attacker)" if self.attack_total == self.defend_total else ""
-        return (f"{self.attacker} rolls {self.attack_die} = {self.attack_total} vs "
-                f"{self.defender} rolls {self.defend_die}"
-                + (f" +{self.defend_bonus} City" if self.defend_bonus else "")
+        where = {INSIDE_BONUS: " + 3 inside a City", AROUND_BONUS: " + 1 around a City"}
+        return (f"{self.attacker} rolls {self.attack_die} + Attack {self.attack_mod} = "
+                f"{self.attack_total} vs {self.defender} rolls {self.defend_die} + Defend "
+                f"{self.defend_mod}" + where.get(self.defend_bonus, "")
                 + f" = {self.defend_total}: {verdict}{tie}")
 
 
@@ -823,7 +826,7 @@ class State:
         droll = int(rng.roll(6, f"{dname} defends (Defend {dmod}"
                              + (f", City +{bonus}" if bonus else "") + ")").result)
         at, dt = aroll + u.type.attack, droll + dmod + bonus
-        res = FightResult(u.id, dname, aroll, at, droll, dt, bonus, at >= dt)
+        res = FightResult(u.id, dname, aroll, at, droll, dt, bonus, at >= dt, u.type.attack, dmod)
         self.fights.append(res)
         self.log.append(res.words())
         if not res.attacker_won:
