@@ -140,6 +140,12 @@ def unit_parts(kind: str, colour: int) -> list[PartRef]:
     raise SceneError(f"micro_brick_war: no figure for a {kind!r}")
 
 
+#: Where a figure's head is: (x offset from its centre, height of its top), inches (the
+#: Golden Goblet rides there).
+FIGURE_HEAD = {"infantry": (0.0, BRICK_IN + PLATE_IN), "cavalry": (STUD_IN / 2, BRICK_IN + PLATE_IN),
+               "catapult": (-STUD_IN / 2, BRICK_IN + 2 * PLATE_IN), "caravan": (0.0, BRICK_IN + PLATE_IN)}
+
+
 class MicroBrickWar(System):
     """The Micro Brick War system: the rules' :class:`~sandbox.rules.micro_brick_war.State`
     and the bricks that show it.
@@ -332,7 +338,7 @@ class MicroBrickWar(System):
         r = self.rules
         if "mbw-goblet" in self.game.bodies or not r.goblet_placed:
             return
-        parts = [_part("3023", GOBLET_COLOUR, top=PLATE_IN),
+        parts = [_part("3024", GOBLET_COLOUR, top=PLATE_IN),
                  _part("3005", GOBLET_COLOUR, top=PLATE_IN + BRICK_IN)]
         xy, z = self._goblet_spot()
         self._body("mbw-goblet", "the Golden Goblet", None, parts, xy, z, static=False)
@@ -340,10 +346,10 @@ class MicroBrickWar(System):
     def _goblet_spot(self):
         r = self.rules
         if r.goblet_holder is not None:
-            key = self._unit_key(r.goblet_holder)
-            _, _, at = self._anchor[key]
-            lo, hi = self.game.world.aabb(key)
-            return at[:2], float(at[2] + (hi[2] - lo[2])) - 0.02
+            u = r.units[r.goblet_holder]
+            _, _, at = self._anchor[self._unit_key(u.id)]
+            dx, top = FIGURE_HEAD[u.kind]
+            return at[:2] + np.array([dx, 0.0]), float(at[2] + top)
         sq = r.goblet
         return self.centre(sq), self._surface(sq)
 
