@@ -189,6 +189,8 @@ def play(
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     size: str = typer.Option("1280x720", help="Window size WIDTHxHEIGHT in pixels"),
     save: Optional[Path] = typer.Option(None, help="Save file for F5 / F9 (default <scene>.save.json)"),
+    ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
+                                 "repeat for more)"),
 ) -> None:
     """Open the tabletop window: hotseat play of a scene or a saved game."""
     from .app.tabletop import play as play_window
@@ -199,7 +201,8 @@ def play(
         _fail(ValueError(f"--size must look like 1280x720, got {size!r}"))
         return
     try:
-        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save)
+        play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
+                    ai=tuple(ai))
     except SandboxError as exc:
         _fail(exc)
 
