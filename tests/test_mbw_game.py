@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sandbox
@@ -128,3 +129,25 @@ def test_bad_sections_name_the_field(section, words, ldrawdir):
     with pytest.raises(SceneError, match="micro_brick_war") as exc:
         make(small(**section), ldrawdir)
     assert words in str(exc.value)
+
+
+def test_dropped_goblet_falls_and_lies_on_its_square(ldrawdir):
+    data = small(goblet="c3", units=[{"player": "Red", "kind": "infantry", "square": "c2"}])
+    data["actions"] = [
+        {"type": "mbw_move", "player": "Red", "turn": 1, "unit": "Red-infantry-1", "to": "c3"},
+        {"type": "mbw_drop_goblet", "player": "Red", "turn": 1, "unit": "Red-infantry-1"}]
+    g = make(data, ldrawdir)
+    g.play_turns(1, None)
+    sysm = g.system("micro_brick_war")
+    assert sysm.rules.goblet == (2, 2) and sysm.rules.goblet_holder is None
+    lo, hi = g.bounds("mbw-goblet")
+    assert np.all(np.abs((lo[:2] + hi[:2]) / 2 - sysm.centre((2, 2))) < sysm.square_in / 2)
+    assert hi[2] - lo[2] > 0.4  # standing upright again, set back by the rules' tidy
+    g.close()
+
+
+def test_a_micro_brick_war_table_needs_its_game():
+    data = small()
+    data["game"] = "brikwars"
+    with pytest.raises(SceneError, match="needs game"):
+        scene_from_dict(data, "<test>")

@@ -62,6 +62,8 @@ BOARD_COLOURS = (15, 72)
 FARM_COLOUR = 2
 BLOCK_COLOUR = 71
 GOBLET_COLOUR = 14
+#: How far above the square a dropped Goblet is let go, inches.
+GOBLET_DROP_IN = 0.8
 _FIXED = Stats(size=0.5, armor=100, move=0, flammable=False)
 
 
@@ -350,8 +352,8 @@ class MicroBrickWar(System):
             _, _, at = self._anchor[self._unit_key(u.id)]
             dx, top = FIGURE_HEAD[u.kind]
             return at[:2] + np.array([dx, 0.0]), float(at[2] + top)
-        sq = r.goblet
-        return self.centre(sq), self._surface(sq)
+        sq = r.goblet  # in a corner of its square, beside any unit standing there
+        return self.centre(sq) + 1.5 * STUD_IN, self._surface(sq)
 
     def _tidy(self) -> None:
         """Set every piece the rules keep back on its square (physics only shows things)."""
@@ -425,6 +427,11 @@ class MicroBrickWar(System):
             if isinstance(ra, mbw.FoundCity):
                 continue
             self._knock_off(self._unit_key(uid), frm)
+        if isinstance(ra, mbw.DropGoblet) and "mbw-goblet" in self._anchor:
+            # dropped: the Goblet falls from its holder's head as a free body
+            xy, z = self._goblet_spot()
+            self._place("mbw-goblet", xy + np.array([STUD_IN, 0.0]), z + GOBLET_DROP_IN)
+            self.game.settle()
         self._tidy()
         self.game.record_frame(force=True)
         self.game.settle(quiet=True)

@@ -299,6 +299,9 @@ class SceneSpec(_Strict):
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
+        if self.micro_brick_war is not None and self.game != "micro_brick_war":
+            raise ValueError(f"a [micro_brick_war] table needs game = \"micro_brick_war\" "
+                             f"(the scene plays {self.game!r})")
         if not (self.creations or self.units or self.actions):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
