@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..game.actions import EndTurnAction, parse_action
 from ..render.view import Marker
 from ..rules import micro_brick_war as mbw
@@ -162,8 +160,8 @@ class MbwInput:
         """A computer seat whose turn it is plays its next action (the table must be still)."""
         app = self.app
         g = app.session
-        if app.busy or g.over or g.current_player not in self.ai_seats:
-            return
+        if app.busy or g.over or self.rules.over or g.current_player not in self.ai_seats:
+            return  # a decided game: nothing more to play
         from ..game.micro_brick_war import ai_action
 
         d = ai_action(g)
@@ -208,9 +206,3 @@ class MbwInput:
             lines.append("Computer: " + ", ".join(sorted(self.ai_seats)))
         return "\n".join(lines)
 
-
-def selected_unit_square(layer: MbwInput) -> np.ndarray | None:
-    """Centre (2,) of the selected unit's square, or None (for tests and the camera)."""
-    if layer.unit is None or layer.unit not in layer.rules.units:
-        return None
-    return layer.system.centre(layer.rules.units[layer.unit].square)

@@ -119,10 +119,8 @@ def from_rules(action, player: str, turn: int) -> dict | None:
     return None
 
 
-def _part(part: str, colour: int, x: float = 0.0, y: float = 0.0, top: float = 0.0,
-          height: float = PLATE_IN) -> PartRef:
+def _part(part: str, colour: int, x: float = 0.0, y: float = 0.0, top: float = 0.0) -> PartRef:
     """A part whose top face is at ``top`` (its LDraw origin is the top face's centre)."""
-    del height
     return PartRef(part=part, colour=colour, position=(x, y, top))
 
 

@@ -477,7 +477,6 @@ class State:
             return f"{square_name(sq)} is a Block"
         if sq in self.cities:
             city = self.cities[sq]
-            ctrl = self.controller(sq)
             inside = self.units_at(sq)
             if inside and inside[0].owner != unit.owner:
                 return (f"the {'Capital' if city.capital else 'City'} on {square_name(sq)} is "
@@ -487,7 +486,6 @@ class State:
                 return (f"the {'Capital' if city.capital else 'City'} on {square_name(sq)} is "
                         f"full ({used} of {city.slots} slots used, a {unit.kind} needs "
                         f"{unit.type.slots})")
-            del ctrl
             return ""
         if sq in self.farms:
             return f"a farm stands on {square_name(sq)} (rule 1b: no unit can enter)"
