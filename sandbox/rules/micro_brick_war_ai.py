@@ -1,8 +1,9 @@
 """A computer opponent for Micro Brick War, searching the pure rules (no physics).
 
 Method: Monte Carlo tree search with UCB1 at the root (a one-level MCTS: "flat UCT"). The
-candidates are a pruned set of the legal actions (every attack, build and farm, each unit's
-best few moves towards its goal, drop/found/place, end turn); each simulation plays one
+candidates are a pruned set of the legal actions (every attack and build, farms that leave a
+City two ways out, each unit's best two moves towards its goal, found a City, place the Goblet,
+end turn; the computer never drops the Goblet); each simulation plays one
 candidate on a copy of the :class:`~sandbox.rules.micro_brick_war.State`, then plays on with a
 fast rule-of-thumb policy (:func:`policy_action`, with a little randomness) to the end of the
 next opponent's turn, and scores the position with :func:`evaluate` (or 1/0 if the game ended).
@@ -103,7 +104,8 @@ def _best_moves(s: State, u, player: str, k: int = 2) -> list[Move]:
         return []
     here = distance(u.square, goal)
     ranked = sorted(reach, key=lambda q: (distance(q, goal), reach[q], q))
-    return [Move(u.id, q) for q in ranked[:k] if distance(q, goal) < here or q == goal]
+    # closer first; a sideways step (no farther) gets round a friend or a farm in the way
+    return [Move(u.id, q) for q in ranked if distance(q, goal) <= here][:k]
 
 
 def candidates(s: State, player: str) -> list:
@@ -111,7 +113,9 @@ def candidates(s: State, player: str) -> list:
     legal = s.legal_actions(player)
     out, seen_units = [], set()
     for a in legal:
-        if isinstance(a, (Attack, Build, FoundCity, DropGoblet, EndTurn)):
+        if isinstance(a, DropGoblet):
+            continue  # the computer never lets the Goblet go
+        if isinstance(a, (Attack, Build, FoundCity, EndTurn)):
             out.append(a)
         elif isinstance(a, PlaceGoblet):
             if len(out) < 4 or not any(isinstance(x, PlaceGoblet) for x in out):
