@@ -196,6 +196,8 @@ def play(
     join: Optional[str] = typer.Option(None, "--join", help="Play online: the server's "
                                        "ws://HOST:PORT (from 'sandbox serve')"),
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
+    ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
+                                 "repeat for more)"),
 ) -> None:
     """Open the tabletop window: hotseat play of a scene or a saved game, or (--join, --token)
     one seat of a game served by 'sandbox serve'."""
@@ -214,7 +216,7 @@ def play(
         return
     try:
         play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
-                    join=join, token=token)
+                    join=join, token=token, ai=tuple(ai))
     except SandboxError as exc:
         _fail(exc)
 

@@ -44,6 +44,7 @@ from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
 from ..render.escapade_markers import escapade_markers
+from .mbw_input import MbwInput
 from ..render.hazard_markers import hazard_markers
 from ..render.from_game import render_mesh_of
 from ..render.view import Marker
@@ -355,6 +356,8 @@ class InputLayer:
             app.flash("Wait: physics is still playing out")
             return
         hit = app.pick(x, y)
+        if app.mbw is not None and self.mode == "select" and app.mbw.click(hit):
+            return  # Micro Brick War: squares, not inches
         if self.mode == "measure":
             thing = hit.key if hit is not None and hit.key != "ground" else (
                 np.asarray(hit.point) if hit is not None else None)
@@ -462,6 +465,8 @@ class InputLayer:
                           " (Enter: declare, hidden)")
             elif n.isdigit() and brig.phase == 5:
                 app.flash(f"Melee by {brig.system.replace('_', '-')}: click an enemy")
+            return
+        if app.mbw is not None and app.mbw.key(n):
             return
         if n == "escape":
             if self.drag_unit is not None or self.press is not None:
@@ -579,7 +584,7 @@ class TabletopApp:
 
     def __init__(self, session: GameSession, width: int = 1280, height: int = 720, *,
                  save_path: str | Path | None = None, screenshot_dir: str | Path | None = None,
-                 shadows: bool = True, title: str = "BrikWars tabletop"):
+                 shadows: bool = True, title: str = "BrikWars tabletop", ai_seats=()):
         self._prc = _window_prc(width, height, title, offscreen=False)
         from direct.showbase.ShowBase import ShowBase
 
@@ -606,6 +611,8 @@ class TabletopApp:
         self.shadows = shadows
         self.gl_renderer = self.base.win.getGsg().getDriverRenderer()
         self.input = InputLayer(self)
+        #: The Micro Brick War layer (squares, highlights, computer seats), None in BrikWars.
+        self.mbw = MbwInput(self, ai_seats) if _plays_mbw(session) else None
         self.rig = CameraRig()
         self.runner = ActionRunner()
         self.selected: str | None = None
@@ -754,7 +761,8 @@ class TabletopApp:
         self._destroyed = dead
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
         esc = getattr(g, "escapade", None)
-        self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else "")
+        self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
+                                    self.mbw.panel() if self.mbw is not None else "")
         self.overlays_dirty = True
 
     # ---------------------------------------------------------------- HUD
@@ -1114,6 +1122,8 @@ class TabletopApp:
             self._sync_from_session()
             poses = self._live
         self._was_playing = self._playback is not None
+        if self.mbw is not None and not self.busy:
+            self.mbw.tick()  # a computer seat plays its next action
         for key, np_ in self._nodes.items():
             pose = poses.get(key)
             if pose is None or (not self.busy and key not in self.session.world.bodies):
@@ -1175,6 +1185,8 @@ class TabletopApp:
         inp = self.input
         markers: list[Marker] = []
         markers.extend(escapade_markers(s))  # edges, deployment zones, Stronghold (13.1)
+        if self.mbw is not None:
+            markers.extend(self.mbw.markers())  # legal squares of the selection
         # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
         # Scout revealed them to the player whose turn it is (F.3)
         markers.extend(hazard_markers(s, viewer=s.current_player))
@@ -1363,19 +1375,31 @@ def _log_line(e: dict) -> str:
     return text if len(text) < 110 else text[:107] + "..."
 
 
+def _plays_mbw(session) -> bool:
+    return any(sys_.name == "micro_brick_war" for sys_ in session.systems)
+
+
 def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width: int = 1280,
          height: int = 720, save_path: str | Path | None = None, join: str | None = None,
-         token: str | None = None) -> None:
-    """Open the tabletop window on a scene (.toml) or a save file and run it; with ``join``
-    (``ws://host:port``) and ``token``, play one seat of a server's game instead (``path``,
-    optional then: the scene, whose folder holds its models)."""
+         token: str | None = None, ai=()) -> None:
+    """Open the tabletop window on a scene (.toml) or a save file and run it (``ai``: seats
+    the computer plays, Micro Brick War); with ``join`` (``ws://host:port``) and ``token``,
+    play one seat of a server's game instead (``path``, optional then: the scene, whose folder
+    holds its models)."""
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
     from ..game.engine import open_game
 
     session = open_game(path, ldrawdir, seed=seed)
     p = Path(path)
-    app = TabletopApp(session, width, height,
+    if ai and not _plays_mbw(session):
+        session.close()
+        raise SandboxError("--ai: the computer opponent plays Micro Brick War scenes only")
+    for seat in ai:
+        if seat not in session.players:
+            session.close()
+            raise SandboxError(f"--ai: {seat!r} is not one of the players {session.players}")
+    app = TabletopApp(session, width, height, ai_seats=ai,
                       save_path=save_path or (p if p.suffix.lower() != ".toml" else None))
     try:
         app.run()

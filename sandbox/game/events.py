@@ -109,6 +109,9 @@ EVENT_TYPES: dict[str, str] = {
     "brig_fantasy": "Brigandine: a Fantasy Combat exchange",
     "brig_joust": "Brigandine: a joust pass (aims, stances, outcomes)",
     "brig_artillery": "Brigandine: artillery fires in phase 6, or its shot is lost",
+    "mbw": "a Micro Brick War fact (farm, build, move, capture, Goblet)",
+    "mbw_fight": "a Micro Brick War fight: d6 + Attack vs d6 + Defend (+ City)",
+    "mbw_victory": "a Micro Brick War game is decided (winner, or a draw)",
 }
 
 

@@ -52,7 +52,10 @@ GAMES: dict[str, GameKind] = {
 }
 
 #: Modules that register further games when imported, by game name.
-GAME_MODULES: dict[str, str] = {"brigandine": "sandbox.game.brigandine"}
+GAME_MODULES: dict[str, str] = {
+    "brigandine": "sandbox.game.brigandine",
+    "micro_brick_war": "sandbox.game.micro_brick_war",
+}
 
 
 def register_game(kind: GameKind, module: str | None = None) -> None:

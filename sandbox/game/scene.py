@@ -30,6 +30,7 @@ from .actions import Action, action_union
 from . import scene_blast  # noqa: F401
 from .scene_escapade import EscapadeSection
 from .scene_brigandine import BrigandineSection
+from .scene_mbw import MicroBrickWarSection
 from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
 from .hazard_scene import FieldEntry, HazardExpect
 from .trap_scene import TrapEntry
@@ -272,6 +273,8 @@ class SceneSpec(_Strict):
     escapade: EscapadeSection | None = Field(None, description="an Escapade (BrikWars ch. 13)")
     brigandine: BrigandineSection | None = Field(None, description="a Brigandine battle "
                                                  "(game = 'brigandine'; rules/003 Combat)")
+    micro_brick_war: MicroBrickWarSection | None = Field(
+        None, description="the board of a Micro Brick War game (game = 'micro_brick_war')")
 
     @model_validator(mode="after")
     def _cross_refs(self):
@@ -310,6 +313,9 @@ class SceneSpec(_Strict):
                 if b.id not in unit_ids:
                     raise ValueError(f"brigandine.units[{i}].id {b.id!r} is not the id of a "
                                      f"scene unit")
+        if self.micro_brick_war is not None and self.game != "micro_brick_war":
+            raise ValueError(f"a [micro_brick_war] table needs game = \"micro_brick_war\" "
+                             f"(the scene plays {self.game!r})")
         if not (self.creations or self.units or self.actions):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:

@@ -1,0 +1,208 @@
+"""Micro Brick War at the tabletop window: clicks on squares become ``mbw_*`` actions, legal
+squares are highlighted, computer seats play themselves.
+
+- Click one of your Cities or Capitals: it is selected; its free squares around are ringed
+  yellow (click one to farm it); keys ``1``-``4`` build an Infantry, Cavalry, Catapult or
+  Caravan there.
+- Click a square with your units (again: the next unit there): the unit is selected; the squares
+  it may move to are ringed green, those it may attack red; click one to move or attack.
+  ``C`` turns a selected Caravan into a City; ``D`` drops the Golden Goblet.
+- The Goblet's chooser, before placing it, sees the candidate squares ringed gold: click one.
+- ``E`` ends the turn (the window's own key). Seats in ``ai`` (the scene's
+  ``micro_brick_war.ai`` or ``sandbox play --ai``) are played by the computer opponent, one
+  logged action at a time, whenever it is their turn and the table is still.
+
+Reads the game through its public names only; every action goes through ``app.submit`` like any
+other (so undo, saves and replays see it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..game.actions import EndTurnAction, parse_action
+from ..render.view import Marker
+from ..rules import micro_brick_war as mbw
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tabletop import TabletopApp
+
+BUILD_KEYS = {"1": "infantry", "2": "cavalry", "3": "catapult", "4": "caravan"}
+_GREEN = (0.3, 1.0, 0.4, 0.95)
+_RED = (1.0, 0.25, 0.2, 0.95)
+_YELLOW = (1.0, 0.85, 0.2, 0.95)
+_GOLD = (1.0, 0.7, 0.1, 0.95)
+_WHITE = (1.0, 1.0, 1.0, 0.95)
+
+
+class MbwInput:
+    """The window's Micro Brick War layer (one per :class:`TabletopApp` whose game has the
+    ``micro_brick_war`` system)."""
+
+    def __init__(self, app: "TabletopApp", ai_seats=()):
+        self.app = app
+        self.unit: str | None = None
+        self.city: tuple | None = None
+        self.ai_seats = set(ai_seats) | set(self.system.section.ai)
+
+    @property
+    def system(self):
+        return self.app.session.system("micro_brick_war")
+
+    @property
+    def rules(self) -> mbw.State:
+        return self.system.rules
+
+    def clear(self) -> None:
+        self.unit, self.city = None, None
+        self.app.overlays_dirty = True
+
+    # ------------------------------------------------------------------ input
+    def _submit(self, d: dict) -> None:
+        app = self.app
+        d = {**d, "player": app.session.current_player}
+        action = parse_action(d)
+        why = app.session.refusal(action)
+        if why:
+            app.flash(why, error=True)
+            return
+        self.clear()
+        app.submit(action)
+
+    def click(self, hit) -> bool:
+        """A click on the table; True when it was a Micro Brick War click."""
+        if hit is None:
+            return False
+        sq = self.system.square_at(hit.point)
+        if sq is None:
+            self.clear()
+            return True
+        r = self.rules
+        name = mbw.square_name(sq)
+        p = self.app.session.current_player
+        if not r.goblet_placed and p == r.goblet_chooser and sq in r.goblet_candidates() \
+                and self.unit is None and self.city is None:
+            self._submit({"type": "mbw_place_goblet", "square": name})
+            return True
+        if self.unit is not None and self.unit in r.units:
+            u = r.units[self.unit]
+            if sq in r.reachable(u) and not r.refusal(mbw.Move(u.id, sq), p):
+                self._submit({"type": "mbw_move", "unit": u.id, "to": name})
+                return True
+            if not r.refusal(mbw.Attack(u.id, sq), p):
+                self._submit({"type": "mbw_attack", "unit": u.id, "target": name})
+                return True
+        if self.city is not None and not r.refusal(mbw.Farm(self.city, sq), p):
+            self._submit({"type": "mbw_farm", "city": mbw.square_name(self.city), "square": name})
+            return True
+        mine = [u.id for u in r.units_at(sq) if u.owner == p]
+        ours = sq in r.cities and r.controller(sq) == p
+        if ours and self.city != sq and (self.unit is None or self.unit not in mine
+                                         or self.unit == mine[-1]):
+            self.unit, self.city = None, sq
+            self.app.flash(f"City {name}: click a ringed square to farm, 1-4 builds "
+                           "Infantry / Cavalry / Catapult / Caravan")
+        elif mine:
+            i = mine.index(self.unit) + 1 if self.unit in mine else 0
+            if i >= len(mine):
+                i = 0
+            self.unit, self.city = mine[i], None
+            u = r.units[self.unit]
+            self.app.flash(f"{u.id}: {u.moves_left} square(s) of Speed left"
+                           + (", attacked" if u.attacked else "")
+                           + ("; C founds a City" if u.kind == "caravan" else "")
+                           + ("; D drops the Goblet" if r.goblet_holder == u.id else ""))
+        else:
+            self.clear()
+            what = self._describe(sq)
+            if what:
+                self.app.flash(what)
+        self.app.overlays_dirty = True
+        return True
+
+    def _describe(self, sq) -> str:
+        r = self.rules
+        name = mbw.square_name(sq)
+        if sq in r.blocks:
+            return f"{name}: a Block"
+        if sq in r.cities:
+            c = r.cities[sq]
+            return (f"{name}: {'Capital' if c.capital else 'City'} of {c.owner or 'nobody'}, "
+                    f"held by {r.controller(sq) or 'nobody'}, {r.slots_used(sq)}/{c.slots} slots")
+        if sq in r.farms:
+            return f"{name}: {r.farms[sq] or 'nobody'}'s farm"
+        us = r.units_at(sq)
+        if us:
+            return f"{name}: {us[0].id}"
+        return ""
+
+    def key(self, n: str) -> bool:
+        """A key press; True when Micro Brick War used it."""
+        if self.city is not None and n in BUILD_KEYS:
+            self._submit({"type": "mbw_build", "city": mbw.square_name(self.city),
+                          "kind": BUILD_KEYS[n]})
+            return True
+        if self.unit is not None and n == "c":
+            self._submit({"type": "mbw_found_city", "unit": self.unit})
+            return True
+        if self.unit is not None and n == "d":
+            self._submit({"type": "mbw_drop_goblet", "unit": self.unit})
+            return True
+        if n == "escape" and (self.unit is not None or self.city is not None):
+            self.clear()
+            return True
+        if n == "e":
+            self.clear()
+        return False
+
+    # ------------------------------------------------------------------ per frame
+    def tick(self) -> None:
+        """A computer seat whose turn it is plays its next action (the table must be still)."""
+        app = self.app
+        g = app.session
+        if app.busy or g.over or self.rules.over or g.current_player not in self.ai_seats:
+            return  # a decided game: nothing more to play
+        from ..game.micro_brick_war import ai_action
+
+        d = ai_action(g)
+        if d is None:
+            app.submit(EndTurnAction(type="end_turn", player=g.current_player))
+        else:
+            app.submit(parse_action(d))
+
+    def markers(self) -> list[Marker]:
+        """Rings on the squares the selection may use (and the Goblet's candidates)."""
+        r = self.rules
+        s = self.system
+        p = self.app.session.current_player
+        out: list[Marker] = []
+        rad = s.square_in * 0.42
+
+        def ring(sq, colour, z=0.2):
+            c = s.centre(sq)
+            out.append(Marker.ring((float(c[0]), float(c[1]), z), rad, colour=colour, width=0.07))
+
+        if not r.goblet_placed and p == r.goblet_chooser:
+            for sq in r.goblet_candidates():
+                ring(sq, _GOLD)
+        if self.unit is not None and self.unit in r.units:
+            u = r.units[self.unit]
+            ring(u.square, _WHITE, 0.5)
+            for sq in r.reachable(u):
+                ring(sq, _GREEN)
+            for a in r.legal_actions(p):
+                if isinstance(a, mbw.Attack) and a.unit == u.id:
+                    ring(a.target, _RED, 0.5)
+        elif self.city is not None and self.city in r.cities:
+            ring(self.city, _WHITE, 0.5)
+            for n in r.neighbours(self.city):
+                if not r.refusal(mbw.Farm(self.city, n), p):
+                    ring(n, _YELLOW)
+        return out
+
+    def panel(self) -> str:
+        lines = self.system.panel_lines()
+        if self.ai_seats:
+            lines.append("Computer: " + ", ".join(sorted(self.ai_seats)))
+        return "\n".join(lines)
+

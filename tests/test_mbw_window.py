@@ -1,0 +1,129 @@
+"""Micro Brick War in the tabletop window under Xvfb, played by input: click a Capital and a
+square to farm, click a unit and a ringed square to move (the rings are drawn), end the turn
+with E, and the computer seat plays Blue's turn by itself."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.window
+W, H = 640, 480
+
+
+@pytest.fixture(scope="session")
+def mbw_display():
+    """An Xvfb of our own for the session (Panda3D reads DISPLAY once per process)."""
+    exe = shutil.which("Xvfb")
+    if exe is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=[write_fd],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    old = os.environ.get("DISPLAY")
+    try:
+        ready, _, _ = select.select([read_fd], [], [], 20)
+        if not ready:
+            raise RuntimeError("Xvfb did not report a display within 20 s")
+        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
+        yield os.environ["DISPLAY"]
+    finally:
+        os.close(read_fd)
+        proc.terminate()
+        proc.wait(timeout=10)
+        if old is None:
+            os.environ.pop("DISPLAY", None)
+        else:
+            os.environ["DISPLAY"] = old
+
+
+SCENE = {
+    "name": "mbw window", "game": "micro_brick_war", "seed": 5,
+    "battlefield": {"width": 9, "depth": 9},
+    "players": [{"name": "Red", "colour": 4}, {"name": "Blue", "colour": 1}],
+    "micro_brick_war": {"width": 5, "height": 5, "ai": ["Blue"],
+                        "units": [{"player": "Red", "kind": "infantry", "square": "c2"}]},
+    "actions": [{"type": "mbw_farm", "player": "Red", "turn": 1, "city": "b2", "square": "a1"}],
+}
+
+
+@pytest.fixture(scope="module")
+def app(mbw_display, tmp_path_factory, ldrawdir):
+    from sandbox.app.tabletop import TabletopApp
+    from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
+
+    out = tmp_path_factory.mktemp("mbw_window")
+    session = Game(scene_from_dict(SCENE), REPO, ldrawdir=ldrawdir)
+    a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
+                    shadows=False)
+    a.rig.toggle_top(6.0, 6.0, a.aspect)
+    a.step(3)
+    yield a
+    a.destroy()
+
+
+def _px(xy):
+    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
+
+
+def click_square(app, name):
+    from sandbox.rules.micro_brick_war import parse_square
+
+    c = app.mbw.system.centre(parse_square(name))
+    xy = app.world_to_screen((float(c[0]), float(c[1]), 0.15))
+    app.base.win.movePointer(0, *_px(xy))
+    app.step(2)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+
+
+def test_click_a_capital_then_a_square_farms_it(app):
+    rules = app.mbw.rules
+    click_square(app, "b2")
+    assert app.mbw.city == (1, 1)
+    click_square(app, "a2")
+    app.wait_idle()
+    assert rules.farms.get((0, 1)) == "Red"
+    assert app.session.actions[-1].type == "mbw_farm"
+    assert "Micro Brick War" in app.escapade_panel.getText()
+
+
+def test_click_a_unit_shows_rings_and_moves(app):
+    rules = app.mbw.rules
+    click_square(app, "c2")
+    assert app.mbw.unit == "Red-infantry-1"
+    app.step(3)
+    img = app.frame_array()
+    green = (img[:, :, 1] > 200) & (img[:, :, 0] < 140) & (img[:, :, 2] < 140)
+    assert green.sum() > 30  # the squares it may move to are ringed
+    click_square(app, "c3")
+    app.wait_idle()
+    assert rules.units["Red-infantry-1"].square == (2, 2)
+    assert app.session.actions[-1].type == "mbw_move"
+
+
+def test_end_turn_by_key_and_the_computer_plays_blue(app):
+    s = app.session
+    app.base.messenger.send("e")
+    app.step(2)
+    t0 = time.monotonic()
+    while (s.current_player != "Red" or app.busy) and time.monotonic() - t0 < 90:
+        app.step(2)
+    assert s.current_player == "Red" and s.turn == 2
+    blue = [a for a in s.actions if a.player == "Blue"]
+    assert blue and blue[-1].type == "end_turn"
+    assert app.mbw.rules.goblet_placed  # Blue, the chooser, placed the Goblet
+    assert {a.type for a in blue} <= {"mbw_farm", "mbw_build", "mbw_move", "mbw_attack",
+                                      "mbw_place_goblet", "end_turn"}
