@@ -579,7 +579,7 @@ def ai_play_turn(game, iterations: int = 48, max_actions: int = 200) -> int:
 
 
 register_game(GameKind("micro_brick_war", systems=lambda game: [MicroBrickWar(game)],
-                       collision_damage=False,
+                       collision_damage=False, brikwars_actions=False,
                        description="Micro Brick War (a farm-and-conquest board game for 2-4 "
                                    "players, shared/rules/004)"),
               module=__name__)
