@@ -23,6 +23,7 @@ line naming the file, the limit, the value found and the variable (or option) th
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -132,3 +133,36 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or type(exc).__name__
     return str(exc)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
+
+
+def _finite_float(text: str) -> float:
+    v = float(text)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:24]} is out of range (numbers must be finite)")
+    return v
+
+
+def strict_json_loads(data: bytes | str):
+    """``json.loads`` for untrusted files: UTF-8, no NaN or infinity (``NaN``, ``Infinity``,
+    ``1e999``), no nesting deeper than Python's recursion allows.
+
+    Raises
+    ------
+    ValueError
+        With a short reason (never the file's content beyond a number's text).
+    """
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                         f"{exc.msg})") from None
+    except RecursionError:
+        raise ValueError("nested too deep") from None

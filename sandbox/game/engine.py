@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
+from ..core.limits import FileRefused, read_input_bytes, reason, strict_json_loads
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld
 from ..rules import collision as collision_rules
@@ -904,7 +905,8 @@ class Game:
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
         }
-        data = (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode("utf-8")
+        doc["file_checksum"] = save_file_checksum(doc)
+        data = (json.dumps(doc, indent=1, sort_keys=False, allow_nan=False) + "\n").encode("utf-8")
         try:
             return atomic_write_bytes(path, data)
         except OSError as exc:
@@ -923,28 +925,44 @@ class Game:
         """
         p = Path(path)
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
+            doc = strict_json_loads(read_input_bytes(p, "save file"))
         except FileNotFoundError:
             raise ReplayError(f"{p}: no such save file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        except FileRefused as exc:
+            raise ReplayError(f"{p}: {exc}") from None
+        except OSError as exc:
+            raise ReplayError(f"{p}: not a readable save file: {reason(exc)}") from None
+        except ValueError as exc:  # not UTF-8 JSON, NaN / infinity, nested too deep
             raise ReplayError(f"{p}: not a readable save file: {exc}") from None
         if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
             fmt = doc.get("format") if isinstance(doc, dict) else None
-            raise ReplayError(f"{p}: not a {SAVE_FORMAT} file (format {fmt!r})")
-        if doc.get("version") != SAVE_VERSION:
-            raise ReplayError(f"{p}: save version {doc.get('version')!r} is not {SAVE_VERSION}")
+            shown = repr(fmt) if isinstance(fmt, (str, int, type(None))) else type(fmt).__name__
+            raise ReplayError(f"{p}: not a {SAVE_FORMAT} file (format {shown[:60]})")
+        if doc.get("version") != SAVE_VERSION or isinstance(doc.get("version"), bool):
+            shown = repr(doc.get("version"))[:40]
+            raise ReplayError(f"{p}: save version {shown} is not {SAVE_VERSION}")
+        if not isinstance(doc.get("file_checksum"), str):
+            raise ReplayError(f"{p}: the save file has no file checksum (edited, or written by "
+                              "an older build)")
+        if doc["file_checksum"] != save_file_checksum(doc):
+            raise ReplayError(f"{p}: the save file does not match its file checksum: its "
+                              "scene, actions or state were edited or corrupted")
         try:
+            if not isinstance(doc.get("scene"), dict):
+                raise TypeError("scene is not a table")
             spec = scene_from_dict(doc["scene"], f"{p}:scene")
             if not isinstance(doc["actions"], list):
                 raise TypeError("actions is not a list")
             actions = [parse_action(a, f"{p}:actions[{i}]") for i, a in enumerate(doc["actions"])]
-            seed = int(doc["seed"])
+            seed = doc["seed"]
+            if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
+                raise TypeError(f"seed must be a whole number, got {str(seed)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
             raise ReplayError(str(exc)) from None
         base = Path(str(doc.get("scene_dir", p.parent)))
-        if not base.is_dir():
+        if "\x00" in str(base) or not base.is_dir():
             base = p.resolve().parent
         try:
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions)
@@ -982,6 +1000,15 @@ class Game:
         self.close()
 
 
+def save_file_checksum(doc: dict) -> str:
+    """SHA-256 hex digest of a save document without its ``file_checksum``, as canonical JSON:
+    it covers the whole file (the embedded scene, seed, actions and the state hash), so an
+    edited Armor or weapon is caught before anything is rebuilt."""
+    body = {k: v for k, v in doc.items() if k != "file_checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
               on_event: Callable[[dict], None] | None = None) -> Game:
     """A :class:`Game` from a scene file (.toml) or a saved game (.save.json).
@@ -1012,10 +1039,11 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     if suffix in (".ldr", ".mpd", ".dat"):
         raise SceneError(f"{p} is an LDraw model, not a game to play ({expected}); put the "
                          "model in a scene's [[units]] or [[creations]] (model = ...)")
-    if suffix != ".json" and p.is_file():
+    if suffix != ".json" and p.exists():
         try:
-            with p.open("rb") as fh:
-                head = fh.read(64).lstrip()
+            head = read_input_bytes(p, "saved game")[:64].lstrip()
+        except FileRefused as exc:
+            raise SceneError(f"{p}: {exc}") from None
         except OSError:
             head = b"{"
         if not head.startswith(b"{"):
