@@ -34,6 +34,7 @@ import numpy as np
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
 from ..core.limits import FileRefused, read_input_bytes, reason, strict_json_loads
+from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld
 from ..rules import collision as collision_rules
@@ -69,6 +70,10 @@ SAVE_FORMAT = "brikwars-sandbox-save"
 SAVE_VERSION = 2
 #: The state hash rounds positions to this many decimals of an inch (and quaternions alike).
 CHECKSUM_DECIMALS: int = 3
+#: Creations or units interpenetrating deeper than this at set-up are refused (inches) ...
+OVERLAP_REFUSE_IN: float = 0.25
+#: ... and deeper than this, warned about.
+OVERLAP_WARN_IN: float = 0.02
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 
@@ -192,6 +197,7 @@ class Game:
         for entry in self.spec.reserves:
             # Read reserves' models now, so a bad one is reported before any action plays.
             self.build_asset(entry, placed=False)
+        self._check_overlaps()
         self.record_frame(force=True)
         self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
         n = len(self.bodies)
@@ -199,6 +205,21 @@ class Game:
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))
         for s in self.systems:
             s.setup()
+
+    def _check_overlaps(self) -> None:
+        """Creations and units placed inside each other (a typo in a position): refused above
+        :data:`OVERLAP_REFUSE_IN`, a warning above :data:`OVERLAP_WARN_IN`. The set-up settle
+        that follows is quiet (no rules, no dice), so an overlap never rolls damage."""
+        kinds = {e.id: f"{k}s[{e.id}]" for k, es in (("creation", self.spec.creations),
+                                                     ("unit", self.spec.units)) for e in es}
+        for a, b, depth in overlaps(self.world, list(self.bodies), OVERLAP_WARN_IN):
+            where = f"{kinds.get(a, a)} and {kinds.get(b, b)}"
+            if depth > OVERLAP_REFUSE_IN:
+                raise SceneError(f"{where} overlap by {depth:.2f}\" at set-up (deeper than "
+                                 f"{OVERLAP_REFUSE_IN}\"): check their positions")
+            text = f"{where} overlap by {depth:.3f}\" at set-up; they are pushed apart"
+            self.warnings.append(text)
+            self.log("warning", text, body=a, other=b, depth_in=round(depth, 4))
 
     def setup(self) -> None:
         """Kept for callers of the old two-step start: the table is built in the constructor."""
