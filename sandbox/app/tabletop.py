@@ -1294,7 +1294,7 @@ def play(path: str | Path, ldrawdir=None, seed: int | None = None, width: int = 
     """Open the tabletop window on a scene (.toml) or a save file and run it."""
     from ..game.engine import open_game
 
-    session = open_game(path, ldrawdir, seed=seed)
+    session = open_game(path, seed=seed, ldrawdir=ldrawdir)
     p = Path(path)
     app = TabletopApp(session, width, height,
                       save_path=save_path or (p if p.suffix.lower() != ".toml" else None))
