@@ -150,7 +150,15 @@ def test_replay_header_fields_of_any_type(tmp_path, replay_bytes, header, key):
     np.savez_compressed(buf, header_json=np.frombuffer(raw, np.uint8), **arrays)
     (tmp_path / "h.replay").write_bytes(buf.getvalue())
     try:
-        rp.load_replay(tmp_path / "h.replay")
+        loaded = rp.load_replay(tmp_path / "h.replay")
+    except ReplayError:
+        return
+    from rich.console import Console
+
+    from sandbox.app.replay_cli import print_info
+
+    try:  # what loads is also summarised without a crash (`sandbox replay --info`)
+        print_info(tmp_path / "h.replay", loaded, Console(file=io.StringIO(), markup=False))
     except ReplayError:
         pass
 

@@ -468,7 +468,12 @@ def load_replay(path: str | Path) -> Replay:
     meta = header.get("meta", {})
     _need(isinstance(meta, dict), where, "'meta' is not a table")
     _need(all(isinstance(e, dict) and isinstance(e.get("type"), str)
-              for e in header["events"]), where, "an event is not a table with a 'type'")
+              and isinstance(e.get("text", ""), str)
+              and isinstance(e.get("time", 0.0), (int, float))
+              and not isinstance(e.get("time", 0.0), bool)
+              and isinstance(e.get("turn", 0), int)
+              for e in header["events"]), where,
+          "an event is not a table with a 'type', a 'text', a 'time' and a 'turn'")
     _need(all(isinstance(a, dict) for a in header["actions"]), where,
           "an action is not a table")
     bodies = header["bodies"]

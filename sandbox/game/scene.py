@@ -391,11 +391,11 @@ def _reject_bools(raw, model, path: tuple, source: str) -> None:
             continue
         if isinstance(r, dict):
             for k, x in r.items():
-                if isinstance(m, BaseModel):
-                    sub = getattr(m, str(k), None)
-                elif isinstance(m, dict):
-                    sub = m.get(k)
-                else:
+                if isinstance(m, BaseModel) and str(k) in type(m).model_fields:
+                    sub = getattr(m, str(k))
+                elif isinstance(m, dict) and k in m:
+                    sub = m[k]
+                else:  # an alias or a key the model does not keep: nothing to compare
                     continue
                 stack.append((path + (str(k),), x, sub))
         elif isinstance(r, (list, tuple)) and isinstance(m, (list, tuple)):
