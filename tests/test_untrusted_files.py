@@ -119,6 +119,18 @@ def test_part_limit_stops_a_huge_model_before_building_it(tmp_path, ldrawdir):
         load_model(write(tmp_path / "huge.ldr", text), ldrawdir=ldrawdir)
 
 
+def test_scene_wide_part_limit(tmp_path, ldrawdir, monkeypatch):
+    monkeypatch.setenv("SANDBOX_MAX_PARTS", "5")
+    model = write(tmp_path / "four.ldr", "0 four\n" + "".join(BRICK.format(y=-24 * i)
+                                                              for i in range(4)))
+    units = "".join(f'[[creations]]\nid = "c{i}"\nmodel = "{model}"\n'
+                    f'position = [{2.0 * i - 6}, 5.0, 0.0]\n' for i in range(3))
+    spec, base = load_scene(write(tmp_path / "s.toml", scene_text(units)))
+    with pytest.raises(SceneError, match=r"creations\[c1\]: the scene's bodies hold more than "
+                       r"5 parts in all"):
+        Game(spec, base, ldrawdir=ldrawdir)
+
+
 def test_mesh_memory_is_estimated_before_building(tmp_path, ldrawdir, monkeypatch):
     from sandbox.bricks import model_mesh
 

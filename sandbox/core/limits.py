@@ -9,7 +9,8 @@ limit                  environment variable       default    what it bounds
 =====================  =========================  =========  ===============================
 ``file_mb``            ``SANDBOX_MAX_FILE_MB``    64         any input file (scene, model,
                                                              save, replay), MiB on disk
-``parts``              ``SANDBOX_MAX_PARTS``      20000      parts one model expands to
+``parts``              ``SANDBOX_MAX_PARTS``      20000      parts one model expands to,
+                                                             and a scene's bodies in all
 ``bodies``             ``SANDBOX_MAX_BODIES``     500        creations + units + reserves
 ``mesh_mb``            ``SANDBOX_MAX_MESH_MB``    2048       estimated memory of one body's
                                                              triangle mesh, MiB

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
-from ..core.limits import FileRefused, read_input_bytes, reason, strict_json_loads
+from ..core.limits import (FileRefused, how_to_raise, limit, read_input_bytes, reason,
+                           strict_json_loads)
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld
@@ -187,9 +188,14 @@ class Game:
         self.world.add_ground(bf.width, bf.depth)
         self.log("setup", f"Battlefield {bf.width:g}\" x {bf.depth:g}\", seed {self.seed}",
                  width=bf.width, depth=bf.depth, seed=self.seed)
+        total = 0
         for kind, entries in (("creation", self.spec.creations), ("unit", self.spec.units)):
             for entry in entries:
                 asset = self.build_asset(entry)
+                total += asset.part_count
+                if total > limit("parts"):  # before the next body's mesh is built
+                    raise SceneError(f"{kind}s[{entry.id}]: the scene's bodies hold more than "
+                                     f"{limit('parts')} parts in all ({how_to_raise('parts')})")
                 self.add_body(entry.id, kind, entry.name or entry.id, entry.owner, entry.stats,
                               asset, static=entry.fixed)
         for entry in self.spec.reserves:
