@@ -467,3 +467,12 @@ def test_the_valid_scene_template_loads(tmp_path):
     spec, _ = load_scene(write(tmp_path / "ok.toml", scene_text()))
     assert spec.units[0].id == "a"
     assert scene_from_dict(spec.model_dump(mode="json"), "x").units[0].id == "a"
+
+
+def test_replay_meta_of_the_wrong_kind(tmp_path):
+    for meta in ({"scene_dir": "a\x00b"}, {"scene_dir": 5}, {"finished": "yes"}):
+        r = rp.load_replay(small_replay(tmp_path))
+        r.meta = meta
+        rp.save_replay(r, tmp_path / "m.replay")
+        with pytest.raises(ReplayError, match="meta"):
+            rp.load_replay(tmp_path / "m.replay")

@@ -125,8 +125,10 @@ def test_replay_loader_raises_only_replay_errors(tmp_path, replay_bytes, flips, 
 
 
 @FAST
-@given(header=_JSONISH, key=st.sampled_from(["scene", "seed", "actions", "events", "bodies",
-                                              "frame_dt", "frames", "meta", "version"]))
+@given(header=st.one_of(_JSONISH, st.fixed_dictionaries({"scene_dir": _SCALARS,
+                                                         "finished": _SCALARS})),
+       key=st.sampled_from(["scene", "seed", "actions", "events", "bodies", "frame_dt",
+                            "frames", "meta", "version"]))
 def test_replay_header_fields_of_any_type(tmp_path, replay_bytes, header, key):
     """A header field replaced by any JSON value (checksum recomputed, so the loader's type
     checks are what stands in the way)."""

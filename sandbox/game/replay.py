@@ -467,6 +467,11 @@ def load_replay(path: str | Path) -> Replay:
               f"'{key}' is not a {'table' if typ is dict else 'list'}")
     meta = header.get("meta", {})
     _need(isinstance(meta, dict), where, "'meta' is not a table")
+    sd = meta.get("scene_dir")
+    _need(sd is None or isinstance(sd, str) and "\x00" not in sd and len(sd) < 4096, where,
+          "'meta.scene_dir' is not a folder name")
+    _need(isinstance(meta.get("finished", False), bool), where, "'meta.finished' is not true "
+          "or false")
     _need(all(isinstance(e, dict) and isinstance(e.get("type"), str)
               and isinstance(e.get("text", ""), str)
               and isinstance(e.get("time", 0.0), (int, float))
