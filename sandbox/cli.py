@@ -29,6 +29,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .core.errors import SandboxError
 
@@ -37,8 +38,29 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 model_app = typer.Typer(no_args_is_help=True, help="Inspect LDraw models.")
 app.add_typer(model_app, name="model")
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False)
+# Text from files (ids, names, LDraw lines) is never markup: plain by default, escaped where
+# a line mixes it with markup.
+console = Console(highlight=False, soft_wrap=True, markup=False)
+err_console = Console(stderr=True, highlight=False, markup=False)
+
+
+@app.callback()
+def _limits(
+    max_file_mb: Optional[int] = typer.Option(None, "--max-file-mb", min=1,
+                                              help="Largest input file, MiB (default 64)"),
+    max_parts: Optional[int] = typer.Option(None, "--max-parts", min=1,
+                                            help="Most parts one model may expand to (20000)"),
+    max_bodies: Optional[int] = typer.Option(None, "--max-bodies", min=1,
+                                             help="Most bodies in a scene (500)"),
+    max_mesh_mb: Optional[int] = typer.Option(None, "--max-mesh-mb", min=1,
+                                              help="Largest mesh of one body, MiB (2048)"),
+) -> None:
+    """BrikWars physics tabletop sandbox (limits: README, Limits)."""
+    from .core.limits import set_limit
+
+    for name, value in (("file_mb", max_file_mb), ("parts", max_parts),
+                        ("bodies", max_bodies), ("mesh_mb", max_mesh_mb)):
+        set_limit(name, value)
 
 #: Reader warnings printed by ``model info`` before summarising the rest.
 MAX_WARNINGS_SHOWN = 20
@@ -51,14 +73,15 @@ _EVENT_STYLE = {
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
     raise typer.Exit(code=2)
 
 
 def _print_event(ev: dict) -> None:
     style = _EVENT_STYLE.get(ev["type"], "")
-    console.print(f"[dim]{ev['time']:7.3f}s[/] [{style}]{ev['type']:>9}[/] {ev['text']}"
-                  if style else f"[dim]{ev['time']:7.3f}s[/] {ev['type']:>9} {ev['text']}",
+    text, kind = escape(str(ev["text"])), escape(f"{ev['type']:>9}")
+    console.print(f"[dim]{ev['time']:7.3f}s[/] [{style}]{kind}[/] {text}"
+                  if style else f"[dim]{ev['time']:7.3f}s[/] {kind} {text}",
                   markup=True, soft_wrap=True)
 
 
@@ -80,13 +103,13 @@ def run(
     except SandboxError as exc:
         _fail(exc)
         return
-    console.print(f"[bold]events[/]  {result.events_path}", markup=True)
-    console.print(f"[bold]replay[/]  {result.replay_path}", markup=True)
+    console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
+    console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
     if result.png_path:
-        console.print(f"[bold]picture[/] {result.png_path}", markup=True)
+        console.print(f"[bold]picture[/] {escape(str(result.png_path))}", markup=True)
     if result.expectation_failures:
         for f in result.expectation_failures:
-            err_console.print(f"[bold red]expectation failed:[/] {f}", markup=True)
+            err_console.print(f"[bold red]expectation failed:[/] {escape(str(f))}", markup=True)
         raise typer.Exit(code=1)
 
 
@@ -105,10 +128,13 @@ def model_info_cmd(
         _fail(exc)
         return
     if as_json:
-        sys.stdout.write(json.dumps(info, indent=2) + "\n")
+        try:
+            sys.stdout.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
+        except ValueError:
+            _fail(ValueError(f"{file}: the model's numbers are not finite"))
         return
     lo, hi = info["bbox_in"]
-    console.print(f"[bold]{file.name}[/]", markup=True)
+    console.print(f"[bold]{escape(file.name)}[/]", markup=True)
     console.print(f"  parts           {info['parts']}")
     console.print(f"  distinct parts  {info['distinct_parts']}")
     console.print(f"  submodels       {info['submodels']}")

@@ -310,9 +310,15 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     drawing = ReplayDrawing.for_replay(replay, assets)
     aspect = width / height
     camera = action_camera(drawing, playback, frames, aspect)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=out.suffix.lower(),
-                                    dir=out.parent)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=out.suffix.lower(),
+                                        dir=out.parent)
+    except OSError as exc:
+        from ..core.errors import OutputError
+
+        raise OutputError(f"--export {str(out)!r}: cannot write there "
+                          f"({exc.strerror or type(exc).__name__})") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:

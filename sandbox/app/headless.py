@@ -13,8 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.errors import OutputError, ReplayError
-from ..game.replay import Replay, atomic_write_bytes, save_replay, _angle_between
+from ..core.errors import ReplayError
+from ..game.replay import Replay, atomic_write_bytes, replay_bytes, _angle_between
+from .outputs import check_output_dir, write_output_set
 from ..game.engine import Game
 from ..game.scene import load_scene, scene_from_dict
 
@@ -64,9 +65,18 @@ def check_expectations(game: Game) -> list[str]:
 
 
 def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720) -> Path:
-    """Render the game's current state to a PNG (offscreen Panda3D)."""
+    """Render the game's current state to a PNG (offscreen Panda3D), written atomically."""
+    return atomic_write_bytes(path, render_game_png_bytes(game, width, height))
+
+
+def render_game_png_bytes(game: Game, width: int = 960, height: int = 720) -> bytes:
+    """The game's current state as PNG bytes (offscreen Panda3D)."""
+    import io
+
+    from PIL import Image
+
     from ..render.from_game import scene_view
-    from ..render.offscreen import render_png
+    from ..render.offscreen import render_array
 
     destroyed = [k for k, s in game.bodies.items() if s.damage.destroyed]
     bf = game.spec.battlefield
@@ -78,7 +88,9 @@ def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720)
                       destroyed=destroyed, aspect=width / height,
                       markers=list(hazard_markers(game)) + flight_markers(game)
                       + escapade_markers(game))
-    return render_png(view, path, width, height)
+    buf = io.BytesIO()
+    Image.fromarray(render_array(view, width, height)).save(buf, format="PNG")
+    return buf.getvalue()
 
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,
@@ -103,25 +115,23 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
     spec, base = load_scene(scene)
     slug = _slug(Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"--out {str(out)!r}: cannot create the output folder "
-                          f"({exc.strerror or exc})") from None
+    check_output_dir(out)  # before the run: a bad folder is reported at once
     game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
     try:
         game.run()
-        events_path = out / "events.jsonl"
-        text = "".join(json.dumps(ev, sort_keys=True) + "\n" for ev in game.events)
-        atomic_write_bytes(events_path, text.encode("utf-8"))
+        text = "".join(json.dumps(ev, sort_keys=True, allow_nan=False) + "\n"
+                       for ev in game.events)
         rp = game.replay()
         rp.meta["scene_dir"] = str(base)
-        replay_path = save_replay(rp, out / f"{slug}.replay")
-        png_path = render_game_png(game, out / f"{slug}.png") if png else None
+        files = {"events.jsonl": text.encode("utf-8"), f"{slug}.replay": replay_bytes(rp)}
+        if png:
+            files[f"{slug}.png"] = render_game_png_bytes(game)
         fails = check_expectations(game)
     finally:
         game.close()
-    return RunResult(game, out, events_path, replay_path, png_path, fails)
+    paths = write_output_set(out, files)  # one set: a failed or killed run leaves the old one
+    return RunResult(game, out, paths["events.jsonl"], paths[f"{slug}.replay"],
+                     paths.get(f"{slug}.png"), fails)
 
 
 def verify_replay(replay: Replay, base_dir: str | Path | None = None,

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..game.replay import Replay
@@ -19,10 +20,10 @@ from ..game.replay_index import ReplayIndex
 def print_info(path: Path, rp: Replay, console: Console) -> None:
     """The replay's summary, its turns and its dramatic moments, numbered for --moment."""
     index = ReplayIndex(rp)
-    console.print(f"{path}: scene {rp.scene.get('name')!r}, seed {rp.seed}, "
+    console.print(f"{path}: scene {str(rp.scene.get('name'))[:80]!r}, seed {rp.seed}, "
                   f"{len(rp.events)} events, {rp.frames} frames "
                   f"({index.time_of(rp.frames - 1):.2f} s), {len(rp.tracks)} bodies, "
-                  f"{rp.stored_poses()} stored poses")
+                  f"{rp.stored_poses()} stored poses", markup=False)
     for t in index.turns():
         lo, hi = index.turn_range(t)
         console.print(f"  turn {t}: frames {lo}..{hi} ({index.time_of(lo):.3f}..{index.time_of(hi):.3f} s)")
@@ -57,7 +58,7 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
         assets = replay_assets(rp, base_dir=path.resolve().parent, ldrawdir=ldrawdir)
     with Progress(TextColumn("[bold]exporting[/] {task.description}"), BarColumn(),
                   MofNCompleteColumn(), TimeRemainingColumn(), console=console) as bar:
-        task = bar.add_task(out.name, total=None)
+        task = bar.add_task(escape(out.name), total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -67,7 +68,7 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
                             progress=progress)
     merged = (f" (of {res.rendered} pictures: identical ones merged)"
               if res.frames != res.rendered else "")
-    console.print(f"[bold]wrote[/] {res.path}: {res.frames} frames{merged} {res.width}x"
+    console.print(f"[bold]wrote[/] {escape(str(res.path))}: {res.frames} frames{merged} {res.width}x"
                   f"{res.height}, {res.rendered / res.fps:.2f} s at {res.fps:g} fps, "
                   f"replay frames {res.first_frame}..{res.last_frame}, "
                   f"{res.frames_per_second:.1f} frames/s "

@@ -1390,7 +1390,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
     from ..game.engine import open_game
 
-    session = open_game(path, ldrawdir, seed=seed)
+    session = open_game(path, seed=seed, ldrawdir=ldrawdir)
     p = Path(path)
     if ai and not _plays_mbw(session):
         session.close()

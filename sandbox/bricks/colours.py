@@ -211,10 +211,14 @@ class ColourTable:
             When the file cannot be read.
         """
         path = Path(path)
+        from sandbox.core.limits import FileRefused, read_input_bytes, reason
+
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_input_bytes(path, "colour table").decode("utf-8", errors="replace")
+        except FileRefused as exc:
+            raise LDrawError(str(exc), path) from None
         except OSError as exc:
-            raise LDrawError(f"cannot read colour table: {exc}", path) from exc
+            raise LDrawError(f"cannot read colour table: {reason(exc)}", path) from None
         table = cls.builtin()._colours
         pending_edges: dict[int, int] = {}
         for lineno, line in enumerate(text.splitlines(), start=1):

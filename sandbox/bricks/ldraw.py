@@ -15,6 +15,7 @@ and the Language Extension for Back Face Culling (BFC) 0.2 (ldraw.org).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,39 @@ import numpy as np
 from sandbox.bricks.load_warning import LoadWarning  # noqa: F401 - re-exported
 from sandbox.bricks.colours import parse_colour_code
 from sandbox.core.errors import LDrawError
+from sandbox.core.limits import FileRefused, read_input_bytes, reason
+
+#: Largest coordinate magnitude an LDraw line may hold, LDU (40 km): beyond it a placement is
+#: no brick model, and products of such matrices overflow to infinity.
+MAX_COORD_LDU: float = 1.0e8
+#: Colour codes this reader accepts: 0 .. the largest direct colour (``0x3FFFFFF``).
+MAX_COLOUR_CODE: int = 0x3FFFFFF
+_LDRAW_LINE = re.compile(r"^[0-5](\s|$)")
+
+
+def unsafe_reference(key: str) -> bool:
+    r"""True for a subfile reference that could leave the library or the model's folder tree:
+    an absolute path, a drive letter or a ``..`` component.
+
+    >>> [unsafe_reference(k) for k in ("s/3001s01.dat", "../x.ldr", "/etc/x.ldr", "c:/x.dat")]
+    [False, True, True, True]
+    """
+    k = key.replace("\\", "/")
+    if k.startswith("/") or re.match(r"^[a-z]:", k, re.IGNORECASE) or "\x00" in k:
+        return True
+    return any(part == ".." for part in k.split("/"))
+
+
+def looks_like_ldraw(text: str) -> bool:
+    """True when the first non-blank line of ``text`` is an LDraw line (type 0-5) and the text
+    holds no NUL byte; a file failing this is reported without quoting it."""
+    if "\x00" in text:
+        return False
+    for raw in text.splitlines():
+        line = raw.strip().lstrip("\ufeff").strip()
+        if line:
+            return bool(_LDRAW_LINE.match(line))
+    return True
 
 #: ``!LDRAW_ORG`` types (lower case prefixes) that make a file a part rather than a model.
 _PART_TYPES = (
@@ -111,6 +145,8 @@ class LDrawFile:
     edge_colours : (m,) int
     n_conditional : int
         Number of type-5 lines.
+    first_geometry_line : int or None
+        Line of the first type 2-5 line, or None.
     """
 
     name: str
@@ -126,6 +162,8 @@ class LDrawFile:
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 3)))
     edge_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     n_conditional: int = 0
+    #: Line of the first type 2-5 line (polygons and edges drawn by the file itself), or None.
+    first_geometry_line: int | None = None
 
     @property
     def key(self) -> str:
@@ -157,9 +195,11 @@ def read_text(path: str | Path) -> str:
         When the file cannot be read.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_input_bytes(path, "LDraw file")
+    except FileRefused as exc:
+        raise LDrawError(str(exc), path) from None
     except OSError as exc:
-        raise LDrawError(f"cannot read file: {exc.strerror or exc}", path) from exc
+        raise LDrawError(f"cannot read file: {reason(exc)}", path) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -235,7 +275,9 @@ def parse_ldraw(
     path = str(path)
     files: list[LDrawFile] = []
     cur: _FileBuilder | None = None
-    skipping = False  # inside 0 NOFILE ... or 0 !DATA
+    skipping = ""  # inside "0 NOFILE" ... or "0 !DATA" ...: that word
+    skipped_warned = False
+    seen_file = False  # a "0 FILE" line met: the text is an MPD
     name0 = default_name if default_name is not None else Path(path).name
 
     def bad(lineno: int, msg: str) -> None:
@@ -243,28 +285,57 @@ def parse_ldraw(
             raise LDrawError(msg, path, lineno)
         warnings.append(LoadWarning(path, lineno, f"{msg}; line skipped"))
 
+    def warn(lineno: int, msg: str) -> None:
+        warnings.append(LoadWarning(path, lineno, msg))
+
+    if strict and not looks_like_ldraw(text):
+        # never quote a file that is not LDraw (a scene naming /etc/passwd as its model)
+        raise LDrawError("not an LDraw file (its first line is no LDraw line of type 0-5)",
+                         path)
+
+    def colour_of(lineno: int, token: str) -> int:
+        code = parse_colour_code(token)  # ValueError: not a number
+        if code < 0 or code > MAX_COLOUR_CODE:
+            shown = token if len(token) <= 24 else token[:21] + "..."
+            warn(lineno, f"colour code {shown} is out of range (0..{MAX_COLOUR_CODE:#x}); "
+                 "main colour 16 used")
+            return 16
+        return code
+
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        if line.startswith("\ufeff"):
+            if lineno > 1:
+                warn(lineno, "byte order mark inside the file ignored")
+            line = line.lstrip("\ufeff").strip()
         if not line:
             continue
         head = line[0]
         if head == "0":
             toks = line.split()
             if toks[0] != "0":
-                bad(lineno, f"malformed line: unknown line type {toks[0]!r}")
+                bad(lineno, f"malformed line: unknown line type {toks[0][:20]!r}")
                 continue
             word = toks[1].upper() if len(toks) > 1 else ""
-            if word == "FILE" and len(toks) > 2:
+            if word == "FILE":
+                if len(toks) <= 2:
+                    warn(lineno, "'0 FILE' without a file name ignored")
+                    continue
                 if cur is not None:
                     files.append(cur.finish())
                 cur = _FileBuilder(line.split(None, 2)[2].strip(), path, lineno)
-                skipping = False
+                skipping = ""
+                seen_file = True
                 continue
             if word == "NOFILE" or word == "!DATA":
+                if not seen_file:
+                    warn(lineno, f"'0 {word}' outside an MPD (no '0 FILE' before it) ignored")
+                    continue
                 if cur is not None:
                     files.append(cur.finish())
                 cur = None
-                skipping = True
+                skipping = word
+                skipped_warned = False
                 continue
             if skipping:
                 continue
@@ -273,6 +344,10 @@ def parse_ldraw(
             _meta(cur, toks, line)
             continue
         if skipping:
+            if not skipped_warned:
+                warn(lineno, f"LDraw lines after '0 {skipping}' belong to no file until the next "
+                     "'0 FILE'; ignored")
+                skipped_warned = True
             continue
         if cur is None:
             cur = _FileBuilder(name0, path, lineno)
@@ -288,22 +363,28 @@ def parse_ldraw(
             toks = line.split(None, 14)
             if len(toks) < 15 or not toks[14].strip():
                 bad(lineno, "malformed type-1 line: needs colour, 12 numbers and a file name: "
-                    f"{line!r}")
+                    f"{line[:120]!r}")
                 continue
             try:
-                colour = parse_colour_code(toks[1])
+                colour = colour_of(lineno, toks[1])
                 v = [float(t) for t in toks[2:14]]
             except ValueError:
-                bad(lineno, f"malformed type-1 line: not a number in {line!r}")
+                bad(lineno, f"malformed type-1 line: not a number in {line[:120]!r}")
                 continue
             if not all(map(math.isfinite, v)):
-                bad(lineno, f"malformed type-1 line: non-finite number in {line!r}")
+                bad(lineno, f"malformed type-1 line: non-finite number in {line[:120]!r}")
+                continue
+            if max(map(abs, v)) > MAX_COORD_LDU:
+                bad(lineno, f"type-1 line: a number beyond ±{MAX_COORD_LDU:g} LDU")
                 continue
             m = np.array(
                 [[v[3], v[4], v[5], v[0]], [v[6], v[7], v[8], v[1]], [v[9], v[10], v[11], v[2]],
                  [0.0, 0.0, 0.0, 1.0]]
             )
             name = toks[14].strip()
+            if strict and abs(np.linalg.det(m[:3, :3])) < 1e-12:
+                warn(lineno, f"singular placement matrix for '{name[:80]}' (it flattens the "
+                     "subfile to nothing)")
             certified = cur.f.certified and cur.clip
             cur.f.refs.append(
                 SubfileRef(colour, m, name, normalise_name(name), lineno,
@@ -314,18 +395,24 @@ def parse_ldraw(
         toks = line.split()
         need = _NEEDED[kind]
         if len(toks) < need:
-            bad(lineno, f"malformed type-{kind} line: expected {need - 2} coordinates: {line!r}")
+            bad(lineno, f"malformed type-{kind} line: expected {need - 2} coordinates: "
+                f"{line[:120]!r}")
             continue
         try:
-            colour = parse_colour_code(toks[1])
+            colour = colour_of(lineno, toks[1])
             v = [float(t) for t in toks[2:need]]
         except ValueError:
-            bad(lineno, f"malformed type-{kind} line: not a number in {line!r}")
+            bad(lineno, f"malformed type-{kind} line: not a number in {line[:120]!r}")
             continue
         if not all(map(math.isfinite, v)):
-            bad(lineno, f"malformed type-{kind} line: non-finite number in {line!r}")
+            bad(lineno, f"malformed type-{kind} line: non-finite number in {line[:120]!r}")
+            continue
+        if max(map(abs, v)) > MAX_COORD_LDU:
+            bad(lineno, f"type-{kind} line: a coordinate beyond ±{MAX_COORD_LDU:g} LDU")
             continue
         cur.invert_next = False
+        if cur.f.first_geometry_line is None:
+            cur.f.first_geometry_line = lineno
         if kind == 2:
             cur.edges.append(v)
             cur.edge_cols.append(colour)

@@ -79,6 +79,41 @@ def _resolve_codes(codes: np.ndarray, colour: int, model: Model) -> np.ndarray:
     return lut[inv.reshape(-1)]
 
 
+#: Bytes one placed triangle costs in a model's mesh (vertices, normals, colours, index,
+#: float32, both windings of uncertified ones counted once) and its working copies.
+MESH_BYTES_PER_TRIANGLE: int = 3 * (12 + 12 + 16) + 8 + 72
+
+
+def check_mesh_memory(model: Model, placements: list) -> int:
+    """Estimate the memory a mesh of ``placements`` needs and refuse it above the limit.
+
+    Returns
+    -------
+    int
+        The estimate, bytes.
+
+    Raises
+    ------
+    LDrawError
+        When the estimate is over ``SANDBOX_MAX_MESH_MB`` (:mod:`sandbox.core.limits`).
+    """
+    from sandbox.core.errors import LDrawError
+    from sandbox.core.limits import how_to_raise, limit
+
+    counts: dict[str, int] = {}
+    for p in placements:
+        counts[p.part] = counts.get(p.part, 0) + 1
+    tris = sum(len(model.parts[name].triangles) * 2 * n for name, n in counts.items()
+               if name in model.parts)
+    need = tris * MESH_BYTES_PER_TRIANGLE
+    cap = limit("mesh_mb")
+    if need > cap * 1048576:
+        raise LDrawError(f"the mesh of {len(placements)} parts ({tris} triangles) would need "
+                         f"about {need / 1048576:.0f} MiB, over the {cap} MiB limit "
+                         f"({how_to_raise('mesh_mb')})", model.path)
+    return need
+
+
 def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, *,
                double_sided_uncertified: bool = True) -> MeshArrays:
     """Concatenate the placed part meshes into one world-frame triangle soup.
@@ -98,6 +133,7 @@ def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, 
         Vertices in inches, world frame (Z up); ``n`` is a multiple of 3.
     """
     pls = list(model.placements if placements is None else placements)
+    check_mesh_memory(model, pls)
     verts, cols, idx = [], [], []
     by_part: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pls):

@@ -28,14 +28,17 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
-from sandbox.bricks.ldraw import LDrawFile, LoadWarning, normalise_name, parse_ldraw, read_text
+from sandbox.bricks.ldraw import (MAX_COORD_LDU, LDrawFile, LoadWarning, normalise_name,
+                                  parse_ldraw, read_text, unsafe_reference)
 from sandbox.bricks.library import LDrawLibrary, get_library, library_dir
 from sandbox.bricks.partmesh import PartMesh, Resolver
 from sandbox.core.errors import LDrawError
+from sandbox.core.limits import how_to_raise, limit
 from sandbox.core.units import ldraw_transform_to_world
 
-#: A model expanding to more placements than this is refused (runaway nesting).
-MAX_PLACEMENTS: int = 2_000_000
+#: Kept for callers: the default of the parts limit (``SANDBOX_MAX_PARTS``,
+#: :mod:`sandbox.core.limits`); a model expanding to more placements is refused.
+MAX_PLACEMENTS: int = limit("parts")
 _MAX_REDIRECTS = 16
 
 
@@ -157,6 +160,8 @@ class _Loader:
         self.placements: list[PartPlacement] = []
         self.used: set[str] = set()
         self.external: dict[str, list[LDrawFile]] = {}
+        self.polygon_warned: set[str] = set()
+        self.colour_warned: set[tuple[str, int]] = set()
 
     # -- resolution ------------------------------------------------------------------------
     def classify(self, key: str) -> tuple[str, LDrawFile | None]:
@@ -200,11 +205,39 @@ class _Loader:
     # -- expansion -----------------------------------------------------------------------
     def expand(self, f: LDrawFile, matrix: np.ndarray, colour: int, inverted: bool,
                stack: tuple[str, ...], lines: tuple[int, ...] = ()) -> None:
+        max_depth = limit("nesting")
+        if len(stack) > max_depth:
+            raise LDrawError(f"submodels nested more than {max_depth} deep "
+                             f"({' -> '.join(stack[:3])} -> ... -> {stack[-1]}; "
+                             f"{how_to_raise('nesting')})", f.path, lines[-1] if lines else None)
+        if (f.first_geometry_line is not None and not f.is_part
+                and f.key not in self.polygon_warned):
+            self.polygon_warned.add(f.key)
+            self.warnings.append(LoadWarning(
+                f.path, f.first_geometry_line,
+                f"'{f.name}' draws lines or polygons of its own (not in a part): they are not "
+                "placed on the table (only parts are)"))
         for ref in f.refs:
+            if unsafe_reference(ref.key):
+                self.warnings.append(LoadWarning(
+                    f.path, ref.line, f"reference '{ref.name[:80]}' points outside the LDraw "
+                    "library and the model's folder; refused (not opened)"))
+                continue
             kind, target = self.classify(ref.key)
             m = matrix @ ref.matrix
             col = _inherit(ref.colour, colour, self.colours)
             inv = inverted != ref.invert
+            if not np.all(np.isfinite(m)) or np.abs(m[:3, 3]).max() > MAX_COORD_LDU:
+                self.warnings.append(LoadWarning(
+                    f.path, ref.line, f"placement of '{ref.name[:80]}' lies beyond "
+                    f"±{MAX_COORD_LDU:g} LDU after its submodels' matrices; skipped"))
+                continue
+            if ref.colour not in self.colours and ref.colour not in (MAIN_COLOUR, EDGE_COLOUR) \
+                    and (f.path, ref.colour) not in self.colour_warned:
+                self.colour_warned.add((f.path, ref.colour))
+                self.warnings.append(LoadWarning(
+                    f.path, ref.line, f"unknown colour code {ref.colour} (not in the colour "
+                    "table); drawn in the unknown-colour yellow"))
             if kind == "model" and target is not None:
                 if ref.key in stack:
                     chain = " -> ".join(stack + (ref.key,))
@@ -216,6 +249,11 @@ class _Loader:
             key = ref.key
             if kind == "part" and target is not None:
                 key, m, col = self._follow_redirect(key, target, m, col)
+            if abs(np.linalg.det(m[:3, :3])) < 1e-12:
+                self.warnings.append(LoadWarning(
+                    f.path, ref.line, f"part '{ref.name[:80]}' has a singular (flattening) "
+                    "placement matrix; skipped"))
+                continue
             missing = kind == "missing"
             if missing:
                 self.warnings.append(LoadWarning(
@@ -227,9 +265,9 @@ class _Loader:
                     + "placeholder box used"))
             self.placements.append(PartPlacement(key, col, m, f.name, ref.line, missing, inv, stack,
                                                  lines))
-            if len(self.placements) > MAX_PLACEMENTS:
-                raise LDrawError(f"model expands to more than {MAX_PLACEMENTS} parts", f.path,
-                                 ref.line)
+            if len(self.placements) > limit("parts"):
+                raise LDrawError(f"model expands to more than {limit('parts')} parts "
+                                 f"({how_to_raise('parts')})", f.path, ref.line)
 
     def _follow_redirect(self, key: str, f: LDrawFile, m: np.ndarray, col: int):
         seen = {key}
@@ -295,12 +333,22 @@ def load_model(path: str | Path, ldrawdir: str | Path | None = None) -> Model:
         library = get_library(ldrawdir)
     loader = _Loader(path, library, warnings)
     main = loader.main
-    loader.expand(main, np.eye(4), MAIN_COLOUR, False, (main.key,))
+    try:
+        loader.expand(main, np.eye(4), MAIN_COLOUR, False, (main.key,))
+    except RecursionError:  # only with a nesting limit raised far beyond its default
+        raise LDrawError(f"submodels nested too deep to expand ({how_to_raise('nesting')} "
+                         "only as far as Python's recursion allows)", path) from None
+    if not loader.placements:
+        warnings.append(LoadWarning(str(path), None, "the model places no parts"))
 
     parts: dict[str, PartMesh] = {}
     for p in loader.placements:
         if p.part not in parts:
-            pm = loader.resolver.part_mesh(p.part)
+            try:
+                pm = loader.resolver.part_mesh(p.part)
+            except RecursionError:
+                raise LDrawError(f"part '{p.part}' has subfiles nested too deep to expand",
+                                 path) from None
             parts[p.part] = pm
             warnings.extend(pm.warnings)
     warnings.extend(loader.resolver.folder_warnings)

@@ -29,8 +29,10 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
-from sandbox.bricks.ldraw import LDrawFile, LoadWarning, normalise_name, parse_ldraw, read_text
+from sandbox.bricks.ldraw import (LDrawFile, LoadWarning, normalise_name, parse_ldraw, read_text,
+                                  unsafe_reference)
 from sandbox.bricks.library import LDrawLibrary
+from sandbox.core.limits import limit
 from sandbox.core.units import MM_PER_LDU
 
 #: Density of ABS plastic, g/cm³.
@@ -371,9 +373,13 @@ class Resolver:
         if key in self._folder_files:
             return self._folder_files[key]
         path = self._folder_index.get(key) if "/" not in key else None
-        if path is None and "/" in key:
+        if path is None and "/" in key and not unsafe_reference(key):
             cand = self.folder / key
-            path = cand if cand.is_file() else None
+            try:  # only inside the model's folder tree (a link may not lead out of it)
+                inside = cand.resolve().is_relative_to(self.folder.resolve())
+            except (OSError, RuntimeError):
+                inside = False
+            path = cand if inside and cand.is_file() else None
         f = None
         if path is not None and path.suffix.lower() in (".dat", ".ldr", ".mpd"):
             f = parse_ldraw(read_text(path), path, strict=self.strict,
@@ -428,7 +434,18 @@ class Resolver:
             self.library is not None and key not in self.embedded) else []
         pieces = [_geometry_from_file(f, ())]
         studs, tubes = [], []
+        deep = len(stack) > limit("nesting")
         for ref in f.refs:
+            if unsafe_reference(ref.key):
+                warns.append(LoadWarning(f.path, ref.line,
+                                         f"{f.name}: reference '{ref.name[:80]}' points outside "
+                                         "the LDraw library and the model's folder; refused"))
+                continue
+            if deep:
+                warns.append(LoadWarning(f.path, ref.line,
+                                         f"{f.name}: subfiles nested more than "
+                                         f"{limit('nesting')} deep; '{ref.name[:80]}' skipped"))
+                continue
             if ref.key in stack:
                 warns.append(LoadWarning(f.path, ref.line,
                                          f"{f.name}: '{ref.name}' references itself "

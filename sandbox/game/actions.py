@@ -13,6 +13,8 @@ the system that plays it, list it in that system's ``actions``, and import the m
 
 from __future__ import annotations
 
+import math
+
 import typing
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
@@ -146,6 +148,13 @@ def parse_action(data: Any, where: str = "action") -> Action:
         return data
     if not isinstance(data, dict):
         raise SceneError(f"{where}: an action must be a table of fields, got {type(data).__name__}")
+    stack = list(data.items())  # NaN and infinities: refused in any field (a save, the network)
+    while stack:
+        name, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SceneError(f"{where}: {name}: must be a finite number (got {v!r})")
+        if isinstance(v, (list, tuple)) and len(stack) < 10_000:
+            stack.extend((name, x) for x in v)
     key = len(REGISTRY)
     if key not in _ADAPTER:
         _ADAPTER.clear()

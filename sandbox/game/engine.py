@@ -33,6 +33,9 @@ import numpy as np
 
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
+from ..core.limits import (FileRefused, how_to_raise, limit, read_input_bytes, reason,
+                           strict_json_loads)
+from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld
 from ..rules import collision as collision_rules
@@ -68,6 +71,8 @@ SAVE_FORMAT = "brikwars-sandbox-save"
 SAVE_VERSION = 2
 #: The state hash rounds positions to this many decimals of an inch (and quaternions alike).
 CHECKSUM_DECIMALS: int = 3
+#: Creations or units interpenetrating deeper than this at set-up are warned about (inches).
+OVERLAP_WARN_IN: float = 0.02
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 
@@ -186,14 +191,20 @@ class Game:
         self.world.add_ground(bf.width, bf.depth)
         self.log("setup", f"Battlefield {bf.width:g}\" x {bf.depth:g}\", seed {self.seed}",
                  width=bf.width, depth=bf.depth, seed=self.seed)
+        total = 0
         for kind, entries in (("creation", self.spec.creations), ("unit", self.spec.units)):
             for entry in entries:
                 asset = self.build_asset(entry)
+                total += asset.part_count
+                if total > limit("parts"):  # before the next body's mesh is built
+                    raise SceneError(f"{kind}s[{entry.id}]: the scene's bodies hold more than "
+                                     f"{limit('parts')} parts in all ({how_to_raise('parts')})")
                 self.add_body(entry.id, kind, entry.name or entry.id, entry.owner, entry.stats,
                               asset, static=entry.fixed)
         for entry in self.spec.reserves:
             # Read reserves' models now, so a bad one is reported before any action plays.
             self.build_asset(entry, placed=False)
+        self._check_overlaps()
         self.record_frame(force=True)
         self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
         n = len(self.bodies)
@@ -201,6 +212,20 @@ class Game:
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))
         for s in self.systems:
             s.setup()
+
+    def _check_overlaps(self) -> None:
+        """Creations and units placed inside each other (a typo in a position): a warning
+        naming both and the depth, for any overlap deeper than :data:`OVERLAP_WARN_IN`. The
+        set-up settle that follows is quiet (no rules, no dice), so an overlap never rolls
+        damage. (Not refused: scenes and tests put small payloads at one spot on purpose.)"""
+        kinds = {e.id: f"{k}s[{e.id}]" for k, es in (("creation", self.spec.creations),
+                                                     ("unit", self.spec.units)) for e in es}
+        for a, b, depth in overlaps(self.world, list(self.bodies), OVERLAP_WARN_IN):
+            where = f"{kinds.get(a, a)} and {kinds.get(b, b)}"
+            text = (f"{where} overlap by {depth:.3f}\" at set-up (check their positions); "
+                    "they are pushed apart")
+            self.warnings.append(text)
+            self.log("warning", text, body=a, other=b, depth_in=round(depth, 4))
 
     def setup(self) -> None:
         """Kept for callers of the old two-step start: the table is built in the constructor."""
@@ -895,7 +920,8 @@ class Game:
 
         A failed save leaves any previous file at ``path`` untouched.
         """
-        data = (json.dumps(self.save_doc(), indent=1, sort_keys=False) + "\n").encode("utf-8")
+        data = (json.dumps(self.save_doc(), indent=1, sort_keys=False, allow_nan=False)
+                + "\n").encode("utf-8")
         try:
             return atomic_write_bytes(path, data)
         except OSError as exc:
@@ -903,8 +929,9 @@ class Game:
                               f"({exc.strerror or exc})") from None
 
     def save_doc(self) -> dict:
-        """The save file's document (what :meth:`save` writes; the network sends it as JSON)."""
-        return {
+        """The save file's document (what :meth:`save` writes; the network sends it as JSON),
+        with a ``file_checksum`` over all of it, the embedded scene included."""
+        doc = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "scene_dir": str(self.base_dir.resolve()),
@@ -916,6 +943,8 @@ class Game:
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
         }
+        doc["file_checksum"] = save_file_checksum(doc)
+        return doc
 
     @classmethod
     def load(cls, path: str | Path, ldrawdir: str | Path | None = None,
@@ -929,10 +958,14 @@ class Game:
         """
         p = Path(path)
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
+            doc = strict_json_loads(read_input_bytes(p, "save file"))
         except FileNotFoundError:
             raise ReplayError(f"{p}: no such save file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        except FileRefused as exc:
+            raise ReplayError(f"{p}: {exc}") from None
+        except OSError as exc:
+            raise ReplayError(f"{p}: not a readable save file: {reason(exc)}") from None
+        except ValueError as exc:  # not UTF-8 JSON, NaN / infinity, nested too deep
             raise ReplayError(f"{p}: not a readable save file: {exc}") from None
         return cls.from_save_doc(doc, str(p), p.resolve().parent, ldrawdir, on_event, check)
 
@@ -953,21 +986,33 @@ class Game:
         p = where
         if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
             fmt = doc.get("format") if isinstance(doc, dict) else None
-            raise ReplayError(f"{p}: not a {SAVE_FORMAT} file (format {fmt!r})")
-        if doc.get("version") != SAVE_VERSION:
-            raise ReplayError(f"{p}: save version {doc.get('version')!r} is not {SAVE_VERSION}")
+            shown = repr(fmt) if isinstance(fmt, (str, int, type(None))) else type(fmt).__name__
+            raise ReplayError(f"{p}: not a {SAVE_FORMAT} file (format {shown[:60]})")
+        if doc.get("version") != SAVE_VERSION or isinstance(doc.get("version"), bool):
+            shown = repr(doc.get("version"))[:40]
+            raise ReplayError(f"{p}: save version {shown} is not {SAVE_VERSION}")
+        if not isinstance(doc.get("file_checksum"), str):
+            raise ReplayError(f"{p}: the save file has no file checksum (edited, or written by "
+                              "an older build)")
+        if doc["file_checksum"] != save_file_checksum(doc):
+            raise ReplayError(f"{p}: the save file does not match its file checksum: its "
+                              "scene, actions or state were edited or corrupted")
         try:
+            if not isinstance(doc.get("scene"), dict):
+                raise TypeError("scene is not a table")
             spec = scene_from_dict(doc["scene"], f"{p}:scene")
             if not isinstance(doc["actions"], list):
                 raise TypeError("actions is not a list")
             actions = [parse_action(a, f"{p}:actions[{i}]") for i, a in enumerate(doc["actions"])]
-            seed = int(doc["seed"])
+            seed = doc["seed"]
+            if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
+                raise TypeError(f"seed must be a whole number, got {str(seed)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
             raise ReplayError(str(exc)) from None
         base = Path(str(doc.get("scene_dir", base_dir)))
-        if not base.is_dir():
+        if "\x00" in str(base) or not base.is_dir():
             base = Path(base_dir)
         try:
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions)
@@ -1005,6 +1050,15 @@ class Game:
         self.close()
 
 
+def save_file_checksum(doc: dict) -> str:
+    """SHA-256 hex digest of a save document without its ``file_checksum``, as canonical JSON:
+    it covers the whole file (the embedded scene, seed, actions and the state hash), so an
+    edited Armor or weapon is caught before anything is rebuilt."""
+    body = {k: v for k, v in doc.items() if k != "file_checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
               on_event: Callable[[dict], None] | None = None) -> Game:
     """A :class:`Game` from a scene file (.toml) or a saved game (.save.json).
@@ -1035,10 +1089,11 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     if suffix in (".ldr", ".mpd", ".dat"):
         raise SceneError(f"{p} is an LDraw model, not a game to play ({expected}); put the "
                          "model in a scene's [[units]] or [[creations]] (model = ...)")
-    if suffix != ".json" and p.is_file():
+    if suffix != ".json" and p.exists():
         try:
-            with p.open("rb") as fh:
-                head = fh.read(64).lstrip()
+            head = read_input_bytes(p, "saved game")[:64].lstrip()
+        except FileRefused as exc:
+            raise SceneError(f"{p}: {exc}") from None
         except OSError:
             head = b"{"
         if not head.startswith(b"{"):

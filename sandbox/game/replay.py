@@ -35,12 +35,14 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import ReplayError
+from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason, strict_json_loads
 
 FORMAT_NAME = "brikwars-replay"
 FORMAT_VERSION = 2
@@ -313,6 +315,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
 
 def save_replay(replay: Replay, path: str | Path) -> Path:
     """Write a replay file atomically (see module docstring for the format)."""
+    return atomic_write_bytes(path, replay_bytes(replay))
+
+
+def replay_bytes(replay: Replay) -> bytes:
+    """The bytes of a replay file (see module docstring for the format)."""
     arrays = _arrays(replay)
     header = replay.header()
     header["checksum"] = _checksum(header, arrays)
@@ -322,70 +329,198 @@ def save_replay(replay: Replay, path: str | Path) -> Path:
         header_json=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
         **arrays,
     )
-    return atomic_write_bytes(path, buf.getvalue())
+    return buf.getvalue()
+
+
+#: dtypes a replay's arrays may have (anything else, objects above all, is refused).
+_ARRAY_DTYPES = {"|u1", "<i4", "<i2", "<f8"}
+#: Most bytes all arrays of one replay may decompress to, as a multiple of the file limit.
+_INFLATE_FACTOR = 16
+
+
+def _read_npz(raw: bytes, where: str) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` archive, checked before anything is allocated: every member an
+    ``.npy`` of an allowed dtype whose declared shape matches the bytes it holds, the sum
+    within a bound (no zip bomb, no declared size beyond the file, no pickle)."""
+    cap = limit("file_mb") * 1048576 * _INFLATE_FACTOR
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError):
+        raise ReplayError(f"{where}: not a replay file, or a truncated or corrupted one (not a "
+                          "zip archive of arrays)") from None
+    out: dict[str, np.ndarray] = {}
+    total = 0
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > 100_000:
+            raise ReplayError(f"{where}: {len(infos)} arrays in the replay: too many")
+        for info in infos:
+            name = info.filename
+            if not name.endswith(".npy") or "/" in name or len(name) > 80:
+                raise ReplayError(f"{where}: unexpected member {name[:80]!r} in the replay")
+            total += info.file_size
+            if total > cap:
+                raise ReplayError(f"{where}: the replay's arrays would decompress to more than "
+                                  f"{cap // 1048576} MiB ({how_to_raise('file_mb')})")
+            try:
+                with zf.open(info) as fh:
+                    blob = fh.read(info.file_size + 1)
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
+                    NotImplementedError, RuntimeError) as exc:
+                raise ReplayError(f"{where}: truncated or corrupted replay: array "
+                                  f"{name[:-4]!r} cannot be read ({type(exc).__name__})") from None
+            if len(blob) != info.file_size:
+                raise ReplayError(f"{where}: array {name[:-4]!r} is not the size its archive "
+                                  "entry declares")
+            out[name[:-4]] = _parse_npy(blob, f"{where}: array {name[:-4]!r}")
+    return out
+
+
+def _parse_npy(blob: bytes, where: str) -> np.ndarray:
+    fh = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"npy version {version}")
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, MemoryError) as exc:
+        raise ReplayError(f"{where}: bad array header ({type(exc).__name__})") from None
+    if dtype.str not in _ARRAY_DTYPES or fortran:
+        raise ReplayError(f"{where}: unexpected array type {dtype.str!r}")
+    if len(shape) > 3 or any(d < 0 for d in shape):
+        raise ReplayError(f"{where}: unexpected array shape {shape}")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    body = blob[fh.tell():]
+    if count * dtype.itemsize != len(body):
+        raise ReplayError(f"{where}: declares {shape} but holds {len(body)} bytes")
+    return np.frombuffer(body, dtype=dtype).reshape(shape)
+
+
+def _need(cond: bool, where: str, what: str) -> None:
+    if not cond:
+        raise ReplayError(f"{where}: malformed replay: {what}")
 
 
 def load_replay(path: str | Path) -> Replay:
     """Read and check a replay file.
 
+    Nothing is allocated from a size the file declares without a bound: the archive is read
+    member by member (:func:`_read_npz`), every header field's JSON type and every array's
+    shape checked, and no NaN or infinity accepted.
+
     Raises
     ------
     ReplayError
-        Missing, truncated or corrupted file, unknown format or version, checksum mismatch.
+        One line naming the file: missing, not a regular file, over the size limit, truncated
+        or corrupted (bit flips in the compressed arrays included), unknown format or version,
+        header fields of the wrong type, checksum mismatch.
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_input_bytes(path, "replay file")
+    except FileRefused as exc:
+        raise ReplayError(f"{path}: {exc}") from None
     except OSError as exc:
-        raise ReplayError(f"{path}: cannot read replay: {exc}") from None
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-            data = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
-        detail = "" if "pickle" in str(exc) else f": {exc}"  # never suggest loading unsafely
-        raise ReplayError(f"{path}: not a replay file, or a truncated or corrupted one{detail}") from None
+        raise ReplayError(f"{path}: cannot read replay: {reason(exc)}") from None
+    data = _read_npz(raw, str(path))
     if "header_json" not in data:
         raise ReplayError(f"{path}: no header in replay file")
+    hj = data.pop("header_json")
+    _need(hj.dtype == np.uint8 and hj.ndim == 1, str(path), "the header is not text")
     try:
-        header = json.loads(data.pop("header_json").tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        header = strict_json_loads(hj.tobytes())
+    except ValueError as exc:
         raise ReplayError(f"{path}: corrupted replay header: {exc}") from None
-    if header.get("format") != FORMAT_NAME:
-        raise ReplayError(f"{path}: not a BrikWars replay (format {header.get('format')!r})")
+    if not isinstance(header, dict):
+        raise ReplayError(f"{path}: corrupted replay header: not a table of fields "
+                          f"({type(header).__name__})")
+    fmt = header.get("format")
+    if fmt != FORMAT_NAME:
+        shown = repr(fmt)[:60] if isinstance(fmt, (str, int, type(None))) else type(fmt).__name__
+        raise ReplayError(f"{path}: not a BrikWars replay (format {shown})")
     version = header.get("version")
-    if version not in READABLE_VERSIONS:
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise ReplayError(
-            f"{path}: replay version {version!r} is not supported "
+            f"{path}: replay version {repr(version)[:40]} is not supported "
             f"(this build reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
     stored = header.pop("checksum", None)
     if stored != _checksum(header, data):
         raise ReplayError(f"{path}: checksum mismatch: the replay file is corrupted")
+    where = str(path)
+    frames = header.get("frames")
+    _need(isinstance(frames, int) and not isinstance(frames, bool) and 0 <= frames < 2**31,
+          where, "'frames' is not a whole number of frames")
+    fdt = header.get("frame_dt")
+    _need(isinstance(fdt, (int, float)) and not isinstance(fdt, bool) and 0 < fdt < 3600,
+          where, "'frame_dt' is not a positive number of seconds")
+    seed = header.get("seed")
+    _need(isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63, where,
+          "'seed' is not a whole number")
+    for key, typ in (("scene", dict), ("actions", list), ("events", list), ("bodies", list)):
+        _need(isinstance(header.get(key), typ), where,
+              f"'{key}' is not a {'table' if typ is dict else 'list'}")
+    meta = header.get("meta", {})
+    _need(isinstance(meta, dict), where, "'meta' is not a table")
+    sd = meta.get("scene_dir")
+    _need(sd is None or isinstance(sd, str) and "\x00" not in sd and len(sd) < 4096, where,
+          "'meta.scene_dir' is not a folder name")
+    _need(isinstance(meta.get("finished", False), bool), where, "'meta.finished' is not true "
+          "or false")
+    _need(all(isinstance(e, dict) and isinstance(e.get("type"), str)
+              and isinstance(e.get("text", ""), str)
+              and isinstance(e.get("time", 0.0), (int, float))
+              and not isinstance(e.get("time", 0.0), bool)
+              and isinstance(e.get("turn", 0), int)
+              for e in header["events"]), where,
+          "an event is not a table with a 'type', a 'text', a 'time' and a 'turn'")
+    _need(all(isinstance(a, dict) for a in header["actions"]), where,
+          "an action is not a table")
+    bodies = header["bodies"]
+    _need(all(isinstance(b, str) for b in bodies) and len(set(bodies)) == len(bodies), where,
+          "'bodies' is not a list of distinct names")
+
+    def arr(name: str, ndim: int, width: int | None = None) -> np.ndarray:
+        a = data.get(name)
+        _need(a is not None, where, f"array {name!r} is missing")
+        if ndim == 2 and a.ndim == 1 and a.size == 0:
+            a = a.reshape(0, width)
+        _need(a.ndim == ndim and (width is None or a.shape[-1] == width), where,
+              f"array {name!r} has shape {a.shape}")
+        return a
+
     tracks: dict[str, BodyTrack] = {}
-    try:
-        for i, key in enumerate(header["bodies"]):
-            frames = data[f"b{i}_frames"].astype(int).tolist()
-            pos = (data[f"b{i}_pos"].astype(float) / POSITION_SCALE).tolist()
-            quat = (data[f"b{i}_quat"].astype(float) / QUAT_SCALE).tolist()
-            if version >= 2:
-                spans = data[f"b{i}_spans"].reshape(-1, 2).astype(int).tolist()
-            else:
-                spans = [[frames[0], int(header["frames"])]] if frames else []
-            tracks[key] = BodyTrack(key, frames, [tuple(p) for p in pos],
-                                    [tuple(q) for q in quat], spans)
-        times = data["frame_times"].astype(float).tolist() if version >= 2 else []
-        if times and len(times) != int(header["frames"]):
-            raise ReplayError(f"{path}: {len(times)} frame times for {header['frames']} frames")
-        return Replay(
-            scene=header["scene"],
-            seed=int(header["seed"]),
-            actions=list(header["actions"]),
-            events=list(header["events"]),
-            tracks=tracks,
-            frame_dt=float(header["frame_dt"]),
-            frames=int(header["frames"]),
-            meta=dict(header.get("meta", {})),
-            frame_times=times,
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(f"{path}: incomplete replay: missing {exc}") from None
+    for i, key in enumerate(bodies):
+        fr = arr(f"b{i}_frames", 1)
+        pos_a = arr(f"b{i}_pos", 2, 3)
+        quat_a = arr(f"b{i}_quat", 2, 4)
+        _need(len(fr) == len(pos_a) == len(quat_a), where,
+              f"body {key[:40]!r}: {len(fr)} frames, {len(pos_a)} positions, "
+              f"{len(quat_a)} rotations")
+        frames_l = fr.astype(int).tolist()
+        _need(all(0 <= f_ <= max(frames, 1) for f_ in frames_l)
+              and frames_l == sorted(frames_l), where,
+              f"body {key[:40]!r}: frame numbers outside 0..{frames} or out of order")
+        pos = (pos_a.astype(float) / POSITION_SCALE).tolist()
+        quat = (quat_a.astype(float) / QUAT_SCALE).tolist()
+        if version >= 2:
+            spans = arr(f"b{i}_spans", 2, 2).astype(int).tolist()
+        else:
+            spans = [[frames_l[0], frames]] if frames_l else []
+        tracks[key] = BodyTrack(key, frames_l, [tuple(p) for p in pos],
+                                [tuple(q) for q in quat], spans)
+    times: list[float] = []
+    if version >= 2:
+        ft = arr("frame_times", 1)
+        times = ft.astype(float).tolist()
+        _need(bool(np.all(np.isfinite(ft))), where, "a frame time is not a finite number")
+        if times and len(times) != frames:
+            raise ReplayError(f"{path}: {len(times)} frame times for {frames} frames")
+    return Replay(scene=header["scene"], seed=seed, actions=list(header["actions"]),
+                  events=list(header["events"]), tracks=tracks, frame_dt=float(fdt),
+                  frames=frames, meta=dict(meta), frame_times=times)

@@ -17,6 +17,7 @@ the file, each offending field (``creations[0].stats.armor``) and the value foun
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..core.errors import SceneError
+from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from .actions import Action, action_union
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
@@ -37,7 +39,7 @@ from .trap_scene import TrapEntry
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
-from .scene_types import Vec2, Vec3  # noqa: E402
+from .scene_types import ColourCode, Vec2, Vec3  # noqa: E402
 #: Most dice one Armor rating may roll (a hundred d10 is already far beyond any creation).
 MAX_ARMOR_DICE = 100
 
@@ -59,6 +61,8 @@ def parse_armor(value: int | str) -> tuple[int | None, tuple[int, int] | None]:
     if isinstance(value, int):
         if value < 0:
             raise ValueError(f"Armor cannot be negative, got {value}")
+        if value > 10_000:
+            raise ValueError(f"Armor {value} is beyond any creation (at most 10000)")
         return value, None
     m = _DICE_RE.match(str(value))
     if not m or int(m.group(1)) < 1 or int(m.group(2)) < 2:
@@ -98,13 +102,13 @@ class WeaponSpec(_Strict):
 class Stats(_Strict):
     """BrikWars stats a body carries (BrikWars ch. 8 and core rules)."""
 
-    size: float = Field(1.0, gt=0, description="Size in inches")
+    size: float = Field(1.0, gt=0, le=1000, allow_inf_nan=False, description="Size in inches")
     armor: Union[int, str] = Field(4, description="fixed Armor (4) or dice ('3d10')")
     deflection: int = Field(0, ge=0, le=10, description="layers of Deflection (Armor Plating, "
                             "Heavy Armor): each cancels the highest Damage die (3.3, 8.4)")
     weight_class: int = Field(1, ge=0, le=12, description="Weight class (Fire catches above it)")
     action_die: int = Field(6, description="Action die (d6 for a minifig)")
-    move: float = Field(5.0, ge=0, description="Move in inches")
+    move: float = Field(5.0, ge=0, le=1000, allow_inf_nan=False, description="Move in inches")
     flight: bool = Field(False, description="can fly or has a parachute (no Big Drop damage)")
     flammable: bool = Field(True, description="can catch Fire (BrikWars F.1)")
     scout: bool = Field(False, description="a Scout with an optical Tool: Pathfinding (F.3)")
@@ -141,7 +145,7 @@ class PartRef(_Strict):
     """One built-in or library part placed directly in the scene."""
 
     part: str = Field(description="LDraw part number or file name, e.g. '3001' or '3001.dat'")
-    colour: int = Field(16, description="LDraw colour code")
+    colour: ColourCode = Field(16, description="LDraw colour code")
     position: Vec3 = (0.0, 0.0, 0.0)
     rotation: Vec3 = (0.0, 0.0, 0.0)
 
@@ -154,7 +158,7 @@ class _Placed(_Strict):
     instance: int | None = Field(None, ge=1, description="which placement of a submodel used more than once (1-based)")
     keep_model_placement: bool = True
     parts: list[PartRef] | None = None
-    colour: int = Field(16, description="colour of the whole model where its lines say 16")
+    colour: ColourCode = Field(16, description="colour of the whole model where its lines say 16")
     position: Vec3 = (0.0, 0.0, 0.0)
     rotation: Vec3 = (0.0, 0.0, 0.0)
     owner: str | None = None
@@ -185,21 +189,21 @@ class Unit(_Placed):
 
 
 class Player(_Strict):
-    name: str = Field(min_length=1)
-    colour: int = 4
+    name: str = Field(min_length=1, max_length=64)
+    colour: ColourCode = 4
     strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
 
 
 class ExplosivePayload(_Strict):
     kind: Literal["explosive"]
     part: str = "3005"
-    colour: int = 0
+    colour: ColourCode = 0
 
 
 class SupplyPayload(_Strict):
     kind: Literal["supply"]
     part: str = "3001"
-    colour: int = 14
+    colour: ColourCode = 14
     stats: Stats = Stats(size=1.0, armor=2)
 
 
@@ -251,8 +255,8 @@ class SceneSpec(_Strict):
     description: str = ""
     game: str = Field("brikwars", min_length=1, max_length=64,
                       description="the game played: 'brikwars' or another registered game")
-    seed: int = 0
-    format: int = Field(1, description="scene file format version")
+    seed: int = Field(0, ge=-(2**63), lt=2**63)
+    format: int = Field(1, description="scene file format version (this build reads 1)")
     battlefield: Battlefield = Battlefield()
     players: list[Player] = []
     creations: list[Creation] = []
@@ -287,6 +291,13 @@ class SceneSpec(_Strict):
         if "ground" in ids:
             raise ValueError("the id 'ground' is reserved for the battlefield")
         names = [p.name for p in self.players]
+        dup_players = sorted({n for n in names if names.count(n) > 1})
+        if dup_players:
+            raise ValueError(f"players: duplicate player names {dup_players}")
+        for i, m in enumerate(self.launchers):
+            if m.creation is not None and m.creation not in ids:
+                raise ValueError(f"launchers[{i}].creation {m.creation!r} is not the id of a "
+                                 "creation, unit or reserve")
         half_w, half_d = self.battlefield.width / 2, self.battlefield.depth / 2
         for i, a in enumerate(self.actions):
             if a.player not in names:
@@ -343,18 +354,97 @@ def _format_errors(err: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+#: Scene file format versions this build reads.
+SCENE_FORMATS = (1,)
+#: Fields naming a file, a part or a body: no control characters (a newline in a part name
+#: would inject LDraw lines into the inline document a scene's parts are read through).
+_NAME_FIELDS = {"part", "model", "submodel", "id", "unit", "body", "creation", "player",
+                "owner", "target_id", "bastard", "type"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _loc(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(scene)"
+
+
+def _precheck(data, source: str) -> None:
+    """Checks pydantic's lax mode would let through: NaN and infinities anywhere, control
+    characters in names, an unknown format version (iterative: no recursion on deep input)."""
+    if not isinstance(data, dict):
+        raise SceneError(f"{source}: a scene must be a table of fields, got "
+                         f"{type(data).__name__}")
+    fmt = data.get("format", 1)
+    if isinstance(fmt, bool) or fmt not in SCENE_FORMATS:
+        raise SceneError(f"{source}: format: scene format version {fmt!r} is not supported "
+                         f"(this build reads {', '.join(map(str, SCENE_FORMATS))})")
+    stack: list[tuple[tuple, object]] = [((), data)]
+    seen = 0
+    while stack:
+        path, v = stack.pop()
+        seen += 1
+        if len(path) > 32:
+            raise SceneError(f"{source}: {_loc(path[:4])}...: nested more than 32 deep")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SceneError(f"{source}: {_loc(path)}: must be a finite number (got {v!r})")
+        if isinstance(v, str) and path and path[-1] in _NAME_FIELDS and _CONTROL.search(v):
+            raise SceneError(f"{source}: {_loc(path)}: control characters (a newline?) are not "
+                             f"allowed in a name (got {v[:40]!r})")
+        if isinstance(v, dict):
+            stack.extend((path + (str(k),), x) for k, x in v.items())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((path + (i,), x) for i, x in enumerate(v))
+
+
+def _reject_bools(raw, model, path: tuple, source: str) -> None:
+    """``true`` where a number is meant (an Armor of ``true``, a width of ``true``): pydantic's
+    lax mode reads it as 1; walk the raw data beside the validated model and refuse it."""
+    stack = [(path, raw, model)]
+    while stack:
+        path, r, m = stack.pop()
+        if isinstance(r, bool):
+            if not isinstance(m, bool):
+                raise SceneError(f"{source}: {_loc(path)}: expected a number or text, got "
+                                 f"{str(r).lower()}")
+            continue
+        if isinstance(r, dict):
+            for k, x in r.items():
+                if isinstance(m, BaseModel) and str(k) in type(m).model_fields:
+                    sub = getattr(m, str(k))
+                elif isinstance(m, dict) and k in m:
+                    sub = m[k]
+                else:  # an alias or a key the model does not keep: nothing to compare
+                    continue
+                stack.append((path + (str(k),), x, sub))
+        elif isinstance(r, (list, tuple)) and isinstance(m, (list, tuple)):
+            stack.extend((path + (i,), x, y) for i, (x, y) in enumerate(zip(r, m)))
+
+
 def scene_from_dict(data: dict, source: str = "<scene>") -> SceneSpec:
     """Validate a scene given as a dict.
 
     Raises
     ------
     SceneError
-        Naming each offending field and value.
+        Naming each offending field and value: also for NaN or infinite numbers, ``true``
+        where a number is meant, control characters in names, an unknown ``format`` version
+        and more bodies than the ``bodies`` limit (:mod:`sandbox.core.limits`).
     """
+    _precheck(data, source)
     try:
-        return SceneSpec.model_validate(data)
+        spec = SceneSpec.model_validate(data)
     except ValidationError as err:
         raise SceneError(_format_errors(err, source)) from None
+    except RecursionError:
+        raise SceneError(f"{source}: nested too deep") from None
+    _reject_bools(data, spec, (), source)
+    n = len(spec.creations) + len(spec.units) + len(spec.reserves)
+    if n > limit("bodies"):
+        raise SceneError(f"{source}: {n} creations, units and reserves, over the limit of "
+                         f"{limit('bodies')} bodies ({how_to_raise('bodies')})")
+    return spec
 
 
 def load_scene(path: str | Path) -> tuple[SceneSpec, Path]:
@@ -373,15 +463,21 @@ def load_scene(path: str | Path) -> tuple[SceneSpec, Path]:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_input_bytes(p, "scene file").decode("utf-8")
     except FileNotFoundError:
         raise SceneError(f"{p}: no such scene file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SceneError(f"{p}: cannot read scene file: {exc}") from None
+    except FileRefused as exc:
+        raise SceneError(f"{p}: {exc}") from None
+    except OSError as exc:
+        raise SceneError(f"{p}: cannot read scene file: {reason(exc)}") from None
+    except UnicodeDecodeError:
+        raise SceneError(f"{p}: not a scene file (not UTF-8 text)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SceneError(f"{p}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SceneError(f"{p}: not a usable scene file: nested too deep") from None
     return scene_from_dict(data, str(p)), p.resolve().parent
 
 

@@ -11,3 +11,5 @@ from pydantic import Field
 Coord = Annotated[float, Field(allow_inf_nan=False, ge=-10000.0, le=10000.0)]
 Vec3 = tuple[Coord, Coord, Coord]
 Vec2 = tuple[Coord, Coord]
+#: An LDraw colour code: 0 .. the largest direct colour ``0x3FFFFFF``.
+ColourCode = Annotated[int, Field(ge=0, le=0x3FFFFFF)]

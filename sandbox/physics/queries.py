@@ -196,3 +196,43 @@ def bodies_in_region(world: PhysicsWorld, region: Region, keys: Iterable[str] | 
         inside = (min(hi[2], region.height) - max(lo[2], 0.0)) / h
         out.append((k, float(min(1.0, max(0.0, inside)))))
     return out
+
+
+def overlaps(world: PhysicsWorld, keys: Sequence[str], min_depth: float = 0.0
+             ) -> list[tuple[str, str, float]]:
+    """Pairs of bodies whose collision shapes interpenetrate, deepest first.
+
+    Bounding boxes are compared first, so only pairs that may touch are asked for closest
+    points. Pairs of two static bodies are left out (they never move apart).
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The bodies to test against each other.
+    min_depth : float
+        Inches; report only pairs interpenetrating deeper than this.
+
+    Returns
+    -------
+    list of (key_a, key_b, depth)
+        ``depth`` in inches (> ``min_depth``), ``key_a`` before ``key_b`` in ``keys``.
+    """
+    c = world.client
+    boxes = {}
+    for k in keys:
+        lo, hi = c.getAABB(world.bodies[k].uid)
+        boxes[k] = (np.asarray(lo), np.asarray(hi))
+    out = []
+    for i, a in enumerate(keys):
+        la, ha = boxes[a]
+        for b in keys[i + 1:]:
+            if world.bodies[a].static and world.bodies[b].static:
+                continue
+            lb, hb = boxes[b]
+            if np.any(la > hb) or np.any(lb > ha):
+                continue
+            pts = c.getClosestPoints(world.bodies[a].uid, world.bodies[b].uid, 0.0)
+            depth = max((-float(p[8]) for p in pts), default=0.0)
+            if depth > min_depth:
+                out.append((a, b, depth))
+    return sorted(out, key=lambda t: -t[2])

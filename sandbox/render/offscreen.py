@@ -476,7 +476,23 @@ def render_png(view: SceneView, path: str | Path, width: int = 800, height: int 
     """
     from PIL import Image
 
+    import io
+    import os
+    import tempfile
+
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(render_array(view, width, height, shadows=shadows)).save(out)
+    buf = io.BytesIO()
+    Image.fromarray(render_array(view, width, height, shadows=shadows)).save(buf, format="PNG")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:  # atomic: a kill or a full disk never leaves a truncated picture in place
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(buf.getvalue())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return out
