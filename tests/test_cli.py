@@ -55,3 +55,40 @@ def test_replay_of_a_corrupted_file_is_a_clear_error(tmp_path):
     p.write_bytes(b"PK\x03\x04 not really a zip")
     r = sandbox("replay", str(p))
     assert r.returncode == 2 and "x.replay" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_play_opens_the_window_from_the_command_line(tmp_path):
+    """`sandbox play SCENE` starts the window (under Xvfb) and keeps running: no traceback on
+    the way in (the path from the command line to the engine is the one a player takes)."""
+    import os
+    import shutil
+    import time
+
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        import pytest
+
+        pytest.skip("Xvfb is not installed (tools/setup.sh installs it)")
+    num = next(n for n in range(200, 300) if not os.path.exists(f"/tmp/.X{n}-lock"))
+    xs = subprocess.Popen([xvfb, f":{num}", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        env = {**os.environ, "DISPLAY": f":{num}"}
+        p = subprocess.Popen([sys.executable, "-c", "from sandbox.cli import main; main()",
+                              "play", str(REPO / "scenes" / "skirmish.toml"), "--size",
+                              "640x480", "--save", str(tmp_path / "g.save.json")],
+                             cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = p.communicate(timeout=15)
+            raise AssertionError(f"the window closed by itself (status {p.returncode}): "
+                                 f"{err[-800:]}")
+        except subprocess.TimeoutExpired:
+            pass  # still running: the window is open
+        finally:
+            p.kill()
+            p.communicate()
+    finally:
+        xs.terminate()
+        xs.wait(timeout=10)
