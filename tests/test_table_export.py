@@ -56,6 +56,32 @@ def test_the_wall_is_broken_and_every_part_is_on_the_table(blasted):
     assert groups["wall"] > 10  # pieces and destroyed parts of the blast wall
     assert "wall" not in {b.key for b in snap.bodies}
     assert snap.part_count() == 160 + 9 + 9  # no part lost by the break-up
+    debris = [b for b in snap.bodies if b.debris]
+    assert debris and all(len(b.tags) == 1 and b.group == "wall" for b in debris)
+
+
+def test_part_poses_put_each_part_where_its_mesh_is_on_the_table(blasted):
+    """The LDraw placements the exports write, checked against the drawn meshes (which the
+    physics moved): each part's own triangles, placed by its exported pose, within 0.01"."""
+    from sandbox.bricks.mesh import model_mesh
+
+    snap, _, _ = blasted
+    checked = 0
+    for b in snap.bodies:
+        a = b.asset
+        world = a.local_vertices.astype(float) @ b.pose[:3, :3].T + b.pose[:3, 3]
+        tris = world.reshape(-1, 3, 3)
+        for t, (p, m) in zip(b.tags, b.part_matrices(), strict=True):
+            got = tris[a.placement_index == t].reshape(-1, 3)
+            if not len(got):
+                continue
+            wm = p.world_matrix
+            own = (model_mesh(a.model, [p]).vertices - wm[:3, 3]) @ np.linalg.inv(wm[:3, :3]).T
+            now = own @ m[:3, :3].T + m[:3, 3]
+            assert now.shape == got.shape
+            assert np.abs(now - got).max() < TOL_IN, (b.key, p.part)
+            checked += 1
+    assert checked == snap.part_count()
 
 
 def test_glb_round_trip_nodes_poses_and_colours(blasted, tmp_path):
@@ -110,6 +136,8 @@ def test_mpd_round_trip_part_counts_colours_and_poses(blasted, ldrawdir, tmp_pat
     pieces = [b for b in snap.bodies if b.group == "wall" and "#" in b.key]
     assert all(any(p.chain[1:3] == ("wall.ldr", f"wall_{b.key.split('#')[1]}.ldr")
                    for p in model.placements) for b in pieces)
+    loose = [p for p in model.placements if p.chain[1:] == ("wall.ldr",)]
+    assert len(loose) == sum(b.debris for b in snap.bodies)
     # each part where the table has it (position within 0.01", same turn), one-to-one
     used = set()
     for p in model.placements:

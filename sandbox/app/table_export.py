@@ -60,6 +60,8 @@ class ExportBody:
         Body frame → world, inches.
     group : str
         Key of the creation it came from (itself unless it is a piece of a broken one).
+    debris : bool
+        A part a blast destroyed and threw off its creation (a ``break`` event's debris).
     """
 
     key: str
@@ -67,6 +69,7 @@ class ExportBody:
     asset: BodyAsset
     pose: np.ndarray
     group: str
+    debris: bool = False
 
     @property
     def tags(self) -> list[int]:
@@ -123,11 +126,14 @@ def _pose_matrix(position, quaternion) -> np.ndarray:
     return m
 
 
-def _groups(events) -> dict[str, str]:
-    """``{piece key: creation key}`` from the ``break`` events (pieces of pieces followed)."""
+def _groups(events) -> tuple[dict[str, str], set[str]]:
+    """``{piece key: creation key}`` from the ``break`` events (pieces of pieces followed),
+    and the keys of the destroyed parts (debris)."""
     parent: dict[str, str] = {}
+    debris: set[str] = set()
     for e in events:
         if e.get("type") == "break":
+            debris.update(str(k) for k in e.get("debris") or ())
             for k in list(e.get("pieces") or ()) + list(e.get("debris") or ()):
                 parent[str(k)] = str(e.get("body"))
     out = {}
@@ -137,7 +143,7 @@ def _groups(events) -> dict[str, str]:
             seen.add(root)
             root = parent[root]
         out[k] = root
-    return out
+    return out, debris
 
 
 def _unique_names(keys_names: list[tuple[str, str]]) -> dict[str, str]:
@@ -148,14 +154,14 @@ def _unique_names(keys_names: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def _snapshot(title, battlefield, assets: dict, poses: dict, events) -> TableSnapshot:
-    groups = _groups(events)
+    groups, debris = _groups(events)
     keys = [k for k in poses if k in assets]
     missing = [k for k in poses if k not in assets and k != "ground"]
     if missing:
         raise ReplayError(f"no mesh for bodies {missing[:5]} on the table")
     names = _unique_names([(k, assets[k].name) for k in keys])
     bodies = tuple(ExportBody(k, names[k], assets[k], _pose_matrix(*poses[k]),
-                              groups.get(k, k)) for k in keys)
+                              groups.get(k, k), k in debris) for k in keys)
     return TableSnapshot(str(title), float(battlefield["width"]), float(battlefield["depth"]),
                          bodies)
 
@@ -422,7 +428,7 @@ def ldraw_text(snapshot: TableSnapshot, file_name: str = "table.mpd") -> str:
         gname = _file_name(group, used)
         glines = []
         for b in members:
-            if len(b.tags) == 1 and "~" in b.key:  # a part destroyed by the blast
+            if b.debris:  # a part destroyed by the blast: a loose part
                 glines.append(f"0 // destroyed part {b.key}")
                 glines += _part_lines(b.part_matrices())
                 continue
