@@ -292,6 +292,36 @@ def serve(
         game.close()
 
 
+@app.command()
+def export(
+    file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
+    ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
+    frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
+    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io."""
+    from .app.table_export import load_snapshot, write_gltf, write_ldraw
+
+    if gltf is None and ldraw is None:
+        _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
+        return
+    try:
+        snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        written = []
+        if gltf is not None:
+            written.append(write_gltf(snap, gltf))
+        if ldraw is not None:
+            written.append(write_ldraw(snap, ldraw))
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{len(snap.bodies)} bodies, {snap.part_count()} parts")
+    for w in written:
+        console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
+
+
 def main() -> None:
     """Console entry point."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

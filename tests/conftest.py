@@ -25,3 +25,74 @@ def ldrawdir() -> Path:
     if lib is None:
         pytest.skip("no LDraw library: set LDRAWDIR or put it at ../shared/ldraw")
     return lib
+
+
+# ------------------------------------------------------------------------------ windows
+@pytest.fixture(scope="session")
+def xvfb_display():
+    """The one Xvfb of the test session (``-displayfd``: the server picks a free display), kept
+    until the session ends, for every test marked ``window``.
+
+    Panda3D connects to the X display once per process, so every window of the process must
+    live on the same server: one fixture per module (the old way) broke a window module run
+    after another module's Xvfb had gone. Skips when Xvfb is not installed
+    (``tools/setup.sh`` installs it).
+    """
+    import select
+    import shutil
+    import subprocess
+
+    exe = shutil.which("Xvfb")
+    if exe is None:
+        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=[write_fd],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    old = os.environ.get("DISPLAY")
+    try:
+        ready, _, _ = select.select([read_fd], [], [], 20)
+        if not ready:
+            raise RuntimeError("Xvfb did not report a display within 20 s")
+        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
+        yield os.environ["DISPLAY"]
+    finally:
+        os.close(read_fd)
+        proc.terminate()
+        proc.wait(timeout=10)
+        if old is None:
+            os.environ.pop("DISPLAY", None)
+        else:
+            os.environ["DISPLAY"] = old
+
+
+@pytest.fixture(scope="module")
+def window_display(xvfb_display):
+    """The session's Xvfb, with no ShowBase left over from another module: a module makes its
+    window (one ShowBase at a time per process) and must destroy it; a ShowBase a failed
+    module left behind is destroyed here, so the next module still opens its own."""
+    import builtins
+
+    _drop_showbase(builtins)
+    yield xvfb_display
+    leftover = getattr(builtins, "base", None)
+    _drop_showbase(builtins)
+    if leftover is not None:
+        pytest.fail("a window module left its ShowBase open (destroy it in its fixture)")
+
+
+def _drop_showbase(builtins) -> None:
+    base = getattr(builtins, "base", None)
+    if base is not None:
+        base.destroy()
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses the window display must be marked ``window`` (so ``-m "not window"``
+    leaves out every test that opens one)."""
+    for item in items:
+        uses = {"xvfb_display", "window_display"} & set(getattr(item, "fixturenames", ()))
+        if uses and item.get_closest_marker("window") is None:
+            raise pytest.UsageError(f"{item.nodeid} opens a window: mark it "
+                                    "@pytest.mark.window")

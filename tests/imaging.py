@@ -1,8 +1,9 @@
 """Golden-image comparison shared by the rendering tests.
 
 Golden frames are named with the GL backend (``boxes_llvmpipe.png``), as dm_control's
-``mujoco/testing/image_utils.py`` does; only llvmpipe goldens are stored, other backends skip
-the comparison. Set ``SANDBOX_UPDATE_GOLDEN=1`` to rewrite the golden files.
+``mujoco/testing/image_utils.py`` does; only llvmpipe goldens are stored. A missing golden
+fails the test (it used to skip, which hid a golden never made). Set
+``SANDBOX_UPDATE_GOLDEN=1`` to rewrite the golden files.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def assert_matches_golden(image: np.ndarray, name: str, backend: str) -> None:
         Image.fromarray(image).save(path)
         return
     if not path.exists():
-        pytest.skip(f"no golden frame {path.name} for backend {backend!r} "
-                    "(set SANDBOX_UPDATE_GOLDEN=1 to make one)")
+        pytest.fail(f"no golden frame {path.name} for backend {backend!r}: a missing golden "
+                    "fails (make it with SANDBOX_UPDATE_GOLDEN=1, check it, commit it)")
     golden = np.asarray(Image.open(path).convert("RGB"))
     if golden.shape != image.shape:
         pytest.fail(f"{path.name}: golden shape {golden.shape} != actual {image.shape}")

@@ -1,8 +1,8 @@
 """Offscreen rendering: golden frame, placement, reuse, batching, input checks.
 
 Golden frames are named with the GL backend (``boxes_llvmpipe.png``), as dm_control's
-``mujoco/testing/image_utils.py`` does; only llvmpipe goldens are stored, other backends skip
-the golden comparison. Set ``SANDBOX_UPDATE_GOLDEN=1`` to rewrite the golden files.
+``mujoco/testing/image_utils.py`` does; only llvmpipe goldens are stored, and a missing golden
+fails. Set ``SANDBOX_UPDATE_GOLDEN=1`` to rewrite the golden files.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """The replay window under Xvfb, driven through Panda3D's own event system.
 
-The test starts its own Xvfb on a free display (``-displayfd``), opens the viewer on a
+The test uses the session's Xvfb (``window_display`` in conftest.py), opens the viewer on a
 shipped scene's replay, presses keys with ``messenger.send``, runs the task loop with
 ``taskMgr.step()`` and checks the window's screenshots.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -24,39 +20,8 @@ from conftest import REPO
 pytestmark = pytest.mark.window
 
 
-@pytest.fixture(scope="session")
-def xvfb_display():
-    """An Xvfb of our own, kept until the session ends: Panda3D reads DISPLAY once per
-    process, so a later window in this process may still connect to it."""
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "800x600x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        display = ":" + os.read(read_fd, 32).decode().strip()
-        old = os.environ.get("DISPLAY")
-        os.environ["DISPLAY"] = display
-        yield display
-    finally:
-        os.close(read_fd)
-        proc.terminate()
-        proc.wait(timeout=10)
-        if "old" in locals():
-            if old is None:
-                os.environ.pop("DISPLAY", None)
-            else:
-                os.environ["DISPLAY"] = old
-
-
 @pytest.fixture(scope="module")
-def viewer(xvfb_display, tmp_path_factory):
+def viewer(window_display, tmp_path_factory):
     from sandbox.app.replay_viewer import ReplayViewer
 
     out = tmp_path_factory.mktemp("gt")

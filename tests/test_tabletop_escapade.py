@@ -4,10 +4,6 @@ the victory status, updated after an action."""
 
 from __future__ import annotations
 
-import os
-import select
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,37 +14,8 @@ pytestmark = pytest.mark.window
 W, H = 800, 600
 
 
-@pytest.fixture(scope="session")
-def escapade_display():
-    """An Xvfb of our own, kept until the session ends: Panda3D reads DISPLAY once per
-    process, so a later window in this process may still connect to it."""
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    old = os.environ.get("DISPLAY")
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
-        yield os.environ["DISPLAY"]
-    finally:
-        os.close(read_fd)
-        proc.terminate()
-        proc.wait(timeout=10)
-        if old is None:
-            os.environ.pop("DISPLAY", None)
-        else:
-            os.environ["DISPLAY"] = old
-
-
 @pytest.fixture(scope="module")
-def app(escapade_display, tmp_path_factory):
+def app(window_display, tmp_path_factory):
     from sandbox.app.tabletop import TabletopApp
     from sandbox.game.engine import open_game
 

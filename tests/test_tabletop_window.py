@@ -7,46 +7,18 @@ through the same handlers and :class:`InputLayer` as a player's mouse.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.window
 REPO = Path(__file__).resolve().parents[1]
 W, H = 640, 480
 
 
 @pytest.fixture(scope="module")
-def xdisplay():
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it)")
-    num = next(n for n in range(90, 190) if not Path(f"/tmp/.X{n}-lock").exists()
-               and not Path(f"/tmp/.X11-unix/X{n}").exists())
-    proc = subprocess.Popen([xvfb, f":{num}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sock = Path(f"/tmp/.X11-unix/X{num}")
-    for _ in range(100):
-        if sock.exists():
-            break
-        time.sleep(0.05)
-    old = os.environ.get("DISPLAY")
-    os.environ["DISPLAY"] = f":{num}"
-    yield f":{num}"
-    if old is None:
-        os.environ.pop("DISPLAY", None)
-    else:
-        os.environ["DISPLAY"] = old
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def app(xdisplay, tmp_path_factory):
+def app(window_display, tmp_path_factory):
     from sandbox.app.tabletop import TabletopApp
     from sandbox.game.engine import open_game
 

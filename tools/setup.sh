@@ -21,17 +21,39 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   fi
 fi
 
+# Python: $PYTHON if set; else python3.11 (pybullet 3.2.7 publishes wheels only up to CPython
+# 3.11); else the newest python3.13 / python3.12 that can make a virtual environment, on which
+# pip builds pybullet from source (about 15 minutes on 2 cores; needs a C++ compiler).
+py_ok() {  # a CPython 3.11-3.13 with venv and ensurepip
+  "$1" -c 'import sys, venv, ensurepip; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' \
+    >/dev/null 2>&1
+}
 PY="${PYTHON:-}"
-if [ -z "$PY" ]; then
-  for cand in python3.11 python3; do
-    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+if [ -n "$PY" ]; then
+  py_ok "$PY" || { echo "setup: PYTHON=$PY is not a working Python 3.11-3.13 (with venv)" >&2; exit 1; }
+else
+  for cand in python3.11 python3.13 python3.12 python3; do
+    if command -v "$cand" >/dev/null 2>&1 && py_ok "$cand"; then
       PY="$cand"; break
     fi
   done
 fi
 if [ -z "$PY" ]; then
-  echo "setup: Python 3.11 is required (set PYTHON=/path/to/python3.11)" >&2
+  echo "setup: Python 3.11, 3.12 or 3.13 with venv is required (3.11 preferred; on Debian/Ubuntu:" \
+       "apt-get install python3.11-venv; or set PYTHON=/path/to/python3.1x)" >&2
   exit 1
+fi
+PYVER="$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+echo "setup: using $PY (Python $PYVER)"
+if [ "$PYVER" != "3.11" ] && ! .venv/bin/python -c 'import pybullet' >/dev/null 2>&1; then
+  echo "setup: pybullet 3.2.7 has no wheel for Python $PYVER: pip will build it from source," \
+       "about 15 minutes on 2 cores; it needs a C++ compiler (g++ or clang++)."
+  if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1 \
+     && ! command -v clang++ >/dev/null 2>&1; then
+    echo "setup: no C++ compiler found: install one (Debian/Ubuntu: apt-get install g++" \
+         "python$PYVER-dev) or use Python 3.11" >&2
+    exit 1
+  fi
 fi
 
 if [ ! -x .venv/bin/python ]; then

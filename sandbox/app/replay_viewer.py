@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +60,7 @@ from ..core.errors import ReplayError
 from ..game.playback import ReplayPlayback
 from ..game.replay import Replay
 from ..render import geometry, shaders
+from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
 from ..render.view import Marker
 
@@ -82,36 +82,6 @@ LOG_COLOURS = {
     "destroyed": (1.0, 0.35, 0.3, 1), "explosion": (1.0, 0.45, 0.2, 1),
     "action": (0.5, 1.0, 0.5, 1), "turn": (1, 1, 1, 1),
 }
-
-
-@dataclass
-class OrbitCamera:
-    """A camera orbiting ``target`` (inches) at ``distance`` inches, ``azimuth`` and
-    ``elevation`` degrees (azimuth 0: looking along +Y from the front, -Y side)."""
-
-    target: np.ndarray
-    distance: float
-    azimuth: float = 30.0
-    elevation: float = 30.0
-
-    def eye(self) -> np.ndarray:
-        """Camera position, (3,) inches."""
-        az, el = math.radians(self.azimuth), math.radians(self.elevation)
-        d = np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az), math.sin(el)])
-        return self.target + self.distance * d
-
-    def orbit(self, d_azimuth: float, d_elevation: float) -> None:
-        self.azimuth = (self.azimuth + d_azimuth) % 360.0
-        self.elevation = min(max(self.elevation + d_elevation, 3.0), 89.0)
-
-    def zoom(self, factor: float) -> None:
-        self.distance = min(max(self.distance * factor, 2.0), 2000.0)
-
-    def pan(self, right: float, up: float) -> None:
-        """Move the target across the view by fractions of the distance."""
-        az = math.radians(self.azimuth)
-        r = np.array([math.cos(az), math.sin(az), 0.0])
-        self.target = self.target + self.distance * (right * r + np.array([0, 0, up]))
 
 
 class ReplayViewer:
@@ -280,7 +250,8 @@ class ReplayViewer:
         dist = float(np.linalg.norm(off))
         el = math.degrees(math.asin(off[2] / dist))
         az = math.degrees(math.atan2(off[0], -off[1]))
-        return OrbitCamera(np.asarray(cam.target, float), dist, az, el)
+        return OrbitCamera(np.asarray(cam.target, float), dist, az, el, min_elevation=3.0,
+                           max_elevation=89.0, max_distance=2000.0)
 
     def _aspect(self) -> float:
         win = self.base.win
@@ -447,7 +418,7 @@ class ReplayViewer:
                 if mode == "orbit":
                     self.camera.orbit(-dx * 120, -dy * 60)
                 else:
-                    self.camera.pan(-dx * 0.5, -dy * 0.5)
+                    self.camera.pan_view(-dx * 0.5, -dy * 0.5)
                 self._drag = (mode, *m)
         if self.playback.playing:
             self.playback.advance(dt)

@@ -7,7 +7,8 @@ Structure
 - :class:`InputLayer` is the one entry point for input: the mouse and keyboard handlers call
   it, and so do tests (``pointer_down/move/up``, ``key``, ``wheel``), so what a test does is
   what a player does.
-- :class:`CameraRig` orbits, pans and zooms about a target point; top-down view; focus.
+- the camera (``self.rig``) is :class:`sandbox.render.orbit_camera.OrbitCamera`: orbit, pan,
+  zoom about a target point; top-down view; focus.
 - :class:`TabletopApp` (a ShowBase) draws bodies from poses, overlays (rulers, sight lines,
   Firing Arc fans, explosion rings, target X, drop trajectory) as render Markers, and a HUD:
   turn banner, stat card, attack preview, log panel, help line.
@@ -27,7 +28,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -46,6 +46,7 @@ from ..render import offscreen as _offscreen  # the shared scene-building helper
 from ..render.escapade_markers import escapade_markers
 from .mbw_input import MbwInput
 from ..render.hazard_markers import hazard_markers
+from ..render.orbit_camera import OrbitCamera
 from ..render.from_game import render_mesh_of
 from ..render.view import Marker
 
@@ -107,77 +108,6 @@ def _window_prc(width: int, height: int, title: str, offscreen: bool):
         "model-cache-dir",
         "textures-power-2 none",
     ]))
-
-
-# ------------------------------------------------------------------------------ camera
-@dataclass
-class CameraRig:
-    """An orbit camera about ``target`` (inches, Z up).
-
-    Attributes
-    ----------
-    target : (3,) float
-    distance : float
-        Inches from the target.
-    yaw, pitch : float
-        Degrees: yaw turns about Z from the front (-Y), pitch is the height above the horizon.
-    """
-
-    target: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    distance: float = 30.0
-    yaw: float = 30.0
-    pitch: float = 40.0
-
-    def eye(self) -> np.ndarray:
-        y, p = math.radians(self.yaw), math.radians(self.pitch)
-        d = np.array([math.cos(p) * math.sin(y), -math.cos(p) * math.cos(y), math.sin(p)])
-        return self.target + self.distance * d
-
-    def orbit(self, dyaw: float, dpitch: float) -> None:
-        self.yaw = (self.yaw + dyaw) % 360.0
-        self.pitch = float(np.clip(self.pitch + dpitch, 5.0, 89.9))
-
-    def zoom(self, factor: float) -> None:
-        self.distance = float(np.clip(self.distance * factor, 2.0, 400.0))
-
-    def pan(self, right: float, forward: float) -> None:
-        """Move the target along the table, in inches scaled by the distance."""
-        y = math.radians(self.yaw)
-        r = np.array([math.cos(y), math.sin(y), 0.0])
-        f = np.array([-math.sin(y), math.cos(y), 0.0])
-        self.target = self.target + (r * right + f * forward) * self.distance * 0.5
-
-    def top_down(self, width: float | None = None, depth: float | None = None,
-                 aspect: float = 16 / 9, fill: float = 0.6) -> None:
-        """Look straight down, aligned with the table (+X right, +Y up the screen), framing a
-        ``width`` x ``depth`` inch table in ``fill`` of the view (room for the HUD); with no
-        table size, only look straight down from where the camera is.
-        The 3D view before is kept for :meth:`toggle_top`."""
-        self._saved = (self.target.copy(), self.distance, self.yaw, self.pitch)
-        if width is None or depth is None:
-            self.pitch = 89.9
-            return
-        half_v = math.tan(math.radians(20.0))  # the lens: 40 degrees vertical
-        self.target = np.zeros(3)
-        self.distance = max(depth / 2 / (fill * half_v), width / 2 / (fill * half_v * aspect))
-        self.yaw, self.pitch = 0.0, 89.9
-
-    @property
-    def is_top(self) -> bool:
-        return getattr(self, "_saved", None) is not None
-
-    def toggle_top(self, width: float, depth: float, aspect: float) -> bool:
-        """Top view, or back to the 3D view it replaced. Returns True when now in top view."""
-        if self.is_top:
-            self.target, self.distance, self.yaw, self.pitch = self._saved
-            self._saved = None
-            return False
-        self.top_down(width, depth, aspect)
-        return True
-
-    def focus(self, point) -> None:
-        self.target = np.asarray(point, float).copy()
-        self.distance = min(self.distance, 14.0)
 
 
 # ------------------------------------------------------------------------------ runner
@@ -613,7 +543,7 @@ class TabletopApp:
         self.input = InputLayer(self)
         #: The Micro Brick War layer (squares, highlights, computer seats), None in BrikWars.
         self.mbw = MbwInput(self, ai_seats) if _plays_mbw(session) else None
-        self.rig = CameraRig()
+        self.rig = OrbitCamera()  # the tabletop's limits are the defaults
         self.runner = ActionRunner()
         self.selected: str | None = None
         self.grid_visible = True

@@ -36,6 +36,14 @@ def rotation_xyz_deg(angles) -> np.ndarray:
     return rz @ ry @ rx
 
 
+def rigid_matrix(rotation, translation) -> np.ndarray:
+    """(4, 4) homogeneous transform ``x → R x + t`` (R (3, 3), t (3,) inches)."""
+    m = np.eye(4)
+    m[:3, :3] = np.asarray(rotation, dtype=float)
+    m[:3, 3] = np.asarray(translation, dtype=float)
+    return m
+
+
 @dataclass
 class BodyAsset:
     """Geometry of one body, first in the world frame, then (after :meth:`attach`) its own.
@@ -72,6 +80,15 @@ class BodyAsset:
     placement_index: np.ndarray | None = None
     model: Model | None = None
     placements: tuple = ()
+    #: (4, 4) rigid transform from the model's frame (where ``PartPlacement.world_matrix``
+    #: places parts: inches, Z up) to the frame of ``vertices`` (world) and, after
+    #: :meth:`attach`, of ``local_vertices`` (the body frame); None when not known.
+    model_frame: np.ndarray | None = None
+
+    @property
+    def tags(self) -> list[int]:
+        """Indices into :attr:`placements` of the parts this body holds (its boxes' tags)."""
+        return [int(b.tag) for b in self.boxes]
 
     def bounds(self) -> np.ndarray:
         """(2, 3) world bounds of the mesh, inches."""
@@ -88,6 +105,8 @@ class BodyAsset:
                      tuple(map(tuple, r @ np.asarray(b.rotation))), b.mass, b.tag)
             for b in self.boxes
         ]
+        if self.model_frame is not None:
+            self.model_frame = rigid_matrix(r, t) @ self.model_frame
 
     def move_to_drop(self, xy, height: float) -> None:
         """Place the footprint centre over ``xy`` (inches) with the lowest point at ``height``."""
@@ -102,6 +121,8 @@ class BodyAsset:
         self.local_vertices = ((self.vertices - o) @ r).astype(np.float32)
         self.local_normals = (self.normals @ r).astype(np.float32)
         self.local_colours = self.colours.astype(np.float32)
+        if self.model_frame is not None:
+            self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
 
 
 def _asset_from_model(model: Model, name: str, placements=None, default_colour: int | None = None) -> BodyAsset:
@@ -120,7 +141,7 @@ def _asset_from_model(model: Model, name: str, placements=None, default_colour: 
     return BodyAsset(name, boxes, np.asarray(mesh.vertices, np.float32),
                      np.asarray(mesh.normals, np.float32), np.asarray(mesh.colours, np.float32),
                      len(pls), warnings, placement_index=np.asarray(mesh.placement_index),
-                     model=model, placements=tuple(pls))
+                     model=model, placements=tuple(pls), model_frame=np.eye(4))
 
 
 def _select_submodel(model: Model, submodel: str, where: str, instance: int | None = None):

@@ -59,7 +59,7 @@ from ..rules import collision as collision_rules
 from ..rules.damage import ExplosionRing, Stability, explosion_at, premature_detonation
 from ..rules.explosives import (FieldHazard, Variant, explosive_dice, field_size_in, is_dud,
                                 opposed_knockback, ring_damage, variant_rings)
-from .assets import BodyAsset
+from .assets import BodyAsset, rigid_matrix
 from .scene import Stats, parse_armor
 from .scene_blast import MissileStrike
 from .table import System
@@ -537,7 +537,8 @@ class Blasts(System):
             tri = np.concatenate([order[np.searchsorted(sorted_tags, t, "left"):
                                         np.searchsorted(sorted_tags, t, "right")]
                                   for t in plan.tags])
-            asset = self._piece_asset(old_asset, plan, body, world_v, world_n, np.sort(tri))
+            asset = self._piece_asset(old_asset, plan, body, world_v, world_n, np.sort(tri),
+                                      old_pose=rigid_matrix(r_old, pos))
             asset.boxes = [now[t] for t in plan.tags]  # the piece's boxes at its creation
             g.assets[plan.key] = asset
             self.root_of[plan.key] = s.root
@@ -581,15 +582,17 @@ class Blasts(System):
 
     @staticmethod
     def _piece_asset(old: BodyAsset, plan: PiecePlan, body, world_v, world_n,
-                     tri: np.ndarray) -> BodyAsset:
+                     tri: np.ndarray, old_pose: np.ndarray | None = None) -> BodyAsset:
         """The mesh of a piece (its triangles ``tri`` of the old mesh, world frame now),
-        re-expressed in the piece's body frame."""
+        re-expressed in the piece's body frame (``old_pose``: the old body's pose, (4, 4))."""
         vsel = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
         r_new = body.frame_rotation
         asset = BodyAsset(f"{old.name} [{plan.key}]", [], world_v[vsel].astype(np.float32),
                           world_n[vsel].astype(np.float32), old.local_colours[vsel],
                           len(plan.tags), placement_index=old.placement_index[tri],
-                          model=old.model, placements=old.placements)
+                          model=old.model, placements=old.placements,
+                          model_frame=(None if old_pose is None or old.model_frame is None
+                                       else old_pose @ old.model_frame))
         asset.attach(body.frame_origin, r_new)
         return asset
 
