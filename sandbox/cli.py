@@ -234,8 +234,15 @@ def _odds_table(odds: dict, title: str):
     for _, h in flags + nums:
         t.add_column(h, justify="right")
     mean = lambda d: "-" if not d or not d.get("n") else f"{d['mean']:.2f}"  # noqa: E731
+    quiet = []
     for body, e in bodies.items():
+        if not any(e.get(k, {}).get("k") for k, _ in flags) \
+                and not any(e.get(k, {}).get("max") for k, _ in nums):
+            quiet.append(body)  # nothing happened to it in any run
+            continue
         t.add_row(body, *[_pct(e.get(k)) for k, _ in flags], *[mean(e.get(k)) for k, _ in nums])
+    if quiet:
+        t.caption += f"; nothing happened in any run to: {', '.join(quiet)}"
     pad = [""] * (len(flags) + len(nums) - 1)
     for force, r in odds.get("victory", {}).get("forces", {}).items():
         t.add_row(f"victory: {force}", _pct(r), *pad)

@@ -715,8 +715,11 @@ def plot_odds(odds: dict, path: Path, title: str = "") -> Path:
                                                   if odds["failed"] else ""))
     for ax, (label, d) in zip(hist_axes, hists[:n_h]):
         xs = sorted(d["counts"], key=float)
+        whole = all(float(x).is_integer() for x in xs)
         ax.bar([float(x) for x in xs], [d["counts"][x] for x in xs],
-               width=0.8 if all(float(x).is_integer() for x in xs) else 0.3, color="#2c3e50")
+               width=0.8 if whole else 0.3, color="#2c3e50")
+        if whole:
+            ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_title(f"{label}: mean {d['mean']:.2f} (median {d['median']:g})", fontsize=9)
         ax.set_ylabel("runs", fontsize=8)
         ax.yaxis.get_major_locator().set_params(integer=True)
