@@ -108,6 +108,7 @@ def test_two_workers_write_the_same_runs_csv(one_worker, dice_scene, tmp_path):
     assert (tmp_path / "runs.csv").read_text() == want
 
 
+@pytest.mark.slow  # a local Ray takes ~15 s to start
 def test_ray_writes_the_same_runs_csv(one_worker, dice_scene, tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
     seeds = range(1, 9)
@@ -154,6 +155,27 @@ def test_interrupt_keeps_finished_runs_and_resume_finishes(one_worker, dice_scen
     # another scene's runs are never mixed in
     with pytest.raises(SceneError, match="another scene"):
         odds.run_odds(dice_scene / "walk.toml", seeds, tmp_path, workers=1)
+
+
+def crash_on_seed_3(job):
+    """A run whose worker process dies (as a segfault in a native library would)."""
+    import os
+
+    if job.seed == 3:
+        os._exit(3)
+    return odds.run_one(job)
+
+
+def test_a_worker_that_dies_loses_only_its_run(one_worker, dice_scene):
+    rows = []
+    jobs = [odds.OddsJob(str(dice_scene / "drop.toml"), s) for s in range(1, 7)]
+    odds._local(jobs, 2, rows.append, fn=crash_on_seed_3)
+    rows.sort(key=lambda r: r["seed"])
+    assert [(r["seed"], r["status"]) for r in rows] == [
+        (1, "ok"), (2, "ok"), (3, "error"), (4, "ok"), (5, "ok"), (6, "ok")]
+    assert "died" in rows[2]["error"]
+    want = [r for r in one_worker.rows if r["seed"] in (1, 2, 4, 5, 6)]
+    assert odds.rows_csv([r for r in rows if r["status"] == "ok"]) == odds.rows_csv(want)
 
 
 def test_actions_file_through_apply_matches_the_script(one_worker, dice_scene, tmp_path):

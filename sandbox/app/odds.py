@@ -462,12 +462,14 @@ class OddsRun:
         return self.new_runs / self.seconds if self.seconds > 0 else 0.0
 
 
-def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None]) -> None:
+def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
+           fn: Callable[[OddsJob], dict] = run_one) -> None:
     """Run jobs on ``workers`` local processes (this process when 1); call ``done(row)`` as
-    each finishes. A worker that dies is replaced; its runs are retried once, then reported."""
+    each finishes. A worker that dies breaks the pool: the unfinished runs go to a new one;
+    when that breaks too, each is run alone and the one whose worker dies is an error row."""
     if workers <= 1:
         for j in jobs:
-            done(run_one(j))
+            done(fn(j))
         return
     import multiprocessing as mp
 
@@ -478,10 +480,21 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None]) -> N
     else:
         ctx = mp.get_context("spawn")
     todo = list(jobs)
-    tries: dict[int, int] = {}
+    breaks = 0
     while todo:
+        if breaks >= 2:  # a run keeps killing its worker: find it by running each alone
+            for j in todo:
+                with ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                                         initializer=_worker_init) as alone:
+                    try:
+                        row = alone.submit(fn, j).result()
+                    except BrokenProcessPool:
+                        row = {"seed": j.seed, "status": "error",
+                               "error": "the worker process running it died"}
+                done(row)
+            return
         ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
-        futures = {ex.submit(run_one, j): j for j in todo}
+        futures = {ex.submit(fn, j): j for j in todo}
         todo = []
         handled: set = set()
         try:
@@ -490,16 +503,12 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None]) -> N
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in finished:
                     handled.add(f)
-                    j = futures[f]
                     try:
-                        done(f.result())
+                        row = f.result()
                     except BrokenProcessPool:
-                        tries[j.seed] = tries.get(j.seed, 0) + 1
-                        if tries[j.seed] >= 2:
-                            done({"seed": j.seed, "status": "error",
-                                  "error": "the worker process running it died"})
-                        else:
-                            todo.append(j)
+                        todo.append(futures[f])  # the pool broke: again in a new one
+                        continue
+                    done(row)
         except KeyboardInterrupt:
             # no new runs; the ones running finish and are kept (a second Ctrl-C: stop now)
             try:
@@ -512,6 +521,7 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None]) -> N
                     done(f.result())
             raise
         ex.shutdown(wait=True)
+        breaks += bool(todo)
         todo.sort(key=lambda j: j.seed)
 
 
