@@ -152,6 +152,13 @@ def test_interrupt_keeps_finished_runs_and_resume_finishes(one_worker, dice_scen
     assert (again.reused, again.new_runs, again.interrupted) == (4, 6, False)
     want = odds.rows_csv([row for row in one_worker.rows if row["seed"] in seeds])
     assert (tmp_path / "runs.csv").read_text() == want
+    # a run whose process died is done again; the others are not
+    text = (tmp_path / "runs.csv").read_text().splitlines()
+    text[3] = "3,crashed,the worker process running it died"
+    (tmp_path / "runs.csv").write_text("\n".join(text) + "\n")
+    third = odds.run_odds(dice_scene / "drop.toml", seeds, tmp_path, workers=1, png=False)
+    assert (third.reused, third.new_runs) == (9, 1)
+    assert (tmp_path / "runs.csv").read_text() == want
     # another scene's runs are never mixed in
     with pytest.raises(SceneError, match="another scene"):
         odds.run_odds(dice_scene / "walk.toml", seeds, tmp_path, workers=1)
@@ -172,7 +179,7 @@ def test_a_worker_that_dies_loses_only_its_run(one_worker, dice_scene):
     odds._local(jobs, 2, rows.append, fn=crash_on_seed_3)
     rows.sort(key=lambda r: r["seed"])
     assert [(r["seed"], r["status"]) for r in rows] == [
-        (1, "ok"), (2, "ok"), (3, "error"), (4, "ok"), (5, "ok"), (6, "ok")]
+        (1, "ok"), (2, "ok"), (3, "crashed"), (4, "ok"), (5, "ok"), (6, "ok")]
     assert "died" in rows[2]["error"]
     want = [r for r in one_worker.rows if r["seed"] in (1, 2, 4, 5, 6)]
     assert odds.rows_csv([r for r in rows if r["status"] == "ok"]) == odds.rows_csv(want)

@@ -202,7 +202,8 @@ def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
 
 
 def run_one(job: OddsJob) -> dict[str, Any]:
-    """One seed: a row with ``seed``, ``status`` ("ok" or "error"), ``error`` (one line) and,
+    """One seed: a row with ``seed``, ``status`` ("ok" or "error"; the backends add "crashed"
+    for a run whose process died, which a resumed run does again), ``error`` (one line) and,
     when ok, the outcome fields (:func:`outcome_row`). Never raises for a failed game: the
     failure is the row (so the other runs go on)."""
     try:
@@ -297,7 +298,8 @@ def aggregate(rows: Sequence[dict]) -> dict:
             o = str(r.get("victory.outcome", ""))
             outcomes[o] = outcomes.get(o, 0) + 1
         out["victory"] = {"forces": vic, "outcomes": outcomes}
-    exp = {c[len("expect."):]: rate(r[c] for r in ok if r.get(c) not in (None, ""))
+    # a run without an expectation's column had nothing to check there: met
+    exp = {c[len("expect."):]: rate(1 if r.get(c) in (None, "") else r[c] for r in ok)
            for c in cols if c.startswith("expect.")}
     if exp:
         out["expect"] = exp
@@ -489,7 +491,7 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
                     try:
                         row = alone.submit(fn, j).result()
                     except BrokenProcessPool:
-                        row = {"seed": j.seed, "status": "error",
+                        row = {"seed": j.seed, "status": "crashed",
                                "error": "the worker process running it died"}
                 done(row)
             return
@@ -553,7 +555,7 @@ def _ray(jobs: list[OddsJob], address: str | None, done: Callable[[dict], None])
                 try:
                     done(ray.get(ref))
                 except Exception as exc:  # a task whose worker died (after its retry)
-                    done({"seed": refs[ref].seed, "status": "error",
+                    done({"seed": refs[ref].seed, "status": "crashed",
                           "error": _one_line(f"Ray task failed: {type(exc).__name__}: {exc}")})
     except KeyboardInterrupt:
         for ref in pending:
@@ -619,7 +621,8 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
                     fp["scene_sha256"], fp["actions_sha256"]):
                 raise SceneError(f"--out {str(out)!r} holds the runs of another scene or "
                                  f"actions ({old.get('scene')}); give another --out")
-        rows = {r["seed"]: r for r in read_rows(csv_path)}
+        # finished and failed runs stay; runs whose process died ("crashed") are run again
+        rows = {r["seed"]: r for r in read_rows(csv_path) if r["status"] != "crashed"}
     wanted = list(dict.fromkeys(int(s) for s in seeds))
     reused = sum(1 for s in wanted if s in rows)
     jobs = [OddsJob(str(scene), s, None if actions is None else tuple(actions),
