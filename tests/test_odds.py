@@ -272,3 +272,21 @@ def test_ctrl_c_on_two_workers_keeps_finished_runs(dice_scene, tmp_path):
     rows = odds.read_rows(out / "runs.csv")
     assert 0 < len(rows) < 400 and all(row["status"] == "ok" for row in rows)
     assert [row["seed"] for row in rows] == sorted(row["seed"] for row in rows)
+
+
+def test_action_odds_of_a_drop_played_now(one_worker, dice_scene):
+    """The window's O: the game so far (Red ended turn 1) plus the previewed Big Drop."""
+    import tomllib
+
+    from sandbox.game.engine import open_game
+
+    with open_game(dice_scene / "bare.toml", seed=99) as game:
+        game.end_turn()
+        drop = tomllib.loads(DROP)["actions"][0]
+        o = odds.action_odds(game, drop, seeds=range(1, 7), workers=1)
+        assert [type(a).__name__ for a in game.actions] == ["EndTurnAction"]  # unchanged
+    k = sum(r["trooper.destroyed"] for r in one_worker.rows if r["seed"] <= 6)
+    assert o["ok"] == 6 and o["bodies"]["trooper"]["destroyed"]["k"] == k
+    lines = odds.odds_lines(o, names={"trooper": "Private Brick"})
+    assert lines[0] == "Odds over 6 seeds:"
+    assert any(line.startswith("  Private Brick destroyed") for line in lines) == (k > 0)

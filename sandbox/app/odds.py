@@ -70,6 +70,10 @@ class OddsJob:
     seed: int
     actions: tuple | None = None
     ldrawdir: str | None = None
+    #: A scene as JSON text (a game in the window) instead of the file ``scene``, and the
+    #: folder its model paths are relative to.
+    scene_doc: str | None = None
+    base_dir: str | None = None
 
 
 def _root(key: str) -> str:
@@ -187,9 +191,15 @@ def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
     SandboxError
         The scene cannot be read, or an action is refused for this seed.
     """
-    from ..game.engine import open_game
+    from ..game.engine import Game, open_game
 
-    game = open_game(job.scene, seed=job.seed, ldrawdir=job.ldrawdir, on_event=on_event)
+    if job.scene_doc is not None:
+        from ..game.scene import scene_from_dict
+
+        spec = scene_from_dict(json.loads(job.scene_doc), "<the game's scene>")
+        game = Game(spec, job.base_dir or ".", job.ldrawdir, seed=job.seed, on_event=on_event)
+    else:
+        game = open_game(job.scene, seed=job.seed, ldrawdir=job.ldrawdir, on_event=on_event)
     try:
         if job.actions is None:
             game.play_script()
@@ -673,6 +683,70 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
     kept = [rows[s] for s in wanted if s in rows]
     return OddsRun(kept, aggregate(kept), out, finished - reused, reused, interrupted,
                    seconds, files)
+
+
+# ============================================================================ the window's O key
+def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict:
+    """The odds of playing ``action`` now in ``game`` (the window's ``O`` on a preview).
+
+    Each seed rebuilds the game from its scene with that seed, applies the game's action log
+    so far and then ``action``, plays on while Payloads fly and finishes. The log is replayed
+    with each seed's dice, so dice rolled earlier in the game differ between runs too (on turn
+    1 before any other action, only this action's dice and physics vary). Returns
+    :func:`aggregate` of the rows; a seed where the log or the action is refused is a failed
+    run. Writes no file.
+
+    Raises
+    ------
+    SceneError
+        A malformed action.
+    """
+    from ..game.actions import action_dict, parse_action
+    from ..game.scene import scene_to_dict
+
+    a = action if not isinstance(action, dict) else parse_action(action, "the previewed action")
+    log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
+    doc = json.dumps(scene_to_dict(game.spec))
+    ldraw = None if game.ldrawdir is None else str(game.ldrawdir)
+    jobs = [OddsJob("", int(s), log, ldraw, doc, str(Path(game.base_dir).resolve()))
+            for s in seeds]
+    rows: list[dict] = []
+
+    def done(row: dict) -> None:
+        rows.append(row)
+        if progress:
+            progress(len(rows), len(jobs))
+
+    _local(jobs, workers or os.cpu_count() or 1, done)
+    return aggregate(sorted(rows, key=lambda r: r["seed"]))
+
+
+def odds_lines(odds: dict, most: int = 5, names: dict[str, str] | None = None) -> list[str]:
+    """The likeliest outcomes in words, for a panel: ``guard destroyed 33% (22–47%)``;
+    ``names`` turns scene ids into the bodies' names."""
+    names = names or {}
+    items = []
+    for body, e in odds["bodies"].items():
+        for k in BODY_FLAGS:
+            r = e.get(k)
+            if r and r["k"]:
+                items.append((r["p"], f"{names.get(body, body)} {k.replace('_', ' ')}", r))
+    for force, r in odds.get("victory", {}).get("forces", {}).items():
+        items.append((r["p"] or 0, f"{force} wins", r))
+    items.sort(key=lambda t: -t[0])
+    lines = [f"Odds over {odds['ok']} seeds" + (f" ({odds['failed']} refused or failed)"
+                                               if odds["failed"] else "") + ":"]
+    for _, label, r in items[:most]:
+        lines.append(f"  {label} {100 * r['p']:.0f}% ({100 * r['low']:.0f}–{100 * r['high']:.0f}%)")
+    if len(lines) == 1:
+        lines.append("  nothing is destroyed, Disrupted, Knocked Back or set on Fire")
+    dmg = [(d["damage"]["mean"], b) for b, d in odds["bodies"].items()
+           if d.get("damage", {}).get("n") and d["damage"]["mean"] > 0]
+    if dmg:
+        m, b = max(dmg)
+        lines.append(f"  most Damage: {names.get(b, b)}, {m:.1f} on average")
+    return lines
 
 
 # ============================================================================ pictures, replays
