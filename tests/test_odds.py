@@ -290,3 +290,15 @@ def test_action_odds_of_a_drop_played_now(one_worker, dice_scene):
     lines = odds.odds_lines(o, names={"trooper": "Private Brick"})
     assert lines[0] == "Odds over 6 seeds:"
     assert any(line.startswith("  Private Brick destroyed") for line in lines) == (k > 0)
+
+
+def test_ray_address_with_nothing_there_is_one_clear_line(dice_scene, tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    from sandbox.core.errors import SandboxError
+
+    with pytest.raises(SandboxError, match="no Ray there"):
+        odds.run_odds(dice_scene / "drop.toml", range(1, 3), tmp_path, ray=True,
+                      ray_address="127.0.0.1:1")
+    with pytest.raises(SandboxError, match="host:port"):
+        odds.run_odds(dice_scene / "drop.toml", range(1, 3), tmp_path, ray=True,
+                      ray_address="nowhere")

@@ -537,6 +537,30 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
         todo.sort(key=lambda j: j.seed)
 
 
+def _probe_ray_address(address: str | None, timeout: float = 5.0) -> None:
+    """A ``host:port`` (or ``ray://host:port``) that nothing answers on: one clear line now
+    (Ray itself keeps retrying for minutes).
+
+    Raises
+    ------
+    SandboxError
+        Nothing accepts a connection there within ``timeout`` seconds.
+    """
+    import socket
+
+    if address is None or address == "auto":
+        return
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise SandboxError(f"--ray {address!r}: expected host:port, ray://host:port or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise SandboxError(f"--ray {address!r}: no Ray there ({exc.strerror or exc})") from None
+
+
 def _ray(jobs: list[OddsJob], address: str | None, done: Callable[[dict], None]) -> None:
     """Run jobs as Ray tasks: ``address`` None starts a local Ray with 2 CPUs, else joins the
     cluster at ``address`` ("auto" or "ray://host:10001")."""
@@ -551,10 +575,15 @@ def _ray(jobs: list[OddsJob], address: str | None, done: Callable[[dict], None])
         kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False,
                                       configure_logging=False,
                                       runtime_env={"env_vars": env} if env else None)
-        if address is None:
-            ray.init(num_cpus=2, **kwargs)
-        else:
-            ray.init(address=address, **kwargs)
+        _probe_ray_address(address)
+        try:
+            if address is None:
+                ray.init(num_cpus=2, **kwargs)
+            else:
+                ray.init(address=address, **kwargs)
+        except Exception as exc:  # Ray's own errors: no cluster there, a version mismatch
+            where = "start a local Ray" if address is None else f"join the Ray at {address!r}"
+            raise SandboxError(f"--ray: cannot {where}: {_one_line(str(exc))}") from None
     task = ray.remote(num_cpus=1, max_retries=1)(run_one)
     refs = {task.remote(j): j for j in jobs}
     pending = list(refs)
@@ -611,6 +640,9 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
         raise SceneError(f"{scene}: no such scene file")
     if scene.suffix.lower() != ".toml":
         raise SceneError(f"{scene}: odds are run on a scene file (.toml)")
+    from ..game.scene import load_scene
+
+    load_scene(scene)  # a malformed scene: one line now, not one failed row per seed
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
