@@ -49,7 +49,7 @@ BODY_FLAGS = {
 #: Numeric outcomes per body: the row suffix and what it means.
 BODY_NUMBERS = {
     "damage": "Damage points taken (sum of its 'damage' events, pieces included)",
-    "knockback_in": "KnockBack distance in inches (sum of its 'knockback' events)",
+    "knockback_in": "farthest KnockBack in inches (its or a piece's 'knockback' events)",
     "parts_destroyed": "parts destroyed when it broke (debris of its 'break' events)",
     "pieces": "pieces it broke into ('piece' events of its pieces)",
 }
@@ -93,9 +93,10 @@ def outcome_row(game) -> dict[str, Any]:
     """The outcome fields of a finished game as one flat row (ints for flags, 0/1).
 
     Per tracked body ``B`` (:func:`tracked_bodies`): ``B.destroyed``, ``B.disrupted``,
-    ``B.knocked_back``, ``B.on_fire``, ``B.off_table`` (0/1), ``B.damage`` (points),
-    ``B.knockback_in`` (inches), ``B.parts_destroyed``, ``B.pieces``; events of pieces and
-    destroyed parts count for the scene id they came from. For an Escapade, ``victory.F`` (0/1)
+    ``B.knocked_back``, ``B.on_fire``, ``B.off_table`` (0/1), ``B.damage`` (points, summed),
+    ``B.knockback_in`` (inches, the farthest), ``B.parts_destroyed``, ``B.pieces``; events of
+    pieces and destroyed parts count for the scene id they came from. For an Escapade,
+    ``victory.F`` (0/1)
     per force and ``victory.outcome``; for a scene with expectations, ``expect.all`` and
     ``expect.NAME`` (1: met) per condition of :func:`~sandbox.app.headless.expectation_results`.
     Always ``impacts``, ``collision_rolls``, ``turns`` and ``sim_seconds``.
@@ -129,7 +130,7 @@ def outcome_row(game) -> dict[str, Any]:
             a["off_table"] = 1
         elif t == "knockback" and ev.get("inches") is not None:
             a["knocked_back"] = 1
-            a["knockback_in"] += float(ev["inches"])
+            a["knockback_in"] = max(a["knockback_in"], float(ev["inches"]))
         elif t == "break":
             a["parts_destroyed"] += len(ev.get("debris") or ())
         elif t == "piece":
@@ -837,7 +838,9 @@ def plot_odds(odds: dict, path: Path, title: str = "") -> Path:
         whole = all(float(x).is_integer() for x in xs)
         ax.bar([float(x) for x in xs], [d["counts"][x] for x in xs],
                width=0.8 if whole else 0.3, color="#2c3e50")
-        if whole:
+        if whole and len(xs) <= 12:
+            ax.set_xticks([float(x) for x in xs], xs)
+        elif whole:
             ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_title(f"{label}: mean {d['mean']:.2f} (median {d['median']:g})", fontsize=9)
         ax.set_ylabel("runs", fontsize=8)
