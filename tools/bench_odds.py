@@ -2,9 +2,10 @@
 
 Prints, for one scene and the same seeds each time (a fresh output folder, so nothing is
 resumed): wall seconds, runs per second, the speed-up over 1 worker, and the peak resident
-memory of each worker process (read from ``/proc`` while the runs go on; with 1 worker the
-runs are in this process, whose peak is shown). Also the load average, since other work on
-the machine takes cores away from the workers.
+memory and the CPU seconds per run of the worker processes (read from ``/proc`` while the
+runs go on; with 1 worker the runs are in this process, whose figures are shown). Also the
+load average: other work on the machine takes cores away from the workers, which shows as a
+low speed-up with unchanged CPU seconds per run.
 
 Usage::
 
@@ -18,6 +19,7 @@ import os
 import resource
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -61,11 +63,23 @@ def _peak_rss_mib(pid: int) -> float | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class WorkerMemory:
-    """Samples the peak RSS of this process's descendants (the workers) every 0.2 s."""
+    """Samples the peak RSS and the CPU time of this process's descendants (the workers)
+    every 0.2 s."""
 
     def __init__(self) -> None:
         self.peaks: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -75,6 +89,9 @@ class WorkerMemory:
                 rss = _peak_rss_mib(pid)
                 if rss is not None:
                     self.peaks[pid] = max(self.peaks.get(pid, 0.0), rss)
+                cpu = _cpu_seconds(pid)
+                if cpu is not None:
+                    self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
 
     def __enter__(self) -> "WorkerMemory":
         self._thread.start()
@@ -95,12 +112,15 @@ def main() -> None:
     configs = sorted({1, 2, cpus})
     seeds = range(1, args.runs + 1)
     t = Table(title=f"sandbox odds {Path(args.scene).name}, {args.runs} runs, {cpus} CPUs")
-    for h in ("workers", "wall s", "runs/s", "speed-up", "peak MiB per worker", "load avg"):
+    for h in ("workers", "wall s", "runs/s", "speed-up", "CPU s per run", "peak MiB per worker",
+              "load avg"):
         t.add_column(h, justify="right")
     base = None
     for w in configs:
+        cpu0 = time.process_time()
         with tempfile.TemporaryDirectory() as out, WorkerMemory() as mem:
             r = run_odds(args.scene, seeds, out, workers=w, png=False)
+        cpu = time.process_time() - cpu0 if w == 1 else sum(mem.cpu.values())
         assert r.odds["ok"] == args.runs, r.odds["errors"]
         if w == 1:
             peaks = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]
@@ -108,7 +128,7 @@ def main() -> None:
             peaks = sorted(mem.peaks.values(), reverse=True)[:w]
         base = base or r.runs_per_second
         t.add_row(str(w), f"{r.seconds:.1f}", f"{r.runs_per_second:.2f}",
-                  f"{r.runs_per_second / base:.2f}x",
+                  f"{r.runs_per_second / base:.2f}x", f"{cpu / args.runs:.2f}",
                   ", ".join(f"{p:.0f}" for p in peaks),
                   " ".join(f"{v:.1f}" for v in os.getloadavg()))
     con.print(t)
