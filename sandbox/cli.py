@@ -14,6 +14,10 @@ Commands
 [--from T --to T] [--moment N]]``
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
     seed and actions and report the largest pose difference; or export a video.
+``sandbox odds SCENE [--runs N | --seeds A..B] [--workers K] [--ray [ADDRESS]] [--out DIR]
+[--actions FILE] [--replay SEED|dramatic]``
+    Play the scene's turn for many seeds (local processes or Ray) and print the odds; write
+    ``runs.csv``, ``odds.json`` and ``odds.png`` into DIR (default ``out/<scene>-odds``).
 
 Errors a user can cause (a bad scene, a malformed LDraw file, a corrupted replay) print one
 clear message and exit with status 2; they never show a traceback.
@@ -322,10 +326,183 @@ def export(
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
 
 
+def _pct(r: dict | None) -> str:
+    if not r or r.get("p") is None:
+        return "-"
+    return f"{100 * r['p']:.0f}% [dim]{100 * r['low']:.0f}–{100 * r['high']:.0f}[/]"
+
+
+def _odds_table(odds: dict, title: str):
+    """The odds as a short table: per body the outcomes that happened in any run (chance and
+    95% interval), mean Damage and KnockBack; then victories and expectations."""
+    from rich.table import Table
+
+    bodies = odds["bodies"]
+    flags = [(k, h) for k, h in (("destroyed", "destroyed"), ("disrupted", "Disrupted"),
+                                 ("knocked_back", "Knocked Back"), ("on_fire", "on Fire"),
+                                 ("off_table", "off table"))
+             if k == "destroyed" or any(e.get(k, {}).get("k") for e in bodies.values())]
+    nums = [(k, h) for k, h in (("damage", "Damage"), ("knockback_in", 'KnockBack"'),
+                                ("parts_destroyed", "parts lost"), ("pieces", "pieces"))
+            if k == "damage" or any(e.get(k, {}).get("max") for e in bodies.values())]
+    t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False,
+              caption="chance % and its 95% interval; Damage etc.: mean per run",
+              caption_justify="left")
+    t.add_column("")
+    for _, h in flags + nums:
+        t.add_column(h, justify="right")
+    mean = lambda d: "-" if not d or not d.get("n") else f"{d['mean']:.2f}"  # noqa: E731
+    quiet = []
+    for body, e in bodies.items():
+        if not any(e.get(k, {}).get("k") for k, _ in flags) \
+                and not any(e.get(k, {}).get("max") for k, _ in nums):
+            quiet.append(body)  # nothing happened to it in any run
+            continue
+        t.add_row(body, *[_pct(e.get(k)) for k, _ in flags], *[mean(e.get(k)) for k, _ in nums])
+    if quiet:
+        t.caption += f"; nothing happened in any run to: {', '.join(quiet)}"
+    pad = [""] * (len(flags) + len(nums) - 1)
+    for force, r in odds.get("victory", {}).get("forces", {}).items():
+        t.add_row(f"victory: {force}", _pct(r), *pad)
+    for name, r in odds.get("expect", {}).items():
+        t.add_row(f"expect {name}", _pct(r), *pad)
+    return t
+
+
+@app.command()
+def odds(
+    scene: Path = typer.Argument(..., help="Scene file (.toml)"),
+    runs: int = typer.Option(100, "--runs", min=1, help="Seeds 1..N (unless --seeds)"),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="Seed range A..B (inclusive)"),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1,
+                                          help="Local processes (default: every CPU)"),
+    ray: bool = typer.Option(False, "--ray", help="Run on Ray: a local Ray with 2 CPUs, or "
+                             "'--ray ADDRESS' to join a cluster"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address",
+                                              help="Ray cluster to join (as '--ray ADDRESS')"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default "
+                                       "out/<scene>-odds); runs there are not redone"),
+    actions: Optional[Path] = typer.Option(None, "--actions", help="Actions file (JSON list, "
+                                           "a save file, or TOML [[actions]]) instead of the "
+                                           "scene's script"),
+    replay_seed: Optional[str] = typer.Option(None, "--replay", help="Write the replay of this "
+                                              "seed, or of the most 'dramatic' run"),
+    png: bool = typer.Option(True, "--png/--no-png", help="Plot odds.png"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """What are the odds: play the scene's turn for many seeds, physics in the loop, and
+    report each outcome's chance with a 95% interval."""
+    import time as _time
+
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeRemainingColumn)
+
+    from .app import odds as odds_mod
+
+    try:
+        seed_range = odds_mod.parse_seeds(seeds) if seeds is not None else range(1, runs + 1)
+        if replay_seed not in (None, "dramatic"):
+            try:
+                int(replay_seed)
+            except ValueError:
+                raise ValueError(f"--replay must be a seed or 'dramatic', got {replay_seed!r}") \
+                    from None
+    except (SandboxError, ValueError) as exc:
+        _fail(exc)
+        return
+    out_dir = out if out is not None else Path("out") / f"{scene.stem}-odds"
+    use_ray = ray or ray_address is not None
+    t0 = _time.perf_counter()
+    base = {"done": None}
+    with Progress(TextColumn("[bold]odds[/]"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                  console=err_console, transient=False) as bar:
+        task = bar.add_task("runs", total=len(seed_range), rate="")
+
+        def progress(done: int, total: int) -> None:
+            if base["done"] is None:
+                base["done"] = done  # runs found in --out
+            new = done - base["done"]
+            dt = _time.perf_counter() - t0
+            bar.update(task, completed=done, total=total,
+                       rate=f"{new / dt:.2f} runs/s" if new and dt > 0 else "")
+
+        try:
+            result = odds_mod.run_odds(scene, seed_range, out_dir, workers=workers,
+                                       ray=use_ray, ray_address=ray_address,
+                                       actions_file=actions, ldrawdir=ldrawdir,
+                                       progress=progress, png=png)
+        except SandboxError as exc:
+            bar.stop()
+            _fail(exc)
+            return
+    o = result.odds
+    console.print(_odds_table(o, f"{scene.name}: {o['ok']} runs"
+                              + (f", {o['failed']} failed" if o["failed"] else "")))
+    console.print(f"{result.new_runs} new runs in {result.seconds:.1f} s "
+                  f"({result.runs_per_second:.2f} runs/s), {result.reused} found in {out_dir}")
+    for e in o["errors"]:
+        s = e["seeds"]
+        err_console.print(f"[bold red]{len(s)} run(s) failed[/] (seeds {', '.join(map(str, s[:8]))}"
+                          f"{' …' if len(s) > 8 else ''}): {e['error']}", markup=True)
+    for name, path in result.files.items():
+        console.print(f"[bold]{name:<9}[/] {path}", markup=True)
+    if result.interrupted:
+        err_console.print(f"[bold yellow]interrupted:[/] {len(result.rows)} finished runs kept; "
+                          f"run the same command again to go on", markup=True)
+        raise typer.Exit(code=130)
+    if replay_seed is not None:
+        if replay_seed == "dramatic":
+            ok = [r for r in result.rows if r.get("status") == "ok"]
+            if not ok:
+                _fail(ValueError("--replay dramatic: no run finished"))
+                return
+            pick = max(ok, key=lambda r: (odds_mod.drama(r), -int(r["seed"])))["seed"]
+        else:
+            pick = int(replay_seed)
+        try:
+            path = odds_mod.write_replay(scene, pick, Path(out_dir) / f"seed{pick}.replay",
+                                         actions_file=actions, ldrawdir=ldrawdir)
+        except SandboxError as exc:
+            _fail(exc)
+            return
+        console.print(f"[bold]replay[/]    {path} (seed {pick}; watch: sandbox replay {path})",
+                      markup=True)
+    if o["ok"] == 0:
+        raise typer.Exit(code=1)
+
+
 def main() -> None:
     """Console entry point."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    sys.argv[1:] = ray_argv(sys.argv[1:])
     app()
+
+
+def ray_argv(args: list[str]) -> list[str]:
+    """``odds --ray ADDRESS`` (or ``--ray=ADDRESS``) as ``--ray --ray-address ADDRESS``: typer
+    has no option whose value may be left out. A word after ``--ray`` is an address when it is
+    ``auto``, ``local`` or has a ``:`` (host:port, ray://...) and is no file."""
+    if not args or args[0] != "odds":
+        return args
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("--ray="):
+            out += ["--ray", "--ray-address", a.split("=", 1)[1]]
+        elif a == "--ray" and i + 1 < len(args) and not args[i + 1].startswith("-") \
+                and (args[i + 1] in ("auto", "local") or ":" in args[i + 1]) \
+                and not Path(args[i + 1]).exists():
+            if args[i + 1] == "local":
+                out.append("--ray")
+            else:
+                out += ["--ray", "--ray-address", args[i + 1]]
+            i += 1
+        else:
+            out.append(a)
+        i += 1
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

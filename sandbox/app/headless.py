@@ -36,32 +36,61 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "scene"
 
 
-def check_expectations(game: Game) -> list[str]:
-    """Compare a finished game with the scene's ``[expect]`` table; return failures in words."""
-    fails = game.check()  # every system's own expectations ([expect.hazards], [escapade.expect])
+def expectation_results(game: Game) -> list[tuple[str, list[str]]]:
+    """Each expectation of a finished game, by name, with its failures in words (empty: met).
+
+    Names: ``min_impacts``, ``collision_rolls_min``, ``destroyed:<id>``, ``standing:<id>``,
+    ``landed[<i>]`` for the scene's ``[expect]`` table, and each system's name for the
+    expectations a system checks itself (``[expect.hazards]``, ``[escapade.expect]``).
+    """
+    out: list[tuple[str, list[str]]] = []
+    for s in game.systems:  # every system's own expectations
+        fails = s.check()
+        if fails or s.name in _system_expects(game):
+            out.append((s.name, list(fails)))
     exp = game.spec.expect
     if exp is None:
-        return fails
-    impacts = [e for e in game.events if e["type"] == "impact"]
-    if len(impacts) < exp.min_impacts:
-        fails.append(f"expected at least {exp.min_impacts} impacts, saw {len(impacts)}")
-    coll = [e for e in game.events if e["type"] == "roll" and e["stream"] == "collision"]
-    if len(coll) < exp.collision_rolls_min:
-        fails.append(f"expected at least {exp.collision_rolls_min} Collision Damage rolls, saw {len(coll)}")
+        return out
+    if exp.min_impacts:
+        impacts = [e for e in game.events if e["type"] == "impact"]
+        out.append(("min_impacts", [] if len(impacts) >= exp.min_impacts else
+                    [f"expected at least {exp.min_impacts} impacts, saw {len(impacts)}"]))
+    if exp.collision_rolls_min:
+        coll = [e for e in game.events if e["type"] == "roll" and e["stream"] == "collision"]
+        out.append(("collision_rolls_min", [] if len(coll) >= exp.collision_rolls_min else
+                    [f"expected at least {exp.collision_rolls_min} Collision Damage rolls, "
+                     f"saw {len(coll)}"]))
     for key in exp.destroyed:
         st = game.bodies.get(key)
-        if st is None or not st.damage.destroyed:
-            fails.append(f"expected {key!r} destroyed")
+        out.append((f"destroyed:{key}", [f"expected {key!r} destroyed"]
+                    if st is None or not st.damage.destroyed else []))
     for key in exp.standing:
         st = game.bodies.get(key)
-        if st is None or st.damage.destroyed:
-            fails.append(f"expected {key!r} still standing")
+        out.append((f"standing:{key}", [f"expected {key!r} still standing"]
+                    if st is None or st.damage.destroyed else []))
     if exp.landed:
         from ..game.scene_flight import check_landed
 
-        fails += check_landed(exp.landed, game.events,
-                              {k: list(p) for k, (p, _) in game.final_poses().items()})
-    return fails
+        poses = {k: list(p) for k, (p, _) in game.final_poses().items()}
+        for i, entry in enumerate(exp.landed):
+            out.append((f"landed[{i}]", list(check_landed([entry], game.events, poses))))
+    return out
+
+
+def _system_expects(game: Game) -> set[str]:
+    """Systems whose expectations the scene sets (they are reported even when met)."""
+    names = set()
+    if game.spec.expect is not None and game.spec.expect.hazards is not None:
+        names.add("hazards")
+    esc = game.spec.escapade
+    if esc is not None and getattr(esc, "expect", None) is not None:
+        names.add("escapade")
+    return names
+
+
+def check_expectations(game: Game) -> list[str]:
+    """Compare a finished game with the scene's ``[expect]`` table; return failures in words."""
+    return [f for _, fails in expectation_results(game) for f in fails]
 
 
 def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720) -> Path:

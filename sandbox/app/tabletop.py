@@ -36,7 +36,7 @@ import numpy as np
 from ..core.errors import SandboxError
 from .brigandine_input import BrigandineOrders
 from ..game.scene import BigDrop, ExplosivePayload
-from ..game.actions import AttackAction, EndTurnAction, MoveAction
+from ..game.actions import AttackAction, EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
 from ..game.scene_flight import LaunchAction
 from ..game.skirmish import possessive
@@ -86,6 +86,8 @@ FLASH_COLOURS = {"error": (1.0, 0.45, 0.4, 1.0), "ok": (0.55, 1.0, 0.55, 1.0),
 
 _HIGHLIGHT_SCALE = _offscreen._HIGHLIGHT_SCALE
 _HIGHLIGHT_EDGE = _offscreen._HIGHLIGHT_EDGE
+#: Seeds the window's ``O`` runs for the odds of a previewed action.
+ODDS_SEEDS = 50
 _SHADOW_MASK = _offscreen._SHADOW_MASK
 _VIEW_MASK = _offscreen._VIEW_MASK
 
@@ -160,7 +162,8 @@ class InputLayer:
 
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
             "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
-            "U: undo   F5: save   F9: load   P: screenshot   G: grid   T: top view   F: focus\n"
+            "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
+            "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             "Q (or Esc with nothing to cancel): quit")
 
@@ -350,6 +353,35 @@ class InputLayer:
         p = np.asarray(hit.point, float)
         return np.array([p[0], p[1], max(p[2], 0.0)]), None
 
+    def previewed_action(self):
+        """The action the current preview would play (an attack on the hovered target, a
+        Launcher shot at the aim point, a Big Drop at the drop point), or None."""
+        app = self.app
+        s = app.session
+        if self.mode == "attack" and self.hover_target is not None and app.selected is not None \
+                and self.weapon is not None:
+            return AttackAction(type="attack", player=s.current_player, unit=app.selected,
+                                weapon=self.weapon, target=self.hover_target)
+        if self.mode == "launch" and self.launcher is not None and self.launch_aim is not None:
+            pv = s.flight.launch_preview(self.launcher, self.launch_aim,
+                                         target_body=self.launch_body)
+            if not pv.allowed:
+                return None
+            return LaunchAction(type="launch", player=s.current_player, turn=s.turn,
+                                weapon=self.launcher, payload=list(pv.payload),
+                                target=tuple(round(float(v), 4) for v in pv.target),
+                                target_body=self.launch_body)
+        if self.mode == "drop" and self.drop_point is not None:
+            return self._big_drop()
+        return None
+
+    def _big_drop(self) -> BigDrop:
+        return BigDrop(type="big_drop", player=self.app.session.current_player,
+                       payload=ExplosivePayload(kind="explosive"),
+                       strategy_bricks=self.drop_bricks,
+                       target=(round(float(self.drop_point[0]), 4),
+                               round(float(self.drop_point[1]), 4)))
+
     def fire_launcher(self) -> None:
         """Fire the chosen Launcher at the aim point through the session (8.4)."""
         app = self.app
@@ -480,12 +512,15 @@ class InputLayer:
             elif self.mode == "launch" and self.launch_aim is not None:
                 self.fire_launcher()
             elif self.mode == "drop" and self.drop_point is not None:
-                app.submit(BigDrop(type="big_drop", player=app.session.current_player,
-                                   payload=ExplosivePayload(kind="explosive"),
-                                   strategy_bricks=self.drop_bricks,
-                                   target=(round(float(self.drop_point[0]), 4),
-                                           round(float(self.drop_point[1]), 4))))
+                app.submit(self._big_drop())
                 self.set_mode("select")
+        elif n == "o":
+            action = self.previewed_action()
+            if action is None:
+                app.flash("O: aim an attack, a Launcher shot or a Big Drop first, then O for "
+                          "its odds", error=True)
+                return
+            app.start_odds(action)
         elif n == "e":
             app.submit(EndTurnAction(type="end_turn", player=app.session.current_player))
         elif n == "u":
@@ -564,6 +599,10 @@ class TabletopApp:
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
+        #: The window's ``O``: the action whose odds run or ran, and the panel's lines.
+        self.odds_action: dict | None = None
+        self.odds_lines: list[str] = []
+        self._odds_thread: threading.Thread | None = None
         self._setup_scene()
         self._setup_hud()
         self._bind_events()
@@ -806,6 +845,7 @@ class TabletopApp:
         b.accept("wheel_down", self.input.wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
+                "o",
                 "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
@@ -913,6 +953,46 @@ class TabletopApp:
                           "t_start": g.world.time, "n_events": len(g.events),
                           "wall": time.monotonic(), "game": g, "action": action}
         self.runner.start(lambda: self.session.apply(action))
+
+    def start_odds(self, action, seeds: int | None = None) -> None:
+        """Run ``seeds`` (default :data:`ODDS_SEEDS`) games of ``action`` played now on local
+        processes, in the background (:func:`sandbox.app.odds.action_odds`); the odds show
+        beside the preview of the same action."""
+        from . import odds
+
+        if self._odds_thread is not None and self._odds_thread.is_alive():
+            self.flash("The odds of an action are still being run", error=True)
+            return
+        seeds = seeds or ODDS_SEEDS
+        key = action_dict(action)
+        self.odds_action = key
+        self.odds_lines = [f"Odds: running {seeds} seeds..."]
+        self.overlays_dirty = True
+
+        def progress(done: int, total: int) -> None:
+            if self.odds_action == key:
+                self.odds_lines = [f"Odds: {done}/{total} seeds run..."]
+                self.overlays_dirty = True
+
+        def work() -> None:
+            try:
+                names = {k: st.name for k, st in self.session.bodies.items()}
+                lines = odds.odds_lines(odds.action_odds(self.session, action,
+                                                         range(1, seeds + 1),
+                                                         progress=progress), names=names)
+            except Exception as exc:  # noqa: BLE001 - shown in the panel
+                lines = [f"Odds failed: {exc}"]
+            if self.odds_action == key:
+                self.odds_lines = lines
+                self.overlays_dirty = True
+
+        self._odds_thread = threading.Thread(target=work, name="sandbox-odds", daemon=True)
+        self._odds_thread.start()
+
+    def wait_odds(self, timeout: float = 300.0) -> None:
+        """Wait for the background odds run (tests)."""
+        if self._odds_thread is not None:
+            self._odds_thread.join(timeout)
 
     def undo(self) -> None:
         if self.net is not None:  # online: only by agreement of the other seats
@@ -1211,6 +1291,10 @@ class TabletopApp:
                                            width=0.1))
             label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to drop)'
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
+        if self.odds_lines and self.odds_action is not None:
+            shown = inp.previewed_action()
+            if shown is not None and action_dict(shown) == self.odds_action:
+                preview_lines = preview_lines + self.odds_lines
         self.preview.setText("\n".join(preview_lines))
         for marker in markers:
             geometry.attach_marker(self.markers_np, marker)

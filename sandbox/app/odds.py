@@ -1,0 +1,894 @@
+"""What are the odds: one scene's turn played for many seeds, with the physics in the loop.
+
+Each run is a whole headless game on the one engine: ``open_game(scene, seed=s)`` and the
+scene's script (:meth:`~sandbox.game.engine.Game.play_script`), or an actions file applied
+through :meth:`~sandbox.game.engine.Game.apply`. A finished game becomes one row of outcome
+fields (:func:`outcome_row`); the rows of many seeds become rates with 95% Wilson intervals,
+Damage and KnockBack distributions and Escapade victories (:func:`aggregate`).
+
+Runs go to local processes (``concurrent.futures.ProcessPoolExecutor``, forkserver context)
+or to a Ray cluster; each run is deterministic from its seed, and rows are kept sorted by
+seed, so ``runs.csv`` is the same whatever the backend and the number of workers.
+
+Outputs in ``--out`` (each written atomically): ``runs.csv`` (one row per seed), ``odds.json``
+(the aggregate and the scene's fingerprint), ``odds.png`` (outcome bars with intervals, Damage
+and KnockBack histograms). A folder that already holds rows of the same scene and actions is
+resumed: the seeds there are not run again.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import signal
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from ..core.errors import OutputError, SandboxError, SceneError
+from ..game.replay import atomic_write_bytes
+
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+#: Outcome flags per body: the row suffix and what it means.
+BODY_FLAGS = {
+    "destroyed": "destroyed (a 'destroyed' event for it or a piece of it)",
+    "disrupted": "Disrupted at any time",
+    "knocked_back": "Knocked Back at any time",
+    "on_fire": "on Fire at the end",
+    "off_table": "fell off the table",
+}
+#: Numeric outcomes per body: the row suffix and what it means.
+BODY_NUMBERS = {
+    "damage": "Damage points taken (sum of its 'damage' events, pieces included)",
+    "knockback_in": "farthest KnockBack in inches (its or a piece's 'knockback' events)",
+    "parts_destroyed": "parts destroyed when it broke (debris of its 'break' events)",
+    "pieces": "pieces it broke into ('piece' events of its pieces)",
+}
+#: Columns every row has before the outcome fields.
+LEAD_COLUMNS = ("seed", "status", "error")
+#: Seconds between checkpoints of runs.csv and odds.json while runs go on.
+CHECKPOINT_SECONDS = 2.0
+#: Largest number of seeds one odds run takes.
+MAX_RUNS = 1_000_000
+
+
+# ============================================================================ one run
+@dataclass(frozen=True)
+class OddsJob:
+    """One run: a scene file, a seed and optionally an action log (dicts) to apply."""
+
+    scene: str
+    seed: int
+    actions: tuple | None = None
+    ldrawdir: str | None = None
+    #: A scene as JSON text (a game in the window) instead of the file ``scene``, and the
+    #: folder its model paths are relative to.
+    scene_doc: str | None = None
+    base_dir: str | None = None
+
+
+def _root(key: str) -> str:
+    """The scene id a piece (``wall#3``) or a destroyed part (``wall~12``) came from."""
+    for sep in ("#", "~"):
+        key = key.split(sep, 1)[0]
+    return key
+
+
+def tracked_bodies(game) -> list[str]:
+    """Scene ids whose outcomes are counted: creations, units, reserves, in scene order."""
+    spec = game.spec
+    return [e.id for e in list(spec.creations) + list(spec.units) + list(spec.reserves)]
+
+
+def outcome_row(game) -> dict[str, Any]:
+    """The outcome fields of a finished game as one flat row (ints for flags, 0/1).
+
+    Per tracked body ``B`` (:func:`tracked_bodies`): ``B.destroyed``, ``B.disrupted``,
+    ``B.knocked_back``, ``B.on_fire``, ``B.off_table`` (0/1), ``B.damage`` (points, summed),
+    ``B.knockback_in`` (inches, the farthest), ``B.parts_destroyed``, ``B.pieces``; events of
+    pieces and destroyed parts count for the scene id they came from. For an Escapade,
+    ``victory.F`` (0/1)
+    per force and ``victory.outcome``; for a scene with expectations, ``expect.all`` and
+    ``expect.NAME`` (1: met) per condition of :func:`~sandbox.app.headless.expectation_results`.
+    Always ``impacts``, ``collision_rolls``, ``turns`` and ``sim_seconds``.
+    """
+    from .headless import expectation_results
+
+    bodies = tracked_bodies(game)
+    acc = {b: {**{k: 0 for k in BODY_FLAGS}, **{k: 0 for k in BODY_NUMBERS}} for b in bodies}
+    impacts = rolls = 0
+    for ev in game.events:
+        t = ev["type"]
+        if t == "impact":
+            impacts += 1
+            continue
+        if t == "roll":
+            rolls += ev.get("stream") == "collision"
+            continue
+        key = ev.get("body")
+        if not isinstance(key, str):
+            continue
+        a = acc.get(_root(key))
+        if a is None:
+            continue
+        if t == "damage":
+            a["damage"] += int(ev.get("damage") or 0)
+        elif t == "destroyed":
+            a["destroyed"] = 1
+        elif t == "disrupted":
+            a["disrupted"] = 1
+        elif t == "off_table":
+            a["off_table"] = 1
+        elif t == "knockback" and ev.get("inches") is not None:
+            a["knocked_back"] = 1
+            a["knockback_in"] = max(a["knockback_in"], float(ev["inches"]))
+        elif t == "break":
+            a["parts_destroyed"] += len(ev.get("debris") or ())
+        elif t == "piece":
+            a["pieces"] += 1
+    for b in bodies:
+        for k in [k for k in game.bodies if _root(k) == b]:
+            if game.hazards.fire.burning(k):
+                acc[b]["on_fire"] = 1
+        st = game.bodies.get(b)
+        if st is not None and st.damage.destroyed:
+            acc[b]["destroyed"] = 1
+    row: dict[str, Any] = {}
+    for b in bodies:
+        for k, v in acc[b].items():
+            row[f"{b}.{k}"] = round(v, 4) if isinstance(v, float) else v
+    if game.escapade is not None:
+        summ = game.escapade.ledger.summary()
+        victors = set(summ["victory"]["victors"])
+        row["victory.outcome"] = summ["victory"]["outcome"]
+        for force in summ["forces"]:
+            row[f"victory.{force}"] = int(force in victors)
+    results = expectation_results(game)
+    if results:
+        row["expect.all"] = int(all(not f for _, f in results))
+        for name, fails in results:
+            row[f"expect.{name}"] = int(not fails)
+    row["impacts"] = impacts
+    row["collision_rolls"] = rolls
+    row["turns"] = game.turn
+    row["sim_seconds"] = round(float(game.world.time), 4)
+    return row
+
+
+def _apply_actions(game, actions: Sequence[dict]) -> None:
+    """Apply an action log through ``game.apply``. As in a scene's script, each action comes
+    on its ``turn`` (default 1) in its ``player``'s part of it: turns are ended until then
+    (``end_turn`` entries of a saved log keep it in step already). Then play on while
+    Payloads fly, and finish."""
+    from ..core.errors import RulesError
+    from ..game.actions import EndTurnAction, parse_action
+
+    for i, raw in enumerate(actions):
+        try:
+            a = parse_action(raw, f"actions[{i}]")
+            if not isinstance(a, EndTurnAction):
+                game.advance_to(a.turn, a.player)
+            game.apply(a)
+        except RulesError as exc:
+            raise RulesError(f"actions[{i}]: {exc}") from None
+    game.play_on()
+    game.finish()
+
+
+def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
+    """Build and play one run's game; return the finished (open) :class:`Game`.
+
+    Raises
+    ------
+    SandboxError
+        The scene cannot be read, or an action is refused for this seed.
+    """
+    from ..game.engine import Game, open_game
+
+    if job.scene_doc is not None:
+        from ..game.scene import scene_from_dict
+
+        spec = scene_from_dict(json.loads(job.scene_doc), "<the game's scene>")
+        game = Game(spec, job.base_dir or ".", job.ldrawdir, seed=job.seed, on_event=on_event)
+    else:
+        game = open_game(job.scene, seed=job.seed, ldrawdir=job.ldrawdir, on_event=on_event)
+    try:
+        if job.actions is None:
+            game.play_script()
+        else:
+            _apply_actions(game, job.actions)
+    except BaseException:
+        game.close()
+        raise
+    return game
+
+
+def run_one(job: OddsJob) -> dict[str, Any]:
+    """One seed: a row with ``seed``, ``status`` ("ok" or "error"; the backends add "crashed"
+    for a run whose process died, which a resumed run does again), ``error`` (one line) and,
+    when ok, the outcome fields (:func:`outcome_row`). Never raises for a failed game: the
+    failure is the row (so the other runs go on)."""
+    try:
+        game = play(job)
+    except SandboxError as exc:
+        return {"seed": job.seed, "status": "error", "error": _one_line(str(exc))}
+    except Exception as exc:  # a bug in a run must not lose the other runs
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        return {"seed": job.seed, "status": "error",
+                "error": _one_line(f"{type(exc).__name__}: {exc}{where}")}
+    try:
+        return {"seed": job.seed, "status": "ok", "error": "", **outcome_row(game)}
+    finally:
+        game.close()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+def _worker_init() -> None:
+    """Local workers leave Ctrl-C to the parent, which stops handing out runs."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# ============================================================================ statistics
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval (95% by default) for ``k`` successes in ``n`` trials.
+
+    Returns (low, high) within [0, 1]; (0, 1) for ``n == 0``.
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (round(max(0.0, centre - half), 9), round(min(1.0, centre + half), 9))
+
+
+def rate(values: Iterable[int]) -> dict:
+    """``{"k", "n", "p", "low", "high"}`` of 0/1 values (Wilson 95%)."""
+    vals = [int(v) for v in values]
+    k, n = sum(vals), len(vals)
+    lo, hi = wilson(k, n)
+    return {"k": k, "n": n, "p": k / n if n else None, "low": lo, "high": hi}
+
+
+def distribution(values: Iterable[float]) -> dict:
+    """Mean, its 95% interval (normal), quantiles and a histogram of counts by value."""
+    vals = sorted(float(v) for v in values)
+    n = len(vals)
+    if n == 0:
+        return {"n": 0}
+    mean = sum(vals) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n)
+    q = lambda f: vals[min(n - 1, int(f * n))]  # noqa: E731
+    counts: dict[str, int] = {}
+    for v in vals:
+        key = f"{v:g}"
+        counts[key] = counts.get(key, 0) + 1
+    return {"n": n, "mean": mean, "low": mean - half, "high": mean + half, "min": vals[0],
+            "median": q(0.5), "p90": q(0.9), "max": vals[-1], "counts": counts}
+
+
+def aggregate(rows: Sequence[dict]) -> dict:
+    """The odds from run rows: per body its flags' rates and numbers' distributions,
+    victories and expectations' hit rates, over the runs that finished ("ok")."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    failed = [r for r in rows if r.get("status") != "ok"]
+    cols = columns(ok)
+    bodies: dict[str, dict] = {}
+    for c in cols:
+        if "." not in c or c.startswith(("victory.", "expect.")):
+            continue
+        body, what = c.rsplit(".", 1)
+        vals = [r[c] for r in ok if r.get(c) not in (None, "")]
+        entry = bodies.setdefault(body, {})
+        if what in BODY_FLAGS:
+            entry[what] = rate(vals)
+        elif what in BODY_NUMBERS:
+            entry[what] = distribution(vals)
+    out: dict[str, Any] = {"runs": len(rows), "ok": len(ok), "failed": len(failed),
+                           "bodies": bodies}
+    vic = {c[len("victory."):]: rate(r[c] for r in ok if r.get(c) not in (None, ""))
+           for c in cols if c.startswith("victory.") and c != "victory.outcome"}
+    if vic:
+        outcomes: dict[str, int] = {}
+        for r in ok:
+            o = str(r.get("victory.outcome", ""))
+            outcomes[o] = outcomes.get(o, 0) + 1
+        out["victory"] = {"forces": vic, "outcomes": outcomes}
+    # a run without an expectation's column had nothing to check there: met
+    exp = {c[len("expect."):]: rate(1 if r.get(c) in (None, "") else r[c] for r in ok)
+           for c in cols if c.startswith("expect.")}
+    if exp:
+        out["expect"] = exp
+    for c in ("impacts", "collision_rolls", "turns", "sim_seconds"):
+        if c in cols:
+            out[c] = distribution(r[c] for r in ok if r.get(c) not in (None, ""))
+    errors: dict[str, list[int]] = {}
+    for r in failed:
+        errors.setdefault(str(r.get("error", "")), []).append(int(r["seed"]))
+    out["errors"] = [{"error": e, "seeds": s} for e, s in errors.items()]
+    return out
+
+
+# ============================================================================ files
+def columns(rows: Sequence[dict]) -> list[str]:
+    """CSV columns: the lead columns, then every outcome field in first-seen order."""
+    seen = dict.fromkeys(LEAD_COLUMNS)
+    for r in rows:
+        for k in r:
+            seen.setdefault(k)
+    return list(seen)
+
+
+def rows_csv(rows: Sequence[dict]) -> str:
+    """Rows (sorted by seed) as CSV text."""
+    rows = sorted(rows, key=lambda r: int(r["seed"]))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns(rows), lineterminator="\n", restval="")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def _cell(text: str) -> Any:
+    if text == "":
+        return ""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    if any(c in text for c in ".eEn"):
+        try:
+            v = float(text)
+            if math.isfinite(v):
+                return v
+        except ValueError:
+            pass
+    return text
+
+
+def read_rows(path: Path) -> list[dict]:
+    """Rows of a ``runs.csv`` written before (numbers as int/float).
+
+    Raises
+    ------
+    OutputError
+        The file is not a runs table (no ``seed``/``status`` columns, a bad seed).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OutputError(f"{path}: cannot read the runs table ({exc})") from None
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or not {"seed", "status"} <= set(reader.fieldnames):
+        raise OutputError(f"{path}: not a runs table (no 'seed' and 'status' columns)")
+    rows = []
+    for i, raw in enumerate(reader, start=2):
+        row = {k: _cell(v or "") for k, v in raw.items() if k is not None}
+        if not isinstance(row.get("seed"), int):
+            raise OutputError(f"{path}: line {i}: seed {raw.get('seed')!r} is not a whole number")
+        rows.append({k: v for k, v in row.items() if v != "" or k in LEAD_COLUMNS})
+    return rows
+
+
+def parse_seeds(text: str) -> range:
+    """``A..B`` (inclusive) as a range.
+
+    Raises
+    ------
+    SceneError
+        Not two whole numbers, B before A, or more than :data:`MAX_RUNS` seeds.
+    """
+    parts = text.split("..")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        a, b = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise SceneError(f"--seeds {text!r}: expected A..B, two whole numbers "
+                         "(e.g. 1..100)") from None
+    if b < a:
+        raise SceneError(f"--seeds {text!r}: the last seed {b} comes before the first {a}")
+    if b - a + 1 > MAX_RUNS:
+        raise SceneError(f"--seeds {text!r}: {b - a + 1} runs, more than {MAX_RUNS}")
+    return range(a, b + 1)
+
+
+def load_actions(path: str | Path) -> list[dict]:
+    """An actions file: JSON, a list of action dicts or a saved game's ``actions`` log
+    (``{"actions": [...]}``), or TOML with ``[[actions]]`` tables.
+
+    Raises
+    ------
+    SceneError
+        Unreadable, or not a list of tables.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise SceneError(f"--actions {str(p)!r}: cannot read ({exc.strerror or exc})") from None
+    try:
+        if p.suffix.lower() == ".toml":
+            import tomllib
+
+            doc = tomllib.loads(raw.decode("utf-8"))
+        else:
+            doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SceneError(f"--actions {str(p)!r}: not readable JSON/TOML: {exc}") from None
+    if isinstance(doc, dict):
+        doc = doc.get("actions")
+    if not isinstance(doc, list) or not all(isinstance(a, dict) for a in doc):
+        raise SceneError(f"--actions {str(p)!r}: expected a list of actions (or 'actions' "
+                         "holding one)")
+    from ..game.actions import parse_action
+
+    for i, a in enumerate(doc):  # malformed actions: one clear line before any run
+        parse_action(a, f"{p}:actions[{i}]")
+    return doc
+
+
+def fingerprint(scene: Path, actions: Sequence[dict] | None) -> dict:
+    """What a resumed folder must match: the scene file's and the actions' SHA-256."""
+    try:
+        data = scene.read_bytes()
+    except OSError as exc:
+        raise SceneError(f"{scene}: cannot read the scene ({exc.strerror or exc})") from None
+    act = None if actions is None else hashlib.sha256(
+        json.dumps(list(actions), sort_keys=True).encode()).hexdigest()
+    return {"scene": str(scene), "scene_sha256": hashlib.sha256(data).hexdigest(),
+            "actions_sha256": act}
+
+
+# ============================================================================ backends
+@dataclass
+class OddsRun:
+    """An odds run's rows and how it ended (see :func:`run_odds`)."""
+
+    rows: list[dict]
+    odds: dict
+    out_dir: Path
+    new_runs: int
+    reused: int
+    interrupted: bool = False
+    seconds: float = 0.0
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def runs_per_second(self) -> float:
+        return self.new_runs / self.seconds if self.seconds > 0 else 0.0
+
+
+def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
+           fn: Callable[[OddsJob], dict] = run_one) -> None:
+    """Run jobs on ``workers`` local processes (this process when 1); call ``done(row)`` as
+    each finishes. A worker that dies breaks the pool: the unfinished runs go to a new one;
+    when that breaks too, each is run alone and the one whose worker dies is an error row."""
+    if workers <= 1:
+        for j in jobs:
+            done(fn(j))
+        return
+    import multiprocessing as mp
+
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        # the fork server imports the engine once; each worker is forked from it
+        ctx.set_forkserver_preload(["sandbox.game.engine", "sandbox.app.headless"])
+    else:
+        ctx = mp.get_context("spawn")
+    todo = list(jobs)
+    breaks = 0
+    while todo:
+        if breaks >= 2:  # a run keeps killing its worker: find it by running each alone
+            for j in todo:
+                with ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                                         initializer=_worker_init) as alone:
+                    try:
+                        row = alone.submit(fn, j).result()
+                    except BrokenProcessPool:
+                        row = {"seed": j.seed, "status": "crashed",
+                               "error": "the worker process running it died"}
+                done(row)
+            return
+        ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+        futures = {ex.submit(fn, j): j for j in todo}
+        todo = []
+        handled: set = set()
+        try:
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    handled.add(f)
+                    try:
+                        row = f.result()
+                    except BrokenProcessPool:
+                        todo.append(futures[f])  # the pool broke: again in a new one
+                        continue
+                    done(row)
+        except KeyboardInterrupt:
+            # no new runs; the ones running finish and are kept (a second Ctrl-C: stop now)
+            try:
+                ex.shutdown(wait=True, cancel_futures=True)
+            except KeyboardInterrupt:
+                ex.shutdown(wait=False, cancel_futures=True)
+            for f in futures:
+                if f not in handled and f.done() and not f.cancelled() \
+                        and f.exception() is None:
+                    done(f.result())
+            raise
+        ex.shutdown(wait=True)
+        breaks += bool(todo)
+        todo.sort(key=lambda j: j.seed)
+
+
+def _probe_ray_address(address: str | None, timeout: float = 5.0) -> None:
+    """A ``host:port`` (or ``ray://host:port``) that nothing answers on: one clear line now
+    (Ray itself keeps retrying for minutes).
+
+    Raises
+    ------
+    SandboxError
+        Nothing accepts a connection there within ``timeout`` seconds.
+    """
+    import socket
+
+    if address is None or address == "auto":
+        return
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise SandboxError(f"--ray {address!r}: expected host:port, ray://host:port or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise SandboxError(f"--ray {address!r}: no Ray there ({exc.strerror or exc})") from None
+
+
+def _ray(jobs: list[OddsJob], address: str | None, done: Callable[[dict], None]) -> None:
+    """Run jobs as Ray tasks: ``address`` None starts a local Ray with 2 CPUs, else joins the
+    cluster at ``address`` ("auto" or "ray://host:10001")."""
+    try:
+        import ray
+    except ImportError:
+        raise SceneError("--ray needs Ray: pip install 'brikwars-sandbox[ray]' "
+                         "(or pip install ray)") from None
+    started = not ray.is_initialized()
+    if started:
+        env = {k: os.environ[k] for k in ("PYTHONPATH", "LDRAWDIR") if k in os.environ}
+        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False,
+                                      configure_logging=False,
+                                      runtime_env={"env_vars": env} if env else None)
+        _probe_ray_address(address)
+        try:
+            if address is None:
+                ray.init(num_cpus=2, **kwargs)
+            else:
+                ray.init(address=address, **kwargs)
+        except Exception as exc:  # Ray's own errors: no cluster there, a version mismatch
+            where = "start a local Ray" if address is None else f"join the Ray at {address!r}"
+            raise SandboxError(f"--ray: cannot {where}: {_one_line(str(exc))}") from None
+    task = ray.remote(num_cpus=1, max_retries=1)(run_one)
+    refs = {task.remote(j): j for j in jobs}
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=min(len(pending), 8), timeout=0.5)
+            for ref in ready:
+                try:
+                    done(ray.get(ref))
+                except Exception as exc:  # a task whose worker died (after its retry)
+                    done({"seed": refs[ref].seed, "status": "crashed",
+                          "error": _one_line(f"Ray task failed: {type(exc).__name__}: {exc}")})
+    except KeyboardInterrupt:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# ============================================================================ the odds run
+def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
+             workers: int | None = None, ray: bool = False, ray_address: str | None = None,
+             actions_file: str | Path | None = None, ldrawdir: str | Path | None = None,
+             progress: Callable[[int, int], None] | None = None, png: bool = True,
+             checkpoint_seconds: float = CHECKPOINT_SECONDS) -> OddsRun:
+    """Play ``scene`` for every seed in ``seeds`` and write runs.csv, odds.json, odds.png.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Local processes (default: every CPU); 1 runs in this process.
+    ray, ray_address
+        Run on Ray instead: a local Ray with 2 CPUs, or the cluster at ``ray_address``.
+    actions_file : path, optional
+        Actions applied instead of the scene's script (:func:`load_actions`).
+    progress : callable, optional
+        ``progress(done, total)`` after each run (the CLI's progress bar).
+
+    A Ctrl-C (KeyboardInterrupt) stops handing out runs; what finished is written and the
+    result comes back with ``interrupted`` set. Seeds already in ``out_dir/runs.csv`` (of
+    the same scene and actions) are not run again.
+
+    Raises
+    ------
+    SceneError
+        The scene or the actions file cannot be read; ``out_dir`` holds another scene's runs.
+    OutputError
+        ``out_dir`` cannot be written.
+    """
+    scene = Path(scene).resolve()
+    if not scene.is_file():
+        raise SceneError(f"{scene}: no such scene file")
+    if scene.suffix.lower() != ".toml":
+        raise SceneError(f"{scene}: odds are run on a scene file (.toml)")
+    from ..game.scene import load_scene
+
+    load_scene(scene)  # a malformed scene: one line now, not one failed row per seed
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"--out {str(out)!r}: cannot create the output folder "
+                          f"({exc.strerror or exc})") from None
+    actions = load_actions(actions_file) if actions_file is not None else None
+    fp = fingerprint(scene, actions)
+    csv_path, json_path = out / "runs.csv", out / "odds.json"
+    rows: dict[int, dict] = {}
+    if csv_path.exists():
+        if json_path.exists():
+            try:
+                old = json.loads(json_path.read_text(encoding="utf-8")).get("fingerprint", {})
+            except (OSError, ValueError, AttributeError):
+                old = {}
+            if old and (old.get("scene_sha256"), old.get("actions_sha256")) != (
+                    fp["scene_sha256"], fp["actions_sha256"]):
+                raise SceneError(f"--out {str(out)!r} holds the runs of another scene or "
+                                 f"actions ({old.get('scene')}); give another --out")
+        # finished and failed runs stay; runs whose process died ("crashed") are run again
+        rows = {r["seed"]: r for r in read_rows(csv_path) if r["status"] != "crashed"}
+    wanted = list(dict.fromkeys(int(s) for s in seeds))
+    reused = sum(1 for s in wanted if s in rows)
+    jobs = [OddsJob(str(scene), s, None if actions is None else tuple(actions),
+                    None if ldrawdir is None else str(ldrawdir))
+            for s in wanted if s not in rows]
+    total, finished = len(wanted), reused
+    if progress:
+        progress(finished, total)
+    last_save = time.monotonic()
+
+    def save(final: bool) -> dict[str, Path]:
+        chosen = [rows[s] for s in sorted(rows)]
+        odds = aggregate([rows[s] for s in wanted if s in rows])
+        doc = {"fingerprint": fp, "seeds": [wanted[0], wanted[-1]] if wanted else [],
+               "odds": odds, "complete": final and all(s in rows for s in wanted)}
+        try:
+            atomic_write_bytes(csv_path, rows_csv(chosen).encode("utf-8"))
+            atomic_write_bytes(json_path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
+        except OSError as exc:
+            raise OutputError(f"--out {str(out)!r}: cannot write ({exc.strerror or exc})") \
+                from None
+        files = {"runs.csv": csv_path, "odds.json": json_path}
+        if final and png and odds["ok"]:
+            files["odds.png"] = plot_odds(odds, out / "odds.png", title=scene.stem)
+        return files
+
+    def done(row: dict) -> None:
+        nonlocal finished, last_save
+        rows[int(row["seed"])] = row
+        finished += 1
+        if progress:
+            progress(finished, total)
+        if time.monotonic() - last_save >= checkpoint_seconds:
+            save(False)
+            last_save = time.monotonic()
+
+    t0 = time.perf_counter()
+    interrupted = False
+    try:
+        if ray:
+            _ray(jobs, ray_address, done)
+        else:
+            _local(jobs, workers or os.cpu_count() or 1, done)
+    except KeyboardInterrupt:
+        interrupted = True
+    seconds = time.perf_counter() - t0
+    files = save(True)
+    kept = [rows[s] for s in wanted if s in rows]
+    return OddsRun(kept, aggregate(kept), out, finished - reused, reused, interrupted,
+                   seconds, files)
+
+
+# ============================================================================ the window's O key
+def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict:
+    """The odds of playing ``action`` now in ``game`` (the window's ``O`` on a preview).
+
+    Each seed rebuilds the game from its scene with that seed, applies the game's action log
+    so far and then ``action``, plays on while Payloads fly and finishes. The log is replayed
+    with each seed's dice, so dice rolled earlier in the game differ between runs too (on turn
+    1 before any other action, only this action's dice and physics vary). Returns
+    :func:`aggregate` of the rows; a seed where the log or the action is refused is a failed
+    run. Writes no file.
+
+    Raises
+    ------
+    SceneError
+        A malformed action.
+    """
+    from ..game.actions import action_dict, parse_action
+    from ..game.scene import scene_to_dict
+
+    a = action if not isinstance(action, dict) else parse_action(action, "the previewed action")
+    log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
+    doc = json.dumps(scene_to_dict(game.spec))
+    ldraw = None if game.ldrawdir is None else str(game.ldrawdir)
+    jobs = [OddsJob("", int(s), log, ldraw, doc, str(Path(game.base_dir).resolve()))
+            for s in seeds]
+    rows: list[dict] = []
+
+    def done(row: dict) -> None:
+        rows.append(row)
+        if progress:
+            progress(len(rows), len(jobs))
+
+    _local(jobs, workers or os.cpu_count() or 1, done)
+    return aggregate(sorted(rows, key=lambda r: r["seed"]))
+
+
+def odds_lines(odds: dict, most: int = 5, names: dict[str, str] | None = None) -> list[str]:
+    """The likeliest outcomes in words, for a panel: ``guard destroyed 33% (22–47%)``;
+    ``names`` turns scene ids into the bodies' names."""
+    names = names or {}
+    items = []
+    for body, e in odds["bodies"].items():
+        for k in BODY_FLAGS:
+            r = e.get(k)
+            if r and r["k"]:
+                items.append((r["p"], f"{names.get(body, body)} {k.replace('_', ' ')}", r))
+    for force, r in odds.get("victory", {}).get("forces", {}).items():
+        items.append((r["p"] or 0, f"{force} wins", r))
+    items.sort(key=lambda t: -t[0])
+    lines = [f"Odds over {odds['ok']} seeds" + (f" ({odds['failed']} refused or failed)"
+                                               if odds["failed"] else "") + ":"]
+    for _, label, r in items[:most]:
+        lines.append(f"  {label} {100 * r['p']:.0f}% ({100 * r['low']:.0f}–{100 * r['high']:.0f}%)")
+    if len(lines) == 1:
+        lines.append("  nothing is destroyed, Disrupted, Knocked Back or set on Fire")
+    dmg = [(d["damage"]["mean"], b) for b, d in odds["bodies"].items()
+           if d.get("damage", {}).get("n") and d["damage"]["mean"] > 0]
+    if dmg:
+        m, b = max(dmg)
+        lines.append(f"  most Damage: {names.get(b, b)}, {m:.1f} on average")
+    return lines
+
+
+# ============================================================================ pictures, replays
+def plot_odds(odds: dict, path: Path, title: str = "") -> Path:
+    """``odds.png``: per body the rates of its outcome flags (bars, 95% intervals), then
+    histograms of Damage and KnockBack; victories and expectations when there are any."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = []  # (label, rate dict)
+    for body, e in odds["bodies"].items():
+        for k in BODY_FLAGS:
+            if k in e and e[k]["k"]:
+                bars.append((f"{body} {k.replace('_', ' ')}", e[k]))
+    for force, r in odds.get("victory", {}).get("forces", {}).items():
+        bars.append((f"victory: {force}", r))
+    for name, r in odds.get("expect", {}).items():
+        bars.append((f"expect {name}", r))
+    hists = [(f"{b} {label}", e[k]) for b, e in odds["bodies"].items()
+             for k, label in (("damage", "Damage"), ("knockback_in", 'KnockBack (")'))
+             if k in e and e[k].get("n") and e[k]["max"] > 0]
+    n_h = min(len(hists), 6)
+    hist_rows = math.ceil(n_h / 3)
+    top_h = max(1.6, 0.28 * len(bars) + 0.9)
+    fig = plt.figure(figsize=(12, top_h + 2.8 * hist_rows))
+    gs = fig.add_gridspec(1 + hist_rows, 3, height_ratios=[top_h] + [2.8] * hist_rows)
+    top = fig.add_subplot(gs[0, :])
+    hist_axes = [fig.add_subplot(gs[1 + i // 3, i % 3]) for i in range(n_h)]
+    if bars:
+        ys = list(range(len(bars)))
+        ps = [b[1]["p"] or 0 for b in bars]
+        err = [[p - b[1]["low"] for p, b in zip(ps, bars)],
+               [b[1]["high"] - p for p, b in zip(ps, bars)]]
+        colours = ["#27ae60" if b[0].startswith("expect") else "#2980b9"
+                   if b[0].startswith("victory") else "#c0392b" for b in bars]
+        top.barh(ys, ps, xerr=err, color=colours, capsize=3, alpha=0.85,
+                 error_kw={"elinewidth": 1})
+        top.set_yticks(ys, [b[0] for b in bars], fontsize=8)
+        top.invert_yaxis()
+        for y, p, b in zip(ys, ps, bars):
+            top.text(1.02, y, f"{100 * p:.0f}%  ({b[1]['k']}/{b[1]['n']}; "
+                     f"{100 * b[1]['low']:.0f}–{100 * b[1]['high']:.0f}%)",
+                     va="center", fontsize=8)
+    else:
+        top.text(0.5, 0.5, "no outcome happened in any run", ha="center", va="center")
+    top.set_xlim(0, 1.3)
+    top.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+    top.axvline(1.0, color="#999", lw=0.5)
+    top.set_xlabel("chance (error bars: 95% Wilson intervals)")
+    top.set_title(f"{title}: {odds['ok']} runs" + (f", {odds['failed']} failed"
+                                                  if odds["failed"] else ""))
+    for ax, (label, d) in zip(hist_axes, hists[:n_h]):
+        xs = sorted(d["counts"], key=float)
+        whole = all(float(x).is_integer() for x in xs)
+        ax.bar([float(x) for x in xs], [d["counts"][x] for x in xs],
+               width=0.8 if whole else 0.3, color="#2c3e50")
+        if whole and len(xs) <= 12:
+            ax.set_xticks([float(x) for x in xs], xs)
+        elif whole:
+            ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_title(f"{label}: mean {d['mean']:.2f} (median {d['median']:g})", fontsize=9)
+        ax.set_ylabel("runs", fontsize=8)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def drama(row: dict) -> float:
+    """How dramatic a run was: destroyed bodies, parts, Damage, KnockBack, fires."""
+    score = 0.0
+    for k, v in row.items():
+        if not isinstance(v, (int, float)) or "." not in k:
+            continue
+        what = k.rsplit(".", 1)[1]
+        score += {"destroyed": 10, "parts_destroyed": 2, "pieces": 3, "on_fire": 5,
+                  "off_table": 5, "disrupted": 2, "damage": 0.5, "knockback_in": 0.5
+                  }.get(what, 0) * float(v)
+    return score
+
+
+def write_replay(scene: str | Path, seed: int, path: str | Path,
+                 actions_file: str | Path | None = None,
+                 ldrawdir: str | Path | None = None) -> Path:
+    """Play one seed again and write its replay (as ``sandbox run`` writes it).
+
+    Raises
+    ------
+    SandboxError
+        The run fails for that seed (the reason), or the file cannot be written.
+    """
+    from ..game.replay import save_replay
+
+    actions = load_actions(actions_file) if actions_file is not None else None
+    job = OddsJob(str(Path(scene).resolve()), int(seed),
+                  None if actions is None else tuple(actions),
+                  None if ldrawdir is None else str(ldrawdir))
+    game = play(job)
+    try:
+        rp = game.replay()
+        rp.meta["scene_dir"] = str(game.base_dir.resolve())
+        try:
+            return save_replay(rp, path)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write the replay ({exc.strerror or exc})") \
+                from None
+    finally:
+        game.close()
