@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from test_tabletop_window import app, centre, click, key, point_at, xdisplay  # noqa: F401
+import pytest
+from test_tabletop_window import app, centre, click, key, point_at  # noqa: F401
+
+pytestmark = pytest.mark.window
 
 
 def test_o_shows_the_odds_of_the_previewed_attack(app, monkeypatch):  # noqa: F811
