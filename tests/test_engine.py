@@ -311,3 +311,25 @@ def test_field_hazards_left_by_explosions_are_real_fields():
         assert any(e["type"] == "exposure" and e.get("body") == "falcon1" for e in game.events)
         sizes = sorted(f.entry.size for f in game.hazards.fields.values())
         assert sizes == [1.0, 3.0]
+
+
+def test_a_launched_explosive_takes_the_action_rolls_over_the_top_dice():
+    """8.4: launched Explosives use the Action Roll's Over the Top dice like every other attack:
+    a Rocket's roll of 6 (and 3) adds a bonus die to its 1d10 Explosion (4 + 5 here)."""
+    import tomllib
+
+    from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
+
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    u = next(u for u in data["units"] if u["id"] == "knight1")
+    u["stats"]["weapons"] = [{"type": "Rocket", "size": 1}]
+    u["position"] = [1.0, -3.0, 0.0]  # within the Rocket's 6": no Out of Range penalty
+    data["forced_dice"] = {"projectile": [6, 3], "explosion": [4, 5]}
+    with Game(scene_from_dict(data), REPO / "scenes") as game:
+        game.apply({"type": "attack", "player": "Lion Knights", "unit": "knight1",
+                    "weapon": 0, "target": "falcon1"})
+        boom = next(e for e in game.events if e["type"] == "explosion")
+        assert boom["rings"][0] == 9
+        dice = [e for e in game.events if e["type"] == "roll" and e["stream"] == "explosion"]
+        assert [d["result"] for d in dice] == [4, 5]

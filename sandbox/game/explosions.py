@@ -86,6 +86,10 @@ class Charge:
     activated: bool = False
     dud: bool = False
     spent: bool = False
+    #: From the Action Roll of the shot that delivered it (8.4): Out of Range per die, and
+    #: Over the Top bonus dice of a hit.
+    per_die_modifier: int = 0
+    bonus_dice: int = 0
 
 
 @dataclass
@@ -318,7 +322,9 @@ class Blasts(System):
                  drain: bool = True) -> ExpressionRoll | None:
         """Roll an Explosive's dice and, unless it is a Dud, resolve the blast at ``point``."""
         g = self.game
-        roll = charge.expression.roll(g.dice.stream("explosion"), f"Explosion of {charge.name}")
+        roll = charge.expression.roll(g.dice.stream("explosion"), f"Explosion of {charge.name}",
+                                      per_die_modifier=charge.per_die_modifier,
+                                      bonus_dice=charge.bonus_dice)
         if charge.dud_allowed and not charge.dud and is_dud(roll):
             charge.dud = True
             charge.stability = Stability.UNSTABLE

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from ..core.dice import DiceExpression
 from ..core.errors import RulesError, SceneError
 from ..physics import projectiles as pj
 from ..core.transforms import matrix_to_quat, quat_to_matrix
@@ -119,6 +120,7 @@ class Flight:
     crash_dice: int = 0
     melee_size: int = 0
     bonus_dice: int = 0
+    per_die_modifier: int = 0
     nose: list[float] | None = None
     rolled: bool = False
     hit: bool | None = None
@@ -744,6 +746,14 @@ class FlightControl(System):
                            [m for m in mods if m is not None],
                            f"{f.weapon} ({g.bodies[f.body].name}): Action Roll")
         f.rolled, f.hit = True, roll.hit
+        # the shot's Out of Range penalty lands on each Damage die, its Over the Top dice add
+        # to the Damage (Crash, Explosion), as for every other attack (8.4, 5.1)
+        f.per_die_modifier = sum(m.damage for m in mods if m is not None and m.damage_per_die)
+        if f.explosive_dice:
+            charge = g.blasts.charge_of(f.body)
+            if charge is not None:
+                charge.per_die_modifier = f.per_die_modifier
+                charge.bonus_dice = int(roll.over_the_top_dice) if roll.hit else 0
         aim = np.array(f.aim, float)
         if roll.hit:
             f.bonus_dice = int(roll.over_the_top_dice)
@@ -895,7 +905,7 @@ class FlightControl(System):
                 return
         f.path.append(_round(prev))
         for other in ignoring:
-            if other in w.bodies:
+            if other in w.bodies and key in w.bodies:  # an exploded Payload is gone
                 pj.set_collides(w, key, other, True)
         if f.status == "flying":
             f.status = "landed"
@@ -947,9 +957,16 @@ class FlightControl(System):
         if f.melee_size:
             self._close_combat_damage(f, victim)
             return
-        rolls = g.dice.stream("collision").roll_many(
-            f.crash_dice, 6, f"Crash Damage of {g.bodies[f.body].name} to {victim.name}")
-        g.damage(victim, sum(r.result for r in rolls), "Crash Damage")
+        # 8.4: a d6 per d10 of the Payload's Armor, with the Action Roll's Over the Top dice
+        # and its Out of Range penalty on each die, like every other attack
+        crash = DiceExpression(f.crash_dice, 6) if f.crash_dice else None
+        if crash is None:
+            return
+        roll = crash.roll(g.dice.stream("collision"),
+                          f"Crash Damage of {g.bodies[f.body].name} to {victim.name}",
+                          per_die_modifier=f.per_die_modifier, bonus_dice=f.bonus_dice)
+        g.damage(victim, int(roll.total), "Crash Damage",
+                 dice=[(r.sides, r.result) for r in roll.rolls])
 
     def _close_combat_damage(self, f: Flight, victim) -> None:
         """A launched or thrown Melee Weapon strikes: Close Combat Damage (BrikWars 8.4).
