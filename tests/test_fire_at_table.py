@@ -61,3 +61,43 @@ def test_a_minifig_still_burning_at_the_end_of_his_turn_runs_every_inch_left():
         assert len(run) == 1 and run[0]["hazard_in"] == pytest.approx(3.0, abs=0.05)
         assert c2[0] - c1[0] == pytest.approx(3.0, abs=0.4)
         assert abs(c2[1] - c1[1]) < 0.4 and np.isfinite(c2).all()
+
+
+def _scene(extra: dict, forced: dict | None = None) -> Game:
+    data = {"name": "power", "seed": 1, "battlefield": {"width": 24, "depth": 16},
+            "players": [{"name": "Red"}, {"name": "Blue"}], "forced_dice": forced or {}}
+    data.update(extra)
+    return Game(scene_from_dict(data), REPO)
+
+
+def _brick(z=0.0):
+    return {"part": "3001", "colour": 4, "position": [0, 0, z]}
+
+
+def test_a_burning_creation_loses_an_inch_of_power_per_inch_of_fire():
+    """F.1: "a four inch wooden golem burning with a three inch fire would have its Power
+    limit reduced from eight weapon inches to five"."""
+    with _scene({"creations": [{"id": "golem", "owner": "Red", "position": [0, 0, 0],
+                                "parts": [_brick()],
+                                "stats": {"size": 4, "armor": 30, "weight_class": 1,
+                                          "move": 0, "power": 8}}]},
+                {"fire": [3]}) as g:
+        assert g.defences.power_left("golem") == 8
+        g.hazards.fire.ignite("golem", DiceExpression.parse("1d4 Fire").roll(
+            g.dice.stream("fire")))
+        size = g.hazards.fire.fire_size("golem")
+        assert size >= 1 and g.defences.power_left("golem") == 8 - size
+
+
+def test_exposure_damage_overloads_a_powered_unit():
+    """F.1: "Every die of Exposure Damage costs its victim one inch of Power as if it had fired
+    an inch worth of weapons": a 2d6 grill takes 2" of the droid's 4"."""
+    with _scene({"units": [{"id": "droid", "owner": "Red", "position": [0, 0, 0],
+                            "parts": [_brick()],
+                            "stats": {"size": 1, "armor": 30, "move": 0, "power": 4,
+                                      "flammable": False}}],
+                 "fields": [{"id": "grill", "hazard": "exposure", "size": 4, "dice": "2d6",
+                             "centre": [0, 0]}]}, {"hazard": [2, 3]}) as g:
+        # turn 1 began when the game was built: the droid stood in the grill
+        assert any(e["type"] == "exposure" and e["body"] == "droid" for e in g.events)
+        assert g.defences.power_left("droid") == pytest.approx(2.0)

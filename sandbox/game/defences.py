@@ -28,6 +28,7 @@ Units: inches, Z up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from typing import TYPE_CHECKING, Sequence
 
 from ..core.errors import RulesError, SceneError
@@ -79,13 +80,31 @@ class Defences(System):
 
     # ------------------------------------------------------------------ Power
     def power_left(self, key: str) -> float:
-        """Inches of Power body ``key`` has left this turn (inf when not tracked)."""
+        """Inches of Power body ``key`` has left this turn (inf when not tracked), >= 0.
+
+        A body on Fire has its Power limit cut by an inch for every inch of the Fire's Size
+        (F.1: "a four inch wooden golem burning with a three inch fire would have its Power
+        limit reduced from eight weapon inches to five").
+        """
         st = self.game.bodies.get(key)
         per = getattr(st.stats, "power", None) if st is not None else None
         if per is None:
             return float("inf")
         pool = self.power.setdefault(key, PowerPool(float(per)))
-        return pool.left(self.game.turn)
+        cut = float(self.game.system("hazards").fire.fire_size(key)) if self.burning(key) else 0.0
+        return max(0.0, pool.left(self.game.turn) - cut)
+
+    def overload(self, key: str, inches: float, what: str) -> float:
+        """Exposure Damage Overloads ``key``: each die costs it an inch of Power this turn, as
+        if it had fired an inch of weapons (F.1), never below none left. Returns the inches
+        taken (0 for bodies whose Power is not tracked)."""
+        left = self.power_left(key)
+        if inches <= 0 or not math.isfinite(left):
+            return 0.0
+        taken = min(float(inches), left)
+        if taken > 0:
+            self.spend_power(key, taken, f"Overload ({what})")
+        return taken
 
     def spend_power(self, key: str, inches: float, what: str) -> None:
         """Spend ``inches`` of ``key``'s Power this turn (F.1).

@@ -405,7 +405,8 @@ class Hazards(System):
     def _expose(self, pf: PlacedField, key: str, exposed_size: float,
                 activate: bool = True) -> None:
         st = self.game.bodies[key]
-        if activate and not self._activate(pf, key):
+        # a powered Field spends no Power on a Size 0 victim, who takes a point a die (F.1)
+        if activate and exposed_size > 0 and not self._activate(pf, key):
             return
         res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.rules,
                                  exposed_size_in=max(0.0, exposed_size), victim=st.name)
@@ -415,6 +416,8 @@ class Hazards(System):
         if res.damage:
             self.game.damage(st, res.damage, f"Exposure Damage ({pf.name})",
                               dice=dice_of(res.roll) if res.roll is not None else None)
+        if res.overload_in and key in self.game.bodies:  # Overload: Power lost (F.1)
+            self.game.system("defences").overload(key, res.overload_in, pf.name)
         if res.roll is not None and res.fire_values:
             self.fire.ignite(key, res.roll, igniter=pf.entry.owner, source=pf.name)
 
