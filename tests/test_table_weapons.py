@@ -124,3 +124,32 @@ def test_explosion_damage_is_checked_against_deflection(variant, layers, expecte
                  float((lo[1] + hi[1]) / 2), 0.5], "xsize": 2, "variant": variant})
         dmg = [e["damage"] for e in g.events if e["type"] == "damage" and e["body"] == "falcon1"]
         assert dmg[:1] == ([expected] if expected else [])
+
+
+FIRING_ROWS = ["Melee Weapon", "Gun", "BlastGun", "MachineGun", "FlameThrower", "Rocket"]
+REFUSED_ROWS = {"Melee Shield": "only Parries or Shoves", "Explosive": "fires Ammo or a Payload",
+                "Cannon": "fires Ammo or a Payload", "Launcher": "fires Ammo or a Payload"}
+
+
+@pytest.mark.parametrize("row", FIRING_ROWS + sorted(REFUSED_ROWS))
+def test_every_weapon_row_of_the_table_at_the_table(row):
+    """8.1: every row of the Weapons table is either fired at the table through the engine's
+    one ``attack`` (preview first: every modifier before the roll) or refused with the rule's
+    reason (Shields Parry or Shove; Explosives, Cannons and Launchers fire Payloads, 8.4)."""
+    near = row in ("Melee Weapon", "Melee Shield")
+    pos = {"knight1": [0.1, -3.0, 0.0], "falcon1": [0.95, -3.0, 0.0]} if near else \
+        {"knight1": [-1.0, -3.0, 0.0]}
+    with _game({"type": row, "size": 1}, **pos) as g:
+        pv = g.skirmish.attack_preview("knight1", 0, "falcon1")
+        assert pv.lines()[0].startswith(pv.weapon.name)
+        if row in REFUSED_ROWS:
+            assert not pv.allowed and REFUSED_ROWS[row] in pv.reason
+            with pytest.raises(RulesError, match=REFUSED_ROWS[row]):
+                g.apply({"type": "attack", "player": LK, "unit": "knight1",
+                         "target": "falcon1"})
+            return
+        assert pv.allowed, pv.reason
+        n = len(g.events)
+        g.apply({"type": "attack", "player": LK, "unit": "knight1", "target": "falcon1"})
+        kinds = {e["type"] for e in g.events[n:]}
+        assert "attack" in kinds and ("action_roll" in kinds or "launch" in kinds)

@@ -393,11 +393,11 @@ class Skirmish(System):
             return f"{st.name} has already used its Action this turn"
         if tgt.damage.destroyed or target not in g.world.bodies:
             return f"{tgt.name} is already destroyed"
+        if w.weapon_type is WeaponType.MELEE_SHIELD:
+            return f"{w.name} only Parries or Shoves (8.2)"
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
                     "use The Big Drop, or L for a scene Launcher")
-        if w.weapon_type is WeaponType.MELEE_SHIELD:
-            return f"{w.name} only Parries or Shoves"
         if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) and g.hazards.fire.is_minifig(unit) \
                 and not getattr(st.stats, "on_fire_ok", False):
             return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
