@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sandbox
@@ -333,3 +334,25 @@ def test_a_launched_explosive_takes_the_action_rolls_over_the_top_dice():
         assert boom["rings"][0] == 9
         dice = [e for e in game.events if e["type"] == "roll" and e["stream"] == "explosion"]
         assert [d["result"] for d in dice] == [4, 5]
+
+
+def test_an_exploding_payload_pushes_only_by_its_knockback():
+    """8.4: an Explosive Payload's impact is its Explosion (its Damage and its KnockBack): the
+    contact push of a 240 in/s Rocket is taken back, so a struck minifig flies its KnockBack
+    inches (1" per Explosive die), not across the table."""
+    import tomllib
+
+    from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
+
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    u = next(u for u in data["units"] if u["id"] == "knight1")
+    u["stats"]["weapons"] = [{"type": "Rocket", "size": 1}]
+    data["forced_dice"] = {"projectile": [5], "explosion": [7]}
+    with Game(scene_from_dict(data), REPO / "scenes") as game:
+        before = game.footprint_centre("falcon1")
+        game.apply({"type": "attack", "player": "Lion Knights", "unit": "knight1",
+                    "weapon": 0, "target": "falcon1"})
+        assert "falcon1" in game.world.bodies and not game.bodies["falcon1"].off_table
+        moved = float(np.linalg.norm(game.footprint_centre("falcon1") - before))
+        assert moved < 4.0  # 1" of KnockBack, then the fall and a tumble
