@@ -256,12 +256,12 @@ def serve(
     file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every network; "
                              "127.0.0.1: this machine only)"),
-    port: int = typer.Option(8765, help="Port to listen on (0: any free port)"),
+    port: int = typer.Option(8765, min=0, max=65535, help="Port to listen on (0: any free port)"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
                                    "comma-separated; repeatable. Default: a seat per player"),
     save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
-    save_every: int = typer.Option(0, "--save-every", help="Save after every N changes "
+    save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
                                    "(0: only when the server stops)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:

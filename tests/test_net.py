@@ -444,7 +444,9 @@ def test_seats_and_tokens():
 
 
 # ---------------------------------------------------------------------------- command line
-def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path, stop):
+    """Ctrl-C and a service manager's stop (SIGTERM, `kill`) both save the game."""
     import re
     import signal
     import subprocess
@@ -478,7 +480,7 @@ def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path):
             time.sleep(0.05)
         assert json.loads(save.read_text())["checksum"] == want
         save.unlink()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, stop))
         rest, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

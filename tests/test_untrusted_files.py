@@ -476,3 +476,35 @@ def test_replay_meta_of_the_wrong_kind(tmp_path):
         rp.save_replay(r, tmp_path / "m.replay")
         with pytest.raises(ReplayError, match="meta"):
             rp.load_replay(tmp_path / "m.replay")
+
+
+def test_outputs_are_never_written_over_a_device_or_fifo(tmp_path):
+    """An atomic write renames over its target: a FIFO or a device (/dev/full) given as an
+    output would become a plain file. Refused with one line instead; nothing changes."""
+    import os
+    import stat
+
+    from sandbox.core.errors import OutputError
+    from sandbox.game.replay import atomic_write_bytes
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="not a regular file"):
+        atomic_write_bytes(fifo, b"x")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    if os.path.exists("/dev/null"):
+        with pytest.raises(OutputError, match="not a regular file"):
+            atomic_write_bytes("/dev/null", b"x")
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_odds_actions_file_that_is_a_fifo_is_refused_unread(tmp_path):
+    import os
+
+    from sandbox.app.odds import load_actions
+    from sandbox.core.errors import SceneError
+
+    fifo = tmp_path / "acts.json"
+    os.mkfifo(fifo)
+    with pytest.raises(SceneError, match="--actions"):
+        load_actions(fifo)  # would block forever if it were opened

@@ -302,8 +302,10 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     from ..render.offscreen import OffscreenRenderer
     from ..render.replay_view import ReplayDrawing
 
+    from ..core.limits import check_output_file
+
     t_start = _time.perf_counter()
-    out = Path(out)
+    out = check_output_file(out, "video")  # never over a device, FIFO or folder
     playback, first, last, frames = plan_export(replay, out, width=width, height=height,
                                                 fps=fps, speed=speed, turn=turn, start=start,
                                                 end=end, moment=moment)

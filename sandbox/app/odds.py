@@ -418,9 +418,13 @@ def load_actions(path: str | Path) -> list[dict]:
     SceneError
         Unreadable, or not a list of tables.
     """
+    from ..core.limits import FileRefused, read_input_bytes
+
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_input_bytes(p, "actions file")  # devices, FIFOs, folders refused unread
+    except FileRefused as exc:
+        raise SceneError(f"--actions {str(p)!r}: {exc}") from None
     except OSError as exc:
         raise SceneError(f"--actions {str(p)!r}: cannot read ({exc.strerror or exc})") from None
     try:
@@ -446,8 +450,12 @@ def load_actions(path: str | Path) -> list[dict]:
 
 def fingerprint(scene: Path, actions: Sequence[dict] | None) -> dict:
     """What a resumed folder must match: the scene file's and the actions' SHA-256."""
+    from ..core.limits import FileRefused, read_input_bytes
+
     try:
-        data = scene.read_bytes()
+        data = read_input_bytes(scene, "scene file")
+    except FileRefused as exc:
+        raise SceneError(f"{scene}: {exc}") from None
     except OSError as exc:
         raise SceneError(f"{scene}: cannot read the scene ({exc.strerror or exc})") from None
     act = None if actions is None else hashlib.sha256(

@@ -107,6 +107,33 @@ def check_input_file(path: str | Path, what: str = "file") -> os.stat_result:
     return st
 
 
+def check_output_file(path: str | Path, what: str = "output") -> Path:
+    """Refuse to write ``what`` over anything but a regular file (a device such as /dev/full,
+    a FIFO, a socket, a folder): an atomic write would replace it with a plain file.
+
+    Raises
+    ------
+    OutputError
+        Naming the path and what is there.
+    """
+    from .errors import OutputError
+
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return p
+    except OSError as exc:
+        raise OutputError(f"{str(p)!r}: cannot write the {what} there ({exc.strerror or exc})") \
+            from None
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{str(p)!r} is a folder: give a file name for the {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"{str(p)!r} is not a regular file (a device, FIFO or socket): the "
+                          f"{what} is never written over it")
+    return p
+
+
 def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
     """The bytes of an input file, after :func:`check_input_file`; never more than the limit
     (a file that grows while it is read is refused).

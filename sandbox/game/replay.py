@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ReplayError
-from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason, strict_json_loads
+from ..core.limits import (FileRefused, check_output_file, how_to_raise, limit,
+                           read_input_bytes, reason, strict_json_loads)
 
 FORMAT_NAME = "brikwars-replay"
 FORMAT_VERSION = 2
@@ -294,7 +295,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     The target is replaced only after the whole file is written and flushed, so an error
     (a full disk, a crash) leaves any previous file untouched.
     """
-    path = Path(path)
+    path = check_output_file(path, "file")  # never over a device, FIFO or folder
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

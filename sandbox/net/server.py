@@ -230,10 +230,19 @@ class GameServer:
         self._pool.shutdown(wait=True)
 
     async def serve_forever(self) -> None:
-        """:meth:`start`, then serve until cancelled; :meth:`close` on the way out."""
+        """:meth:`start`, then serve until cancelled or sent SIGTERM (a service manager's stop,
+        ``kill``); :meth:`close` (which saves) on the way out either way."""
+        import signal
+
         await self.start()
+        stop = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.Future()
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGTERM, lambda: stop.done() or stop.set_result(None))
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread, or no signals here: Ctrl-C still stops and saves
+        try:
+            await stop
         finally:
             await self.close()
 

@@ -480,7 +480,9 @@ def render_png(view: SceneView, path: str | Path, width: int = 800, height: int 
     import os
     import tempfile
 
-    out = Path(path)
+    from ..core.limits import check_output_file
+
+    out = check_output_file(path, "picture")  # never over a device, FIFO or folder
     out.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     Image.fromarray(render_array(view, width, height, shadows=shadows)).save(buf, format="PNG")
