@@ -326,10 +326,14 @@ def export(
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
 
 
-def _pct(r: dict | None) -> str:
+def _pct(r: dict | None):
+    from rich.text import Text
+
     if not r or r.get("p") is None:
         return "-"
-    return f"{100 * r['p']:.0f}% [dim]{100 * r['low']:.0f}–{100 * r['high']:.0f}[/]"
+    t = Text(f"{100 * r['p']:.0f}% ")
+    t.append(f"{100 * r['low']:.0f}–{100 * r['high']:.0f}", style="dim")
+    return t
 
 
 def _odds_table(odds: dict, title: str):
