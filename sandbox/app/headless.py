@@ -82,9 +82,13 @@ def _system_expects(game: Game) -> set[str]:
     names = set()
     if game.spec.expect is not None and game.spec.expect.hazards is not None:
         names.add("hazards")
-    esc = game.spec.escapade
-    if esc is not None and getattr(esc, "expect", None) is not None:
-        names.add("escapade")
+    # a game's own section with an ``expect`` table (the Escapade, Brigandine, Micro Brick War):
+    # reported under the name of the system that checks it
+    for section, system in (("escapade", "escapade"), ("brigandine", None),
+                            ("micro_brick_war", None)):
+        sec = getattr(game.spec, section, None)
+        if sec is not None and getattr(sec, "expect", None) is not None:
+            names.add(system or next((s.name for s in game.game_systems), section))
     return names
 
 

@@ -163,6 +163,8 @@ class Game:
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
             self.skirmish, self.escapade) if s is not None]
         own = list(self.kind.systems(self))  # the scene's game's own systems
+        #: The systems the scene's game brings (none for BrikWars), after the shared ones.
+        self.game_systems: list[System] = own
         self.systems += own
         self._handlers: dict[str, System] = {}
         for s in self.systems:
