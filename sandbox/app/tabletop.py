@@ -35,8 +35,9 @@ import numpy as np
 
 from ..core.errors import SandboxError
 from .brigandine_input import BrigandineOrders
+from .commands import COMMAND_HELP, CommandRefused, TableCommands
 from ..game.scene import BigDrop, ExplosivePayload
-from ..game.actions import AttackAction, EndTurnAction, MoveAction, action_dict
+from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
 from ..game.scene_flight import LaunchAction
 from ..game.skirmish import possessive
@@ -165,6 +166,7 @@ class InputLayer:
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
+            + COMMAND_HELP + "\n"
             "Q (or Esc with nothing to cancel): quit")
 
     def __init__(self, app: "TabletopApp"):
@@ -187,6 +189,19 @@ class InputLayer:
         self.last_pointer = (0.0, 0.0)
         self.shift = False
         self._brig: BrigandineOrders | None = None
+        #: Builds the command keys' engine actions (relay, declare, bombard, throw, ...).
+        self.cmd = TableCommands(app)
+        #: An item the next walk of the selected unit carries (C, 13.1 Loot).
+        self.carry_item: str | None = None
+        #: ``pick`` mode: what a click on a body builds (a prompt and a function of the hit).
+        self.pick_prompt = ""
+        self.pick_fn: Callable | None = None
+        #: ``strike`` mode (A: Strategic Bombardment, V: missile strike): kind, point, dice.
+        self.strike_kind = "bombard"
+        self.strike_point: np.ndarray | None = None
+        self.strike_dice = 1
+        #: The chosen fire mode of the weapon in ``attack`` mode (Tab; None: its default).
+        self.fire_mode: str | None = None
 
     @property
     def brig(self) -> BrigandineOrders | None:
@@ -270,6 +285,13 @@ class InputLayer:
                 if self.brig is not None:  # Brigandine: a half move, or shift-drag a charge
                     app.submit(self.brig.drag(unit, (dest[0], dest[1]), self.shift))
                     return
+                esc = getattr(app.session, "escapade", None)
+                if esc is not None and (self.carry_item is not None or self.cmd.off_table(dest)):
+                    # the Escapade's walk: off a friendly edge (withdraw), carrying Loot (13.1)
+                    app.submit(self.cmd.walk(unit, dest, self.sprint, self.carry_item))
+                    self.carry_item = None
+                    self.sprint = False
+                    return
                 app.submit(MoveAction(type="move", player=app.session.current_player, unit=unit,
                                       to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
                                       sprint=self.sprint))
@@ -307,6 +329,27 @@ class InputLayer:
                 self.drop_point = np.asarray(hit.point)
                 app.overlays_dirty = True
             return
+        if self.mode == "strike":
+            if hit is not None:
+                p = np.asarray(hit.point, float)
+                if self.strike_point is not None and np.allclose(p, self.strike_point, atol=0.25):
+                    self.strike()
+                else:
+                    self.strike_point = p
+                    app.overlays_dirty = True
+            return
+        if self.mode == "pick":
+            if hit is not None and self.pick_fn is not None:
+                fn = self.pick_fn
+                try:
+                    action = fn(hit)
+                except CommandRefused as exc:
+                    app.flash(str(exc), error=True)
+                    return
+                if action is not None:
+                    self.set_mode("select")
+                    app.submit(action)
+            return
         if self.mode == "launch":
             if hit is not None:
                 aim, body = self._launch_aim(hit)
@@ -340,9 +383,49 @@ class InputLayer:
         app = self.app
         if app.selected is None or self.weapon is None:
             return
-        app.submit(AttackAction(type="attack", player=app.session.current_player,
-                                unit=app.selected, weapon=self.weapon, target=target))
+        app.submit(self.cmd.attack(app.selected, self.weapon, target, self.fire_mode))
         self.set_mode("select")
+
+    def command(self, build: Callable[[], object]) -> None:
+        """Build a command key's action and hand it to the session (or say why not)."""
+        try:
+            action = build()
+        except CommandRefused as exc:
+            self.app.flash(str(exc), error=True)
+            return
+        self.app.submit(action)
+
+    def begin_pick(self, prompt: str, fn: Callable) -> None:
+        """``pick`` mode: the next click on a body builds an action with ``fn(hit)``."""
+        self.set_mode("pick")
+        self.pick_prompt, self.pick_fn = prompt, fn
+        self.app.flash(prompt)
+
+    def _body_hit(self, hit, what: str) -> str:
+        if hit is None or hit.key == "ground" or hit.key not in self.app.session.bodies:
+            raise CommandRefused(f"{what}: click a model on the table")
+        return hit.key
+
+    def strike(self) -> None:
+        """Call the Strategic Bombardment (A) or the missile strike (V) at the strike point."""
+        if self.strike_point is None:
+            self.app.flash("Click the target point first", error=True)
+            return
+        p = self.strike_point
+        action = (self.cmd.bombard(p, self.strike_dice) if self.strike_kind == "bombard"
+                  else self.cmd.missile(p, self.strike_dice))
+        self.set_mode("select")
+        self.app.submit(action)
+
+    def _throw_payload(self, hit):
+        payload = self._body_hit(hit, "Throw")
+        self.begin_pick(f"Throw {self.app._name(payload)}: click where it should land",
+                        lambda h: self._throw_at(payload, h))
+        return None
+
+    def _throw_at(self, payload: str, hit):
+        aim, body = self._launch_aim(hit)
+        return self.cmd.throw(payload, aim, body)
 
     def _launch_aim(self, hit) -> tuple[np.ndarray, str | None]:
         """Aim point of a Launcher at what was clicked: a body's top centre (plus 1", over
@@ -360,8 +443,7 @@ class InputLayer:
         s = app.session
         if self.mode == "attack" and self.hover_target is not None and app.selected is not None \
                 and self.weapon is not None:
-            return AttackAction(type="attack", player=s.current_player, unit=app.selected,
-                                weapon=self.weapon, target=self.hover_target)
+            return self.cmd.attack(app.selected, self.weapon, self.hover_target, self.fire_mode)
         if self.mode == "launch" and self.launcher is not None and self.launch_aim is not None:
             pv = s.flight.launch_preview(self.launcher, self.launch_aim,
                                          target_body=self.launch_body)
@@ -410,6 +492,12 @@ class InputLayer:
             self.measure_from = self.measure_to = None
         if mode != "drop":
             self.drop_point = None
+        if mode != "strike":
+            self.strike_point = None
+        if mode != "pick":
+            self.pick_prompt, self.pick_fn = "", None
+        if mode != "attack":
+            self.fire_mode = None
         self.app.overlays_dirty = True
 
     # ---------------------------------------------------------------- keys
@@ -486,13 +574,78 @@ class InputLayer:
                 return
             ms = app.session.flight.launchers()
             if not ms:
-                app.flash(f"{app.session.current_player} has no Launcher on the table", error=True)
+                app.flash(f"{app.session.current_player} has no Launcher on the table (A: Strategic "
+                          "Bombardment, V: missile strike, B: The Big Drop)", error=True)
                 return
             self.set_mode("launch")
             self.launcher = ms[0].id
             app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter to fire")
         elif n in ("[", "]") and self.mode == "drop":
             self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
+            app.overlays_dirty = True
+        elif n in ("[", "]") and self.mode == "strike":
+            self.strike_dice = int(np.clip(self.strike_dice + (1 if n == "]" else -1), 1, 40))
+            app.overlays_dirty = True
+        elif n in ("a", "v"):
+            kind = "bombard" if n == "a" else "missile"
+            if self.mode == "strike" and self.strike_kind == kind:
+                self.set_mode("select")
+                return
+            self.set_mode("strike")
+            self.strike_kind = kind
+            app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
+                      + ": click the target point, [ ] dice, click again or Enter")
+        elif n == "r":
+            self.command(self.cmd.relay)
+        elif n == "n":
+            self.command(self.cmd.reinforce)
+        elif n == "x":
+            self.command(lambda: self.cmd.declare("losing_battle"))
+        elif n == "z":
+            self.command(lambda: self.cmd.declare("concede"))
+        elif n == "c":
+            if app.selected is None:
+                app.flash("Carry: select one of your units first", error=True)
+                return
+
+            def carry(hit):
+                item = self._body_hit(hit, "Carry")
+                self.carry_item = item
+                self.set_mode("select")
+                app.flash(f"{app._name(app.selected)} carries {app._name(item)} on the next "
+                          "drag (off a friendly edge: out of the battle)")
+                return None
+
+            self.begin_pick("Carry: click the item to carry (within 1\")", carry)
+        elif n == "j":
+            if app.selected is None:
+                app.flash("Throw: select one of your units first", error=True)
+                return
+            self.begin_pick("Throw: click the object to throw", self._throw_payload)
+        elif n == "i":
+            self.begin_pick("Ignite: click what to set on fire (1d4 Fire)",
+                            lambda h: self.cmd.ignite(self._body_hit(h, "Ignite")))
+        elif n == "k":
+            if app.selected is None:
+                app.flash("Interact: select one of your units first", error=True)
+                return
+            self.begin_pick("Interact: click the lever, door or object",
+                            lambda h: self.cmd.interact(self._body_hit(h, "Interact")))
+        elif n == "y":
+            if app.selected is None:
+                app.flash("Mark: select your Scout first", error=True)
+                return
+            self.begin_pick("Mark: click the target to Mark",
+                            lambda h: self.cmd.mark(self._body_hit(h, "Mark")))
+        elif n == "d":
+            self.command(self.cmd.stop_drop_roll)
+        elif n == "w":
+            self.command(lambda: self.cmd.reload(self.weapon))
+        elif n == "tab" and self.mode == "attack" and app.selected is not None:
+            modes = self.cmd.fire_modes(app.selected, self.weapon)
+            i = modes.index(self.fire_mode) if self.fire_mode in modes else 0
+            self.fire_mode = modes[(i + 1) % len(modes)]
+            app.flash(f"Fire mode: {self.fire_mode or 'the weapon default'}")
             app.overlays_dirty = True
         elif n.isdigit() and n != "0":
             if app.selected is None:
@@ -514,6 +667,8 @@ class InputLayer:
             elif self.mode == "drop" and self.drop_point is not None:
                 app.submit(self._big_drop())
                 self.set_mode("select")
+            elif self.mode == "strike":
+                self.strike()
         elif n == "o":
             action = self.previewed_action()
             if action is None:
@@ -800,13 +955,16 @@ class TabletopApp:
         s = self.session
         busy = self.busy
         pb = self._playback
-        label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
-        for system in s.systems:  # a game with its own round (Brigandine's phases) names it
-            if hasattr(system, "banner"):
-                label = system.banner(s.turn, s.current_player)
+        if not self.runner.busy:  # the worker may be between players: read the turn when idle
+            label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
+            for system in s.systems:  # a game with its own round (Brigandine's phases) names it
+                if hasattr(system, "banner"):
+                    label = system.banner(s.turn, s.current_player)
+            self._banner_label = label
+            pile = s.bombardment.strategy_pile()
+            self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
+        label = getattr(self, "_banner_label", "")
         self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
-        pile = s.bombardment.strategy_pile()
-        self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         if self.selected is not None and not busy and self.selected in s.bodies:
             self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
         elif not busy:
@@ -824,9 +982,11 @@ class TabletopApp:
         extra = ""
         if self.input.sprint:
             extra += "   SPRINT"
-        if mode == "drop":
+        if mode == "drop" and not self.runner.busy:
             extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.bombardment.strategy_pile()} in "
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
+        if mode == "strike":
+            extra += f"   {self.input.strike_dice} Explosive dice ([ and ] to change)"
         if self.input.brig is not None:  # Brigandine: what this phase's gestures order
             extra += "   " + self.input.brig.prompt()
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
@@ -845,7 +1005,7 @@ class TabletopApp:
         b.accept("wheel_down", self.input.wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
-                "o",
+                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab",
                 "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
@@ -1256,8 +1416,15 @@ class TabletopApp:
             if w.range_in:
                 markers.append(Marker.ring((c[0], c[1], 0.03), w.range_in + (hi[0] - lo[0]) / 2,
                                            colour=(1.0, 1.0, 1.0, 0.45), width=0.06))
+            pv = None
             if inp.hover_target is not None and inp.hover_target != unit:
-                pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target)
+                try:
+                    pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target,
+                                                   mode=inp.fire_mode)
+                except SandboxError as exc:
+                    pv = None
+                    preview_lines = [str(exc)]
+            if inp.hover_target is not None and inp.hover_target != unit and pv is not None:
                 tlo, thi = s.bounds(inp.hover_target)
                 tc = (tlo + thi) / 2
                 preview_lines = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
@@ -1271,6 +1438,15 @@ class TabletopApp:
                     for k in range(1, w.damage.count + 1):  # 2" per die (8.4)
                         markers.append(Marker.ring((tc[0], tc[1], 0.03), 2.0 * k,
                                                    colour=(1.0, 0.55, 0.1, 0.8), width=0.1))
+        if inp.mode == "strike" and inp.strike_point is not None:
+            p = inp.strike_point
+            markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
+            for k in range(1, inp.strike_dice + 1):  # 2" per Explosive die (8.4)
+                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=(1.0, 0.55, 0.1, 0.8),
+                                           width=0.1))
+            what = "Strategic Bombardment" if inp.strike_kind == "bombard" else "Missile strike"
+            label = f"{what}: {inp.strike_dice}d10 Explosive  (click again or Enter)"
+            label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
         if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
             lp = s.flight.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)
             colour = (1.0, 0.85, 0.2, 1.0) if lp.allowed else (1.0, 0.25, 0.2, 1.0)
@@ -1393,6 +1569,20 @@ def _plays_mbw(session) -> bool:
     return any(sys_.name == "micro_brick_war" for sys_ in session.systems)
 
 
+def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None) -> GameSession:
+    """The game ``sandbox play`` opens: live play rolls real seeded dice, so a scene's
+    ``forced_dice`` (for scripted runs re-enacting the book's examples) are not used; a save
+    keeps the choice it was played with.
+
+    Raises
+    ------
+    SceneError, ReplayError
+    """
+    from ..game.engine import open_game
+
+    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False)
+
+
 def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width: int = 1280,
          height: int = 720, save_path: str | Path | None = None, join: str | None = None,
          token: str | None = None, ai=()) -> None:
@@ -1402,9 +1592,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
     holds its models)."""
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
-    from ..game.engine import open_game
-
-    session = open_game(path, seed=seed, ldrawdir=ldrawdir)
+    session = open_for_play(path, seed=seed, ldrawdir=ldrawdir)
     p = Path(path)
     if ai and not _plays_mbw(session):
         session.close()

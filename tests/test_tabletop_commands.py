@@ -1,0 +1,183 @@
+"""The tabletop's command keys under Xvfb (issue 18): the Escapade played to its decided victory
+through window input only (clicks, drags and keys through Panda3D's messenger, as a player's),
+and live play rolling real seeded dice while scripted runs keep the scene's forced dice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.window
+W, H = 800, 600
+
+
+def _px(xy):
+    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
+
+
+def point_at(app, world):
+    xy = app.world_to_screen(world)
+    assert xy is not None, f"{world} is not in view"
+    app.base.win.movePointer(0, *_px(xy))
+    app.step(2)
+    return xy
+
+
+def click(app, world):
+    point_at(app, world)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+
+
+def key(app, name):
+    app.base.messenger.send(name)
+    app.step(1)
+
+
+def centre(app, key_):
+    lo, hi = app.session.bounds(key_)
+    return (lo + hi) / 2
+
+
+def top(app, key_):
+    lo, hi = app.session.bounds(key_)
+    return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.05])
+
+
+def drag_unit(app, unit, to, steps=6):
+    """Press on the unit, drag, release where its footprint centre lands on ``to`` (x, y)."""
+    a = point_at(app, top(app, unit))
+    grab = app.ground_point(*a)
+    c = app.session.footprint_centre(unit)
+    dest = np.array([to[0] - (c[0] - grab[0]), to[1] - (c[1] - grab[1]), 0.0])
+    b = app.world_to_screen(dest)
+    assert b is not None
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    for k in range(1, steps + 1):
+        x = a[0] + (b[0] - a[0]) * k / steps
+        y = a[1] + (b[1] - a[1]) * k / steps
+        app.base.win.movePointer(0, *_px((x, y)))
+        app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(1)
+    app.wait_idle(120)
+
+
+def select(app, unit):
+    click(app, top(app, unit))
+    assert app.selected == unit
+
+
+def attack(app, unit, target, weapon="1"):
+    select(app, unit)
+    key(app, weapon)
+    click(app, top(app, target))  # aim
+    click(app, top(app, target))  # fire (the hint: click again)
+    app.wait_idle(120)
+
+
+def end_turn(app):
+    key(app, "e")
+    app.wait_idle(120)
+
+
+def refusals(app):
+    return app._flash_text if app.flash_kind == "error" else ""
+
+
+@pytest.fixture(scope="module")
+def app(window_display, tmp_path_factory):
+    from sandbox.app.tabletop import TabletopApp
+    from sandbox.game.engine import open_game
+
+    out = tmp_path_factory.mktemp("commands_window")
+    # a test re-enacts the scene's script: its forced dice are kept (the window's own
+    # `sandbox play` opens with open_for_play, without them)
+    session = open_game(REPO / "scenes" / "escapade_raid.toml")
+    a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
+                    shadows=False)
+    a.out = out
+    a.step(3)
+    key(a, "t")  # top view: every model seen from above
+    a.step(2)
+    yield a
+    a.destroy()
+
+
+def test_escapade_raid_played_to_its_victory_through_window_input(app):
+    s = app.session
+    assert s.current_player == "Baron Blud" and s.turn == 1
+    # turn 1: Gorm shoots Alf, Blud relays the witnessed kill, Pim walks on
+    attack(app, "gunner", "guard1")
+    assert s.bodies["guard1"].damage.destroyed, refusals(app)
+    select(app, "blud")
+    key(app, "r")
+    app.wait_idle(60)
+    assert any(e["type"] == "escapade" and e.get("event") == "relay" for e in s.events), \
+        refusals(app)
+    drag_unit(app, "pim", (10.0, -2.5))
+    assert np.linalg.norm(s.footprint_centre("pim") - [10.0, -2.5]) < 0.4, refusals(app)
+    for _ in range(3):
+        end_turn(app)
+    # turn 2: Pim shoots Bert, Blud relays, Gorm walks to the chest
+    assert s.turn == 2 and s.current_player == "Baron Blud"
+    attack(app, "pim", "guard2")
+    assert s.bodies["guard2"].damage.destroyed, refusals(app)
+    select(app, "blud")
+    key(app, "r")
+    app.wait_idle(60)
+    drag_unit(app, "gunner", (3.0, -8.7))
+    end_turn(app)
+    # Lord Hector: the Garrison fights a Losing Battle (X), Sir Hector and his squire withdraw
+    # over their own (north) edge by dragging them off the table
+    assert s.current_player == "Lord Hector"
+    select(app, "guard3")
+    key(app, "x")
+    app.wait_idle(60)
+    assert "Keep Garrison (garrison)" in app.escapade_panel.getText()
+    assert "Losing Battle" in app.escapade_panel.getText(), refusals(app)
+    drag_unit(app, "hector", (-6.0, 12.8))
+    assert "hector" not in s.world.bodies, refusals(app)
+    drag_unit(app, "squire", (-2.0, 12.8))
+    assert "squire" not in s.world.bodies, refusals(app)
+    end_turn(app)
+    end_turn(app)
+    # turn 3: Gorm carries the chest (C, click it) off the raiders' (south) edge; Blud calls
+    # Reinforcements (N)
+    assert s.turn == 3 and s.current_player == "Baron Blud"
+    select(app, "gunner")
+    key(app, "c")
+    click(app, top(app, "chest"))
+    assert app.input.carry_item == "chest"
+    drag_unit(app, "gunner", (3.0, -12.9))
+    assert "gunner" not in s.world.bodies and "chest" not in s.world.bodies, refusals(app)
+    select(app, "blud")
+    key(app, "n")
+    app.wait_idle(60)
+    assert any(e.get("event") == "reinforcements" for e in s.events), refusals(app)
+    end_turn(app)
+    end_turn(app)
+    # Mad Mags: a missile strike (V) of Explosive Size 3 on the powder barrel
+    assert s.current_player == "Mad Mags"
+    key(app, "v")
+    key(app, "]")
+    key(app, "]")
+    assert app.input.strike_dice == 3
+    click(app, top(app, "barrel"))
+    app.screenshot(app.out / "missile_aim.png")
+    key(app, "enter")
+    app.wait_idle(120)
+    assert any(a.type == "missile" for a in s.actions), refusals(app)
+    end_turn(app)  # the end of turn 3: Reinforcements arrive, the standing is logged
+    v = s.escapade.ledger.victory_status()
+    assert v.outcome.value == "escapading_hero", v
+    assert "Victory: escapading hero (Blud's Raiders)" in app.escapade_panel.getText()
+    assert {a.type for a in s.actions} >= {"attack", "relay", "walk", "declare", "reinforce",
+                                            "missile", "end_turn"}
+    app.screenshot(app.out / "escapade_victory.png")
