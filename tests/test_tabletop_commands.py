@@ -181,3 +181,40 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert {a.type for a in s.actions} >= {"attack", "relay", "walk", "declare", "reinforce",
                                             "missile", "end_turn"}
     app.screenshot(app.out / "escapade_victory.png")
+
+
+def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
+    import json
+
+    from sandbox.app.tabletop import open_for_play
+
+    scene = REPO / "scenes" / "escapade_raid.toml"
+    old = app.session
+    app.adopt(open_for_play(scene))  # what `sandbox play` opens
+    old.close()
+    app.select(None)
+    app.input.set_mode("select")
+    app.step(2)
+    s = app.session
+    assert s.forced_dice is False
+    attack(app, "gunner", "guard1")
+    rolls = s.dice.records()
+    assert rolls and not any(r.forced for r in rolls)
+    log = [e["text"] for e in s.events if e["type"] == "roll"]
+    assert log and not any("(forced)" in t for t in log)
+    assert "(forced)" not in app.logpanel.getText()
+    key(app, "f5")  # the save records the choice, and F9 replays it identically
+    doc = json.loads(app.save_path.read_text())
+    assert doc["forced_dice"] is False
+    want = s.state_hash()
+    key(app, "f9")
+    app.wait_idle(120)
+    assert app.session is not s and app.session.forced_dice is False
+    assert app.session.state_hash() == want
+    # a scripted run of the same scene keeps its forced dice (the book's example)
+    from sandbox.game.engine import open_game
+
+    with open_game(scene) as scripted:
+        scripted.apply({"type": "attack", "player": "Baron Blud", "unit": "gunner",
+                        "target": "guard1"})
+        assert scripted.forced_dice and any(r.forced for r in scripted.dice.records())
