@@ -218,3 +218,54 @@ def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
         scripted.apply({"type": "attack", "player": "Baron Blud", "unit": "gunner",
                         "target": "guard1"})
         assert scripted.forced_dice and any(r.forced for r in scripted.dice.records())
+
+
+def _adopt(app, scene):
+    from sandbox.game.engine import open_game
+
+    old = app.session
+    app.adopt(open_game(REPO / "scenes" / scene))
+    old.close()
+    app.select(None)
+    app.input.set_mode("select")
+    app.step(2)
+    return app.session
+
+
+def test_throw_ignite_and_unit_actions_from_their_keys(app):
+    s = _adopt(app, "grenade_throw.toml")
+    select(app, "grenadier")
+    key(app, "j")  # throw: click the grenade, then where it lands
+    click(app, top(app, "grenade"))
+    assert app.input.mode == "pick" and "Throw hand grenade" in app._flash_text
+    click(app, top(app, "sentry"))
+    app.wait_idle(120)
+    thrown = [a for a in s.actions if a.type == "throw"]
+    assert thrown and thrown[0].payload == "grenade" and thrown[0].throwers == ["grenadier"], \
+        refusals(app)
+    assert thrown[0].target_body == "sentry"
+    n = len(s.actions)
+    key(app, "i")  # ignite: 1d4 Fire on what is clicked
+    click(app, top(app, "gunner"))
+    app.wait_idle(120)
+    assert s.actions[n:] and s.actions[n].type == "ignite" and s.actions[n].target == "gunner"
+    # the rules' refusals come back in red, without the script's "actions[i]:" prefix
+    select(app, "hauler1")
+    key(app, "d")  # stop, drop and roll
+    app.wait_idle(60)
+    assert refusals(app) == "Red hauler Bors is not a burning minifig"
+    key(app, "w")  # reload
+    app.wait_idle(60)
+    assert "has no weapon 0" in refusals(app)
+    key(app, "y")  # mark a target
+    click(app, top(app, "gunner"))
+    app.wait_idle(60)
+    assert s.actions[-1].type == "mark" and s.actions[-1].target == "gunner", refusals(app)
+    select(app, "hauler1")
+    for _ in range(3):  # K, then K again for another verb: touch, push, pull
+        key(app, "k")
+    assert app.input.interaction == "pull"
+    click(app, top(app, "keg"))
+    app.wait_idle(60)
+    assert refusals(app).endswith("it must be within 0.5\" to pull it")
+    assert not refusals(app).startswith("actions[")

@@ -34,6 +34,9 @@ COMMAND_HELP = (
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode")
 
+#: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
+INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
+
 #: Fire modes Tab cycles through for a weapon that has them (8.3).
 FIRE_MODES = ("single", "burst", "arc")
 
@@ -168,11 +171,11 @@ class TableCommands:
         """I: 1d4 Fire lands on ``target`` (a torch; 8.3 Fire)."""
         return Ignite(type="ignite", player=self._player(), turn=self.s.turn, target=target)
 
-    def interact(self, obj: str) -> Interact:
-        """K: the selected unit touches ``obj`` (a lever, a door; F.2)."""
+    def interact(self, obj: str, interaction: str = "touch") -> Interact:
+        """K: the selected unit interacts with ``obj`` (pulls a lever, opens a door; F.2)."""
         unit = self._selected_unit("Interact")
         return Interact(type="interact", player=self._player(), turn=self.s.turn, unit=unit,
-                        object=obj)
+                        object=obj, interaction=interaction)
 
     def stop_drop_roll(self) -> StopDropRoll:
         """D: the selected burning minifig stops, drops and rolls (8.3)."""

@@ -26,6 +26,7 @@ coordinates: x and y in [-1, 1], +y up.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from pathlib import Path
@@ -35,7 +36,7 @@ import numpy as np
 
 from ..core.errors import SandboxError
 from .brigandine_input import BrigandineOrders
-from .commands import COMMAND_HELP, CommandRefused, TableCommands
+from .commands import COMMAND_HELP, INTERACTIONS, CommandRefused, TableCommands
 from ..game.scene import BigDrop, ExplosivePayload
 from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
@@ -202,6 +203,8 @@ class InputLayer:
         self.strike_dice = 1
         #: The chosen fire mode of the weapon in ``attack`` mode (Tab; None: its default).
         self.fire_mode: str | None = None
+        #: The verb of K (interact): touch, push, pull, ...
+        self.interaction = "touch"
 
     @property
     def brig(self) -> BrigandineOrders | None:
@@ -629,8 +632,15 @@ class InputLayer:
             if app.selected is None:
                 app.flash("Interact: select one of your units first", error=True)
                 return
-            self.begin_pick("Interact: click the lever, door or object",
-                            lambda h: self.cmd.interact(self._body_hit(h, "Interact")))
+            # K again changes the verb (a Trap answers only its own interaction, F.2)
+            if self.mode == "pick" and self.pick_prompt.startswith("Interact"):
+                i = INTERACTIONS.index(self.interaction) if self.interaction in INTERACTIONS else -1
+                self.interaction = INTERACTIONS[(i + 1) % len(INTERACTIONS)]
+            else:
+                self.interaction = INTERACTIONS[0]
+            verb = self.interaction
+            self.begin_pick(f"Interact ({verb}; K: another verb): click the lever, door or object",
+                            lambda h: self.cmd.interact(self._body_hit(h, "Interact"), verb))
         elif n == "y":
             if app.selected is None:
                 app.flash("Mark: select your Scout first", error=True)
@@ -1250,7 +1260,8 @@ class TabletopApp:
             self.flash(f"Undid: {self.session.describe(r.result)}", ok=True)
         if r.error is not None:
             if isinstance(r.error, SandboxError):
-                self.flash(str(r.error), 6.0, error=True)
+                # a player's action has no script index: drop the "actions[i]: " of a refusal
+                self.flash(re.sub(r"^actions\[\d+\]:\s*", "", str(r.error)), 6.0, error=True)
             else:
                 raise r.error
             if self._playback is not None:
