@@ -269,3 +269,64 @@ def test_throw_ignite_and_unit_actions_from_their_keys(app):
     app.wait_idle(60)
     assert refusals(app).endswith("it must be within 0.5\" to pull it")
     assert not refusals(app).startswith("actions[")
+
+
+def test_log_column_beside_the_table_scrolls_filters_and_names(app):
+    from sandbox.app.tabletop import LOG_COLUMN
+
+    s = app.session
+    app.wait_idle(60)
+    app.step(3)
+    split = int(W * (1 - LOG_COLUMN))
+    # the log lies in its column, beside the 3D view: changing its filter leaves the table's
+    # pixels as they were
+    lo, hi = app.logpanel.get_tight_bounds(app.base.render2d)
+    assert lo.x >= 1 - 2 * LOG_COLUMN - 1e-3 and hi.x <= 1.001
+    before = app.frame_array().astype(float)
+    key(app, "f2")
+    app.step(2)
+    assert app.log_filter == "dice & Damage"
+    after = app.frame_array().astype(float)
+    band = slice(H // 4, H)  # below the banner and the message line ("Log: dice & Damage")
+    assert np.sqrt(((before[band, :split - 2] - after[band, :split - 2]) ** 2).mean()) < 1.0
+    assert np.sqrt(((before[:, split:] - after[:, split:]) ** 2).mean()) > 1.0  # the log changed
+    shown = app.log_events(s.events)
+    assert shown and all(e["type"] in ("roll", "action_roll", "damage", "destroyed", "armor",
+                                       "attack", "explosion", "knockback", "fire")
+                         or "damage" in e["type"] for e in shown)
+    key(app, "f2")
+    assert app.log_filter == "impacts"
+    key(app, "f2")
+    assert app.log_filter == "all"
+    # whole lines (no "..."), names instead of ids
+    text = app.logpanel.getText()
+    assert "..." not in text and text.startswith("Log (all)")
+    assert app.log_text({"type": "action", "text": "hauler1 marks gunner"}) == \
+        "Red hauler Bors marks gunner"  # "gunner" is already in its name, Blue gunner
+    # the wheel over the log scrolls it back; over the table it zooms
+    point_at(app, top(app, "sentry"))
+    dist = app.rig.distance
+    key(app, "wheel_up")
+    assert app.rig.distance < dist and app.log_scroll == 0
+    app.base.win.movePointer(0, W - 20, H - 40)
+    app.step(2)
+    key(app, "wheel_up")
+    app.step(2)
+    assert app.log_scroll == 3 and "3 back" in app.logpanel.getText()
+    key(app, "wheel_down")
+    assert app.log_scroll == 0
+    # a refusal expires at the end of the turn, and the stat card clears
+    select(app, "hauler1")
+    key(app, "d")
+    app.wait_idle(60)
+    assert "not a burning minifig" in app.flashline.getText()
+    assert "Red hauler Bors" in app.card.getText()
+    end_turn(app)
+    app.step(2)
+    assert app.flashline.getText() == "" and app.selected is None
+    assert app.card.getText() == "Click a unit to see its stat card"
+    # an object's stat card has no Action die
+    app.select("keg")
+    app.step(2)
+    assert "powder keg" in app.card.getText() and "Action d" not in app.card.getText()
+    app.screenshot(app.out / "log_column.png")

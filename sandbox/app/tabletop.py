@@ -78,10 +78,18 @@ ARC_POINT_DEG: float = 15.0
 PLAYBACK_FPS: float = 60.0
 #: Pointer travel (mouse units) before a press becomes a drag.
 DRAG_THRESHOLD: float = 0.01
-#: How many log lines the panel shows.
-LOG_LINES: int = 9
-#: Event types the log panel leaves out (bookkeeping rather than play).
-_QUIET_EVENTS = {"body", "setup", "warning"}
+#: How many log events the panel shows at most (fewer when long lines wrap).
+LOG_LINES: int = 14
+#: Share of the window's width the log column takes, beside (not over) the table.
+LOG_COLUMN: float = 0.32
+#: Colour of the log column.
+COLUMN_COLOUR = (0.10, 0.12, 0.17, 1.0)
+#: Event types the log panel leaves out (bookkeeping and filler rather than play).
+_QUIET_EVENTS = {"body", "setup", "warning", "rest"}
+#: The log panel's filters (F2 cycles): every line, dice and Damage, physics impacts.
+LOG_FILTERS = ("all", "dice & Damage", "impacts")
+_DICE_EVENTS = {"roll", "action_roll", "damage", "destroyed", "armor", "attack", "explosion",
+                "knockback", "fire"}
 #: Message colours: refusals and errors red, things done green, hints white.
 FLASH_COLOURS = {"error": (1.0, 0.45, 0.4, 1.0), "ok": (0.55, 1.0, 0.55, 1.0),
                  "info": (1.0, 1.0, 1.0, 1.0)}
@@ -165,6 +173,7 @@ class InputLayer:
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
             "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
+            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
@@ -305,7 +314,11 @@ class InputLayer:
             self.click(x, y)
 
     def wheel(self, steps: int) -> None:
-        """Zoom: positive steps towards the target."""
+        """Zoom: positive steps towards the target; over the log column, scroll the log
+        (positive: back to older lines)."""
+        if self.app.in_log_column(self.last_pointer[0]):
+            self.app.scroll_log(3 * steps)
+            return
         self.app.rig.zoom(0.88 ** steps)
 
     def click(self, x: float, y: float) -> None:
@@ -550,7 +563,7 @@ class InputLayer:
             self.wheel(-1)
         elif n == "t":
             bf = app.session.spec.battlefield
-            top = app.rig.toggle_top(bf.width, bf.depth, app.aspect)
+            top = app.rig.toggle_top(bf.width, bf.depth, app.view_aspect)
             app.flash("Top view (T: back to 3D)" if top else "3D view")
         elif n == "f":
             if app.selected is not None and not app.busy:
@@ -679,6 +692,10 @@ class InputLayer:
                 self.set_mode("select")
             elif self.mode == "strike":
                 self.strike()
+        elif n == "f2":
+            app.log_filter = LOG_FILTERS[(LOG_FILTERS.index(app.log_filter) + 1) % len(LOG_FILTERS)]
+            app.log_scroll = 0
+            app.flash(f"Log: {app.log_filter}")
         elif n == "o":
             action = self.previewed_action()
             if action is None:
@@ -768,6 +785,10 @@ class TabletopApp:
         self.odds_action: dict | None = None
         self.odds_lines: list[str] = []
         self._odds_thread: threading.Thread | None = None
+        #: The log panel: its filter (F2) and how many lines it is scrolled back (wheel).
+        self.log_filter = "all"
+        self.log_scroll = 0
+        self._turn_seen: tuple | None = None
         self._setup_scene()
         self._setup_hud()
         self._bind_events()
@@ -785,9 +806,18 @@ class TabletopApp:
         self.root.set_shader_input("u_shadow_texel", 1.0 / 2048)
         self.root.set_shader_input("u_shadow_offset", 0.02)
         self.root.set_antialias(AntialiasAttrib.M_multisample)
-        b.setBackgroundColor(0.70, 0.80, 0.90, 1)
+        # the 3D view takes the window less the log column on the right (the log never covers
+        # the table); the window's own clear colour is the column's
+        b.setBackgroundColor(*COLUMN_COLOUR)
+        self.view_region = next(b.win.get_display_region(i)
+                                for i in range(b.win.get_num_display_regions())
+                                if b.win.get_display_region(i).get_camera() == b.cam)
+        self.view_region.set_dimensions(0, 1 - LOG_COLUMN, 0, 1)
+        self.view_region.set_clear_color_active(True)
+        self.view_region.set_clear_color(LColor(0.70, 0.80, 0.90, 1))
+        self.view_region.set_clear_depth_active(True)
         b.cam.node().set_camera_mask(_VIEW_MASK)
-        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width / self.height), 40.0)
+        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width * (1 - LOG_COLUMN) / self.height), 40.0)
         self._sun_node = DirectionalLight("sun")
         self._sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
         self._sun = self.root.attach_new_node(self._sun_node)
@@ -914,14 +944,14 @@ class TabletopApp:
         self.banner = text((0, -0.1), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
         self.card = text((0.04, -0.1), 0.045, TextNode.ALeft, parent=b.a2dTopLeft)
         self.preview = text((-0.04, -0.1), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1), b.a2dTopRight)
-        self.logpanel = text((0.04, 0.8), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomLeft)
-        self.status = text((0, 0.2), 0.04, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
+        self.logpanel = text((0.0, 0.0), 0.036, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomRight)
+        self.status = text((0, 0.2), 0.032, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
                            bg=(0, 0, 0, 0.6))
         self.pile = text((0, -0.17), 0.042, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
         self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
                               b.a2dTopCenter)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
-        self.escapade_panel = text((-0.04, -0.4), 0.036, TextNode.ARight, (1, 1, 0.85, 1),
+        self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
         self.ruler_label = NodePath(TextNode("ruler-label"))
         self.ruler_label.reparent_to(self.base.render)
@@ -956,6 +986,44 @@ class TabletopApp:
             return win.get_x_size() / win.get_y_size()
         return self.width / self.height
 
+    @property
+    def view_aspect(self) -> float:
+        """Width / height of the 3D view (the window less the log column)."""
+        return self.aspect * (1 - LOG_COLUMN)
+
+    def in_log_column(self, x: float) -> bool:
+        """Whether window x (in [-1, 1]) is over the log column."""
+        return x > 1 - 2 * LOG_COLUMN
+
+    def _view_x(self, x: float) -> float:
+        """Window x in [-1, 1] to the 3D view's film x in [-1, 1]."""
+        return (float(x) + 1) / (1 - LOG_COLUMN) - 1
+
+    def scroll_log(self, lines: int) -> None:
+        """Scroll the log back (positive) or forward (negative) by ``lines`` events."""
+        self.log_scroll = max(0, self.log_scroll + int(lines))
+
+    def log_events(self, events: list[dict]) -> list[dict]:
+        """The events the log panel shows under its filter (F2), oldest first."""
+        out = [e for e in events if _shown_in_log(e)]
+        if self.log_filter == "dice & Damage":
+            out = [e for e in out if e["type"] in _DICE_EVENTS or "damage" in e["type"]]
+        elif self.log_filter == "impacts":
+            out = [e for e in out if e["type"] == "impact"]
+        return out
+
+    def log_text(self, e: dict) -> str:
+        """One log line as a player reads it: whole, with names instead of ids."""
+        return _log_line(e, self._names())
+
+    def _names(self) -> dict[str, str]:
+        g = self.session
+        if getattr(self, "_names_gen", None) != (g.generation, len(g.bodies)):
+            self._names_gen = (g.generation, len(g.bodies))
+            self._names_map = {k: st.name for k, st in g.bodies.items()
+                               if st.name and st.name != k and k not in st.name}
+        return self._names_map
+
     def quit(self) -> None:
         """Q, or Esc with nothing to cancel: close the window (the interactive loop ends)."""
         self.quit_requested = True
@@ -965,6 +1033,15 @@ class TabletopApp:
         s = self.session
         busy = self.busy
         pb = self._playback
+        if not self.runner.busy and not busy:
+            turn = (s.turn, s.current_player)
+            if self._turn_seen is not None and turn != self._turn_seen:
+                # a new turn: the last player's refusals expire and the stat card clears
+                if self.flash_kind == "error":
+                    self._flash_until = 0.0
+                self.select(None)
+                self.input.carry_item = None
+            self._turn_seen = turn
         if not self.runner.busy:  # the worker may be between players: read the turn when idle
             label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
             for system in s.systems:  # a game with its own round (Brigandine's phases) names it
@@ -986,8 +1063,22 @@ class TabletopApp:
             limit = pb["n_events"]
             while limit < len(events) and events[limit]["time"] <= t + 1e-9:
                 limit += 1
-        shown = [e for e in events[:limit] if _shown_in_log(e)][-LOG_LINES:]
-        self.logpanel.setText("\n".join(_log_line(e) for e in shown))
+        shown = self.log_events(events[:limit])
+        self.log_scroll = min(self.log_scroll, max(0, len(shown) - 1))
+        end = len(shown) - self.log_scroll
+        shown = shown[max(0, end - LOG_LINES):end]
+        head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
+                + ")")
+        lines = [self.log_text(e) for e in shown]
+        tn = self.logpanel.textNode
+        key = (head, tuple(lines))
+        if key != getattr(self, "_log_key", None):
+            self._log_key = key
+            while True:  # the newest lines that fit the column's height, wrapped whole
+                self.logpanel.setText("\n".join([head] + lines))
+                if tn.get_num_rows() <= self._log_rows or len(lines) <= 1:
+                    break
+                lines = lines[1:]
         mode = self.input.mode
         extra = ""
         if self.input.sprint:
@@ -1001,7 +1092,7 @@ class TabletopApp:
             extra += "   " + self.input.brig.prompt()
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
         self.status.setText(text)
-        self.status.setPos(0, 0.05 + 0.04 * 1.25 * text.count("\n"))
+        self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2, 0.04 + 0.032 * 1.25 * text.count("\n"))
         self.flashline.setText(self._flash_text if now < self._flash_until else "")
 
     # ---------------------------------------------------------------- events
@@ -1011,12 +1102,12 @@ class TabletopApp:
             b.accept(f"mouse{btn}", self._on_down, [btn, False])
             b.accept(f"shift-mouse{btn}", self._on_down, [btn, True])
             b.accept(f"mouse{btn}-up", self._on_up, [btn])
-        b.accept("wheel_up", self.input.wheel, [1])
-        b.accept("wheel_down", self.input.wheel, [-1])
+        b.accept("wheel_up", self._on_wheel, [1])
+        b.accept("wheel_down", self._on_wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab",
-                "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])
@@ -1028,6 +1119,12 @@ class TabletopApp:
         b.accept("control-z", self.input.key, ["u"])
         b.accept("control-s", self.input.key, ["f5"])
         b.accept("control-o", self.input.key, ["f9"])
+
+    def _on_wheel(self, steps: int) -> None:
+        m = self._mouse()
+        if m is not None:
+            self.input.last_pointer = m
+        self.input.wheel(steps)
 
     def _shift(self, down: bool) -> None:
         self.input.shift = down
@@ -1057,7 +1154,7 @@ class TabletopApp:
     def mouse_ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
         """World (near, far) points of the ray through screen point (x, y), inches."""
         near, far = Point3(), Point3()
-        self.base.camLens.extrude(Point2(x, y), near, far)
+        self.base.camLens.extrude(Point2(self._view_x(x), y), near, far)
         r = self.base.render
         n = r.get_relative_point(self.base.cam, near)
         f = r.get_relative_point(self.base.cam, far)
@@ -1065,7 +1162,7 @@ class TabletopApp:
 
     def pick(self, x: float, y: float):
         """The first thing under screen point (x, y): a physics ray test (read only)."""
-        if self.busy:
+        if self.busy or self.in_log_column(x):
             return None
         a, b = self.mouse_ray(x, y)
         return self.session.pick(a, b)
@@ -1086,7 +1183,7 @@ class TabletopApp:
         out = Point2()
         if not self.base.camLens.project(p, out):
             return None
-        return float(out.x), float(out.y)
+        return (float(out.x) + 1) * (1 - LOG_COLUMN) - 1, float(out.y)
 
     def can_move(self, key: str) -> bool:
         st = self.session.bodies.get(key)
@@ -1346,6 +1443,25 @@ class TabletopApp:
         if narrow != getattr(self, "_narrow", None):
             self._narrow = narrow
             self.card.setPos(0.04, -0.36 if narrow else -0.1)
+        aspect = self.aspect
+        if aspect != getattr(self, "_laid_aspect", None):
+            self._laid_aspect = aspect
+            self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
+            col = 2 * aspect * LOG_COLUMN  # the column's width in aspect2d units
+            left = -col + 0.03
+            wrap = (col - 0.06)
+            self._log_rows = max(4, int(0.95 / (0.036 * 1.2)))
+            # the log fills the column's lower half, its first row at the top of that half
+            self.logpanel.setPos(left, 0.04 + (self._log_rows - 1) * 0.036 * 1.2)
+            self.logpanel.textNode.set_wordwrap(wrap / 0.036)
+            self._log_key = None
+            self.escapade_panel.setPos(left, -0.42)
+            self.escapade_panel.textNode.set_wordwrap(wrap / 0.034)
+            self.preview.setPos(-0.03, -0.1)
+            self.preview.textNode.set_wordwrap(wrap / 0.042)
+            # the banner, the help and the message line centred over the 3D view
+            for node, y in ((self.banner, -0.1), (self.pile, -0.17), (self.flashline, -0.26)):
+                node.setPos(-col / 2, y)
 
     _was_playing = False
 
@@ -1568,12 +1684,37 @@ def _shown_in_log(e: dict) -> bool:
     return True
 
 
-def _log_line(e: dict) -> str:
+def _log_line(e: dict, names: dict[str, str] | None = None) -> str:
+    """A log event as the panel shows it: the whole line, body ids replaced by names."""
     t = e["type"]
-    text = e["text"]
+    text = str(e["text"])
+    if names:
+        text = _NAME_RE_CACHE.sub(names, text)
     if t == "roll":
         return f"  die: {text}"
-    return text if len(text) < 110 else text[:107] + "..."
+    return text
+
+
+class _NameSubstitution:
+    """Replaces whole-word body ids by their names (one compiled pattern per names map)."""
+
+    def __init__(self):
+        self._key = None
+        self._re = None
+
+    def sub(self, names: dict[str, str], text: str) -> str:
+        key = id(names), len(names)
+        if key != self._key:
+            self._key = key
+            ids = sorted(names, key=len, reverse=True)
+            self._re = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, ids)) + r")(?![\w])") \
+                if ids else None
+        if self._re is None:
+            return text
+        return self._re.sub(lambda m: names[m.group(1)], text)
+
+
+_NAME_RE_CACHE = _NameSubstitution()
 
 
 def _plays_mbw(session) -> bool:

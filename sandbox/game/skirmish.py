@@ -286,7 +286,8 @@ class Skirmish(System):
         s = st.stats
         lines = [f"{st.name}  ({st.kind}, {st.owner or 'no owner'})",
                  f'Size {s.size:g}"   Move {s.move:g}"   Armor {s.armor}',
-                 f"Weight class {s.weight_class}   Action d{s.action_die}"]
+                 f"Weight class {s.weight_class}"
+                 + (f"   Action d{s.action_die}" if st.kind == "unit" else "")]  # objects: none
         if st.kind == "unit" and st.owner == g.current_player:
             lines.append(f'Move left this turn {self.move_allowance(key):.2f}"'
                          + ("   (acted)" if key in self.turn_state.acted else ""))
