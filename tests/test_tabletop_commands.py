@@ -269,6 +269,15 @@ def test_throw_ignite_and_unit_actions_from_their_keys(app):
     app.wait_idle(60)
     assert refusals(app).endswith("it must be within 0.5\" to pull it")
     assert not refusals(app).startswith("actions[")
+    # , turns the selected unit 45 degrees to the left in place (the engine's face action)
+    select(app, "hauler2")
+    q0 = np.asarray(s.world.pose("hauler2")[1])
+    key(app, ",")
+    app.wait_idle(60)
+    assert s.actions[-1].type == "face" and s.actions[-1].degrees == 45.0, refusals(app)
+    q1 = np.asarray(s.world.pose("hauler2")[1])
+    turned = np.degrees(2 * np.arccos(min(1.0, abs(float(q0 @ q1)))))
+    assert 40 < turned < 50, turned
 
 
 def test_log_column_beside_the_table_scrolls_filters_and_names(app):

@@ -10,12 +10,11 @@ Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinfor
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
 A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``), J throw (8.4),
 I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
-target (F.3), Tab a MachineGun's fire mode (8.3).
+target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
+left or right (``face``).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -32,7 +31,7 @@ COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
     "drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
-    "W reload  Y mark  Tab fire mode")
+    "W reload  Y mark  Tab fire mode  , . turn 45°")
 
 #: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
 INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
@@ -213,11 +212,10 @@ class TableCommands:
             out.append(m)
         return out
 
-    def facing(self, unit: str) -> float:
-        """Heading of a body's front (its local -Y, the minifig's face), radians from +X."""
-        q = self.s.world.poses()[unit][1]
-        x, y, z, w = (float(v) for v in q)
-        # local -Y rotated by the quaternion
-        fx = -(2 * (x * y - z * w))
-        fy = -(1 - 2 * (x * x + z * z))
-        return math.atan2(fy, fx)
+    def face(self, degrees: float):
+        """, and .: the selected unit turns 45° left or right in place (4.1, 8.3)."""
+        from ..game.skirmish import FaceAction
+
+        unit = self._selected_unit("Turn")
+        return FaceAction(type="face", player=self._player(), turn=self.s.turn, unit=unit,
+                          degrees=float(degrees))

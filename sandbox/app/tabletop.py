@@ -660,6 +660,8 @@ class InputLayer:
                 return
             self.begin_pick("Mark: click the target to Mark",
                             lambda h: self.cmd.mark(self._body_hit(h, "Mark")))
+        elif n in (",", "."):
+            self.command(lambda: self.cmd.face(45.0 if n == "," else -45.0))
         elif n == "d":
             self.command(self.cmd.stop_drop_roll)
         elif n == "w":
@@ -1106,7 +1108,7 @@ class TabletopApp:
         b.accept("wheel_down", self._on_wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
-                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab",
+                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
                 "f2", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
