@@ -339,3 +339,35 @@ def test_log_column_beside_the_table_scrolls_filters_and_names(app):
     app.step(2)
     assert "powder keg" in app.card.getText() and "Action d" not in app.card.getText()
     app.screenshot(app.out / "log_column.png")
+
+
+def test_name_plates_and_quitting_with_unsaved_play(app):
+    s = app.session
+    app.select(None)
+    app.step(3)
+    before = app.frame_array().astype(float)
+    key(app, "f3")
+    app.step(3)
+    living = {k for k, st in s.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+              and k in s.world.bodies}
+    assert set(app._plates) == living and len(living) >= 3
+    assert "Red hauler Bors" in [p.node().get_text() for p in app._plates.values()]
+    shown = app.frame_array().astype(float)
+    band = slice(H // 4, H // 2 + H // 4)
+    assert np.sqrt(((before[band] - shown[band]) ** 2).mean()) > 0.5  # plates drawn
+    app.screenshot(app.out / "name_plates.png")
+    key(app, "f3")
+    assert not app._plates
+    # Q with unsaved play: autosaved, and asked; Q again quits
+    assert app.unsaved > 0
+    quits = []
+    app.on_quit = lambda: quits.append(1)
+    key(app, "q")
+    assert quits == [] and "Q again to quit" in app.flashline.getText()
+    assert app.autosave_path().is_file()
+    key(app, "q")
+    assert quits == [1]
+    key(app, "f5")  # saved: Q quits at once
+    assert app.unsaved == 0
+    key(app, "q")
+    assert quits == [1, 1]

@@ -173,7 +173,7 @@ class InputLayer:
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
             "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
-            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)\n"
+            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   F3: name plates\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
@@ -694,6 +694,8 @@ class InputLayer:
                 self.set_mode("select")
             elif self.mode == "strike":
                 self.strike()
+        elif n == "f3":
+            app.toggle_plates()
         elif n == "f2":
             app.log_filter = LOG_FILTERS[(LOG_FILTERS.index(app.log_filter) + 1) % len(LOG_FILTERS)]
             app.log_scroll = 0
@@ -791,6 +793,11 @@ class TabletopApp:
         self.log_filter = "all"
         self.log_scroll = 0
         self._turn_seen: tuple | None = None
+        #: What F5 last saved (or what was opened): quitting and F9 ask when play is unsaved.
+        self._saved_session = session
+        self._saved_actions = list(session.actions)
+        self._asked: str | None = None
+        self._asked_until = 0.0
         self._setup_scene()
         self._setup_hud()
         self._bind_events()
@@ -832,6 +839,17 @@ class TabletopApp:
         self.root.set_light(self._sun)
         self.root.set_light(self._fill)
         self.bodies_np = self.root.attach_new_node("bodies")
+        # name plates (F3): billboards drawn over everything, without light or shadow
+        self.plates_np = self.base.render.attach_new_node("plates")
+        self.plates_np.set_light_off(1)
+        self.plates_np.set_shader_off(1)
+        self.plates_np.set_depth_test(False)
+        self.plates_np.set_depth_write(False)
+        self.plates_np.set_bin("fixed", 40)
+        self.plates_np.set_transparency(TransparencyAttrib.M_alpha)
+        self.plates_np.hide(_SHADOW_MASK)
+        self.show_plates = False
+        self._plates: dict[str, NodePath] = {}
         self.markers_np = self.root.attach_new_node("markers")
         bf = self.session.spec.battlefield
         w, d = bf.width, bf.depth
@@ -926,6 +944,7 @@ class TabletopApp:
             self._add_body_node(key, g.assets[key])
         self._destroyed = dead
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
+        self._sync_plates()
         esc = getattr(g, "escapade", None)
         self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
                                     self.mbw.panel() if self.mbw is not None else "")
@@ -1026,8 +1045,53 @@ class TabletopApp:
                                if st.name and st.name != k and k not in st.name}
         return self._names_map
 
+    @property
+    def unsaved(self) -> int:
+        """Actions played since the game was opened, saved or loaded (0: nothing to lose)."""
+        if self.net is not None:
+            return 0  # online, the server holds the game
+        now, saved = list(self.session.actions), self._saved_actions
+        if self._saved_session is not self.session:
+            return len(now)
+        if now[:len(saved)] == saved:
+            return len(now) - len(saved)
+        return max(1, abs(len(now) - len(saved)))  # undone past the save, or replaced
+
+    def _mark_saved(self) -> None:
+        self._saved_session = self.session
+        self._saved_actions = list(self.session.actions)
+
+    def _confirm(self, what: str, question: str) -> bool:
+        """Whether ``what`` (a key) was pressed again right after its question was asked; else
+        asks ``question`` and returns False."""
+        now = time.monotonic()
+        if self._asked == what and now < self._asked_until:
+            self._asked = None
+            return True
+        self._asked, self._asked_until = what, now + 8.0
+        self.flash(question, 8.0, error=True)
+        return False
+
+    def autosave_path(self) -> Path:
+        """Where quitting with unsaved play autosaves: ``<save name>.autosave.json``."""
+        name = self.save_path.name
+        stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
+        return self.save_path.with_name(stem + ".autosave.json")
+
     def quit(self) -> None:
-        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends)."""
+        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends).
+        With unsaved play, the game is autosaved and the first press asks; a second quits."""
+        n = self.unsaved
+        if n and not self.busy:
+            if not self._confirm("quit", ""):
+                try:
+                    out = self.session.save(self.autosave_path())
+                    where = f"autosaved to {shown_path(out)}"
+                except SandboxError as exc:
+                    where = f"autosave failed: {exc}"
+                self.flash(f"{n} unsaved action(s) ({where}): Q again to quit, F5 to save", 8.0,
+                           error=True)
+                return
         self.quit_requested = True
         self.on_quit()
 
@@ -1109,7 +1173,7 @@ class TabletopApp:
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
-                "f2", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])
@@ -1195,6 +1259,30 @@ class TabletopApp:
     def select(self, key: str | None) -> None:
         self.selected = key
         self.overlays_dirty = True
+
+    def toggle_plates(self) -> None:
+        """F3: name plates over the units on the table, or none."""
+        self.show_plates = not self.show_plates
+        self._sync_plates()
+
+    def _sync_plates(self) -> None:
+        """One billboard name plate per unit standing on the table (none when hidden)."""
+        g = self.session
+        want = {k for k, st in g.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+                and k in g.world.bodies} if self.show_plates else set()
+        for k in list(self._plates):
+            if k not in want:
+                self._plates.pop(k).remove_node()
+        for k in sorted(want - set(self._plates)):
+            tn = TextNode(f"plate:{k}")
+            tn.set_text(g.bodies[k].name)
+            tn.set_align(TextNode.ACenter)
+            tn.set_text_color(1, 1, 1, 1)
+            tn.set_card_color(0, 0, 0, 0.55)
+            tn.set_card_as_margin(0.15, 0.15, 0.05, 0.05)
+            np_ = self.plates_np.attach_new_node(tn)
+            np_.set_billboard_point_eye()
+            self._plates[k] = np_
 
     def toggle_grid(self) -> None:
         self.grid_visible = not self.grid_visible
@@ -1287,6 +1375,7 @@ class TabletopApp:
         except OSError as exc:
             self.flash(f"Save failed (previous save kept): {exc}", error=True)
             return None
+        self._mark_saved()
         self.flash(f"Saved to {shown_path(out)}", ok=True)
         return out
 
@@ -1297,6 +1386,11 @@ class TabletopApp:
             return
         if self.net is not None:
             self.flash("Online: the server holds the game (its host restarts it from a save)")
+            return
+        n = self.unsaved
+        if n and path is None and not self._confirm(
+                "load", f"F9 again to discard {n} unsaved action(s) and load "
+                        f"{shown_path(self.save_path)} (F5 saves first)"):
             return
         target = Path(path) if path else self.save_path
         ldraw = self.session.ldrawdir
@@ -1342,6 +1436,7 @@ class TabletopApp:
         """Show ``game`` instead of the session (a resync loaded the server's save)."""
         self.session = game
         self._generation = -1
+        self._mark_saved()
         self._sync_from_session()
 
     # ---------------------------------------------------------------- per frame
@@ -1355,6 +1450,7 @@ class TabletopApp:
             old.close()
             self.flash(f"Loaded {shown_path(getattr(self, '_loading', self.save_path))}", ok=True)
             self._generation = -1
+            self._mark_saved()
         elif after == "undo" and r.error is None:
             self.flash(f"Undid: {self.session.describe(r.result)}", ok=True)
         if r.error is not None:
@@ -1416,6 +1512,17 @@ class TabletopApp:
                 np_.set_color_scale(*_HIGHLIGHT_SCALE)
             else:
                 np_.clear_color_scale()
+        if self._plates:
+            scale = max(0.3, self.rig.distance * 0.012)
+            for key, plate in self._plates.items():
+                pose = poses.get(key)
+                if pose is None:
+                    plate.hide()
+                    continue
+                plate.show()
+                x, y, z = pose[0]
+                plate.set_pos(float(x), float(y), float(z) + 1.3)
+                plate.set_scale(scale)
         if self.overlays_dirty and not self.busy:
             self._draw_overlays()
         elif self.busy and self.markers_np.get_num_children():
