@@ -371,3 +371,22 @@ def test_name_plates_and_quitting_with_unsaved_play(app):
     assert app.unsaved == 0
     key(app, "q")
     assert quits == [1, 1]
+
+
+def test_live_measuring_line_follows_the_pointer(app):
+    s = app.session
+    app.select(None)
+    key(app, "m")
+    unit = next(k for k, st in s.bodies.items() if st.kind == "unit" and k in s.world.bodies)
+    click(app, top(app, unit))
+    c = s.footprint_centre(unit)
+    point_at(app, (c[0] + 4.0, c[1], 0.0))
+    app.step(2)
+    live = app.ruler_label.node().get_text()
+    assert "click the second point" in live
+    inches = float(live.split('"')[0])
+    assert 2.5 < inches < 4.5, live  # edge to edge: less than the 4" between centres
+    point_at(app, (c[0] + 6.0, c[1], 0.0))
+    app.step(2)
+    assert float(app.ruler_label.node().get_text().split('"')[0]) > inches + 1.5
+    key(app, "escape")

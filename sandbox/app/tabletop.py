@@ -190,6 +190,8 @@ class InputLayer:
         self.drag_to: np.ndarray | None = None
         self.measure_from = None
         self.measure_to = None
+        #: Where the pointer is while the second point of a measure is chosen (live ruler).
+        self.measure_hover: np.ndarray | None = None
         self.hover_target: str | None = None
         self.drop_point: np.ndarray | None = None
         self.drop_bricks = 1
@@ -239,6 +241,14 @@ class InputLayer:
         px, py = self.last_pointer
         self.last_pointer = (float(x), float(y))
         if self.press is None:
+            if self.mode == "measure" and self.measure_from is not None \
+                    and self.measure_to is None and not app.busy:
+                # the live ruler follows the pointer until the second click
+                p = app.ground_point(x, y) if not app.in_log_column(x) else None
+                if p is not None:
+                    self.measure_hover = p
+                    app.overlays_dirty = True
+                return
             if self.mode == "attack" and not app.busy:
                 hit = app.pick(x, y)
                 tgt = hit.key if hit is not None and hit.key != "ground" else None
@@ -336,6 +346,7 @@ class InputLayer:
                 return
             if self.measure_from is None or self.measure_to is not None:
                 self.measure_from, self.measure_to = thing, None
+                self.measure_hover = None
             else:
                 self.measure_to = thing
             app.overlays_dirty = True
@@ -506,6 +517,7 @@ class InputLayer:
             self.hover_target = None
         if mode != "measure":
             self.measure_from = self.measure_to = None
+            self.measure_hover = None
         if mode != "drop":
             self.drop_point = None
         if mode != "strike":
@@ -1538,7 +1550,8 @@ class TabletopApp:
         dist = self.rig.distance
         self.base.camLens.set_near_far(max(0.1, dist * 0.02), dist * 4 + 200)
         m = self._mouse()
-        if m is not None and (self.input.press is not None or self.input.mode == "attack"):
+        if m is not None and (self.input.press is not None
+                              or self.input.mode in ("attack", "measure")):
             if m != self.input.last_pointer:
                 self.input.pointer_move(*m)
         self._layout()
@@ -1642,6 +1655,13 @@ class TabletopApp:
             else:
                 p = s.bounds(a)[0] if isinstance(a, str) else a
                 markers.append(Marker.target(np.asarray(p, float), 0.6, (1, 1, 1, 1)))
+                if inp.measure_hover is not None:  # the live ruler to the pointer
+                    meas = s.measure(a, np.asarray(inp.measure_hover, float))
+                    markers.append(Marker.line(np.array(meas.start) + [0, 0, 0.05],
+                                               np.array(meas.end) + [0, 0, 0.05],
+                                               (1, 1, 1, 0.8), 2.0))
+                    label = f'{meas.inches:.2f}"  (click the second point)'
+                    label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
         preview_lines: list[str] = []
         if inp.mode == "attack" and self.selected is not None and inp.weapon is not None:
             unit = self.selected
