@@ -49,7 +49,7 @@ def top(app, key_):
     return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.05])
 
 
-def drag_unit(app, unit, to, steps=6):
+def drag_unit(app, unit, to, steps=6, during=None):
     """Press on the unit, drag, release where its footprint centre lands on ``to`` (x, y)."""
     a = point_at(app, top(app, unit))
     grab = app.ground_point(*a)
@@ -64,6 +64,9 @@ def drag_unit(app, unit, to, steps=6):
         y = a[1] + (b[1] - a[1]) * k / steps
         app.base.win.movePointer(0, *_px((x, y)))
         app.step(1)
+    if during is not None:
+        app.step(1)
+        during()
     app.base.messenger.send("mouse1-up")
     app.step(1)
     app.wait_idle(120)
@@ -390,3 +393,23 @@ def test_live_measuring_line_follows_the_pointer(app):
     app.step(2)
     assert float(app.ruler_label.node().get_text().split('"')[0]) > inches + 1.5
     key(app, "escape")
+
+
+def test_a_move_off_a_wall_shows_the_fall_and_asks_first(app):
+    s = _adopt(app, "big_drop_guard_tower.toml")
+    c = s.footprint_centre("guard")
+    z0 = s.bounds("guard")[0][2]
+    assert z0 > 2.0  # on the tower
+    off = next(c + d for d in (np.array([0.0, 3.0]), np.array([0.0, -3.0]),
+                                np.array([3.0, 0.0]), np.array([-3.0, 0.0]))
+               if app.input.fall_at("guard", c + d) > 1.0)
+    labels = []
+    n = len(s.actions)
+    drag_unit(app, "guard", off, during=lambda: labels.append(app.ruler_label.node().get_text()))
+    assert "falls" in labels[0], labels
+    assert len(s.actions) == n and app.input.pending_move is not None  # asked, not moved
+    assert "Enter to move anyway" in app.flashline.getText()
+    key(app, "enter")
+    app.wait_idle(120)
+    assert s.actions[-1].type == "move"
+    assert s.bounds("guard")[0][2] < z0 - 1.0  # it went over the edge and fell

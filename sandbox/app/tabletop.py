@@ -201,6 +201,8 @@ class InputLayer:
         self.last_pointer = (0.0, 0.0)
         self.shift = False
         self._brig: BrigandineOrders | None = None
+        #: A move waiting for Enter because it would fall more than 1".
+        self.pending_move = None
         #: Builds the command keys' engine actions (relay, declare, bombard, throw, ...).
         self.cmd = TableCommands(app)
         #: An item the next walk of the selected unit carries (C, 13.1 Loot).
@@ -314,14 +316,35 @@ class InputLayer:
                     self.carry_item = None
                     self.sprint = False
                     return
-                app.submit(MoveAction(type="move", player=app.session.current_player, unit=unit,
-                                      to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
-                                      sprint=self.sprint))
+                move = MoveAction(type="move", player=app.session.current_player, unit=unit,
+                                  to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
+                                  sprint=self.sprint)
                 self.sprint = False
+                fall = self.fall_at(unit, dest)
+                if fall > 1.0:  # ask first: a fall of more than 1" can hurt (Falling, 5.4)
+                    self.pending_move = move
+                    app.flash(f'This move falls {fall:.1f}" off its footing: Enter to move '
+                              "anyway, Esc to cancel", 10.0, error=True)
+                    return
+                app.submit(move)
             app.overlays_dirty = True
             return
         if button == 1:
             self.click(x, y)
+
+    def fall_at(self, unit: str, dest) -> float:
+        """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
+        height of its feet now to what is under ``dest`` (0 when it stays on its level)."""
+        s = self.app.session
+        lo, hi = s.bounds(unit)
+        if lo[2] < 0.25:
+            return 0.0
+        a = np.array([dest[0], dest[1], lo[2] + 0.3])
+        b = np.array([dest[0], dest[1], -1.0])
+        hit = s.pick(a, b)
+        if hit is None or hit.key == unit:
+            return 0.0
+        return max(0.0, float(lo[2] - max(float(hit.point[2]), 0.0)))
 
     def wheel(self, steps: int) -> None:
         """Zoom: positive steps towards the target; over the log column, scroll the log
@@ -545,6 +568,14 @@ class InputLayer:
                 app.flash(f"Melee by {brig.system.replace('_', '-')}: click an enemy")
             return
         if app.mbw is not None and app.mbw.key(n):
+            return
+        if n == "enter" and self.pending_move is not None:
+            move, self.pending_move = self.pending_move, None
+            app.submit(move)
+            return
+        if n == "escape" and self.pending_move is not None:
+            self.pending_move = None
+            app.flash("Move cancelled")
             return
         if n == "escape":
             if self.drag_unit is not None or self.press is not None:
@@ -1635,6 +1666,9 @@ class TabletopApp:
             markers.append(Marker.path(box, colour, 2.0))
             label = f'{dist:.2f}" of {left:.2f}"' + ("" if ok else (
                 "  Sprint: roll for more" if inp.sprint else "  too far (S: Sprint)"))
+            fall = inp.fall_at(unit, dest)
+            if fall > 0.25:  # the path leaves a roof or a wall
+                label += f"  falls {fall:.1f}\""
             label_at = (start + end) / 2 + [0, 0, 0.6]
         if inp.mode == "measure" and inp.measure_from is not None:
             a = inp.measure_from
