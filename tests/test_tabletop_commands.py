@@ -413,3 +413,27 @@ def test_a_move_off_a_wall_shows_the_fall_and_asks_first(app):
     app.wait_idle(120)
     assert s.actions[-1].type == "move"
     assert s.bounds("guard")[0][2] < z0 - 1.0  # it went over the edge and fell
+
+
+def test_loading_screen_shows_progress_while_the_models_are_built(app, monkeypatch):
+    import sandbox.app.tabletop as tabletop
+
+    monkeypatch.setattr(tabletop, "LOADING_EVERY_S", 0.0)  # a frame after every model
+    app.loading_shown.clear()
+    frames = []
+    real = app._loading
+
+    def spy(text):
+        real(text)
+        if text:
+            frames.append(app.frame_array())
+
+    monkeypatch.setattr(app, "_loading", spy)
+    s = _adopt(app, "grenade_throw.toml")
+    n = len(s.assets)
+    assert app.loading_shown[0] == f"Loading the table: 1 of {n} models"
+    assert app.loading_shown[-1] == f"Loading the table: {n - 1} of {n} models"
+    assert app.loading_text.getText() == ""
+    # the progress line is drawn (white text on its dark card, mid-window)
+    mid = frames[-1][H // 2 - 30:H // 2 + 30, W // 4:3 * W // 4].astype(int)
+    assert (mid.sum(axis=2) < 120).sum() > 200 and (mid.min(axis=2) > 220).sum() > 50

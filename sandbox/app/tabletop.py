@@ -80,6 +80,8 @@ PLAYBACK_FPS: float = 60.0
 DRAG_THRESHOLD: float = 0.01
 #: How many log events the panel shows at most (fewer when long lines wrap).
 LOG_LINES: int = 14
+#: Seconds between two frames of the loading screen while the table's models are built.
+LOADING_EVERY_S: float = 0.25
 #: Share of the window's width the log column takes, beside (not over) the table.
 LOG_COLUMN: float = 0.32
 #: Colour of the log column.
@@ -946,8 +948,26 @@ class TabletopApp:
         self._nodes = {}
         g = self.session
         self._destroyed = {k for k, s in g.bodies.items() if s.damage.destroyed}
-        for key, asset in list(g.assets.items()):
+        items = list(g.assets.items())
+        last = time.monotonic()
+        for i, (key, asset) in enumerate(items):
             self._add_body_node(key, asset)
+            if time.monotonic() - last > LOADING_EVERY_S and i + 1 < len(items):
+                last = time.monotonic()
+                self._loading(f"Loading the table: {i + 1} of {len(items)} models")
+        self._loading("")
+
+    def _loading(self, text: str) -> None:
+        """The loading screen: a line of progress drawn at once (the frame loop is not
+        running while the models are built); "" hides it."""
+        node = getattr(self, "loading_text", None)
+        if node is None:
+            return
+        node.setText(text)
+        if text:
+            self.loading_shown.append(text)
+            for _ in range(2):  # both buffers, so the line shows whatever was drawn before
+                self.base.graphicsEngine.render_frame()
 
     def _add_body_node(self, key: str, asset) -> None:
         g = self.session
@@ -1012,6 +1032,10 @@ class TabletopApp:
         self.status = text((0, 0.2), 0.032, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
                            bg=(0, 0, 0, 0.6))
         self.pile = text((0, -0.17), 0.042, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
+        #: The loading screen's progress line, and every line it showed (tests read them).
+        self.loading_text = text((0, 0), 0.07, TextNode.ACenter, (1, 1, 1, 1), b.aspect2d,
+                                 bg=(0, 0, 0, 0.7))
+        self.loading_shown: list[str] = []
         self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
                               b.a2dTopCenter)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
