@@ -437,3 +437,25 @@ def test_loading_screen_shows_progress_while_the_models_are_built(app, monkeypat
     # the progress line is drawn (white text on its dark card, mid-window)
     mid = frames[-1][H // 2 - 30:H // 2 + 30, W // 4:3 * W // 4].astype(int)
     assert (mid.sum(axis=2) < 120).sum() > 200 and (mid.min(axis=2) > 220).sum() > 50
+
+
+def test_top_view_rings_units_and_the_selection_is_ringed(app):
+    s = app.session
+    app.select(None)
+    app.input.set_mode("select")
+    if app.rig.pitch > 89.0:
+        key(app, "t")  # back to 3D
+    app.step(2)
+    n3d = app.markers_np.get_num_children()
+    key(app, "t")
+    app.step(2)
+    units = [k for k, st in s.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+             and k in s.world.bodies]
+    assert app.markers_np.get_num_children() == n3d + len(units)
+    shot = app.frame_array().astype(int)
+    select(app, units[0])
+    app.step(2)
+    ringed = app.frame_array().astype(int)
+    yellow = lambda im: ((im[..., 0] > 200) & (im[..., 1] > 180) & (im[..., 2] < 90)).sum()  # noqa: E731
+    assert yellow(ringed) > yellow(shot) + 30  # the selection's yellow ring
+    app.screenshot(app.out / "top_view_rings.png")

@@ -609,6 +609,7 @@ class InputLayer:
         elif n == "t":
             bf = app.session.spec.battlefield
             top = app.rig.toggle_top(bf.width, bf.depth, app.view_aspect)
+            app.overlays_dirty = True
             app.flash("Top view (T: back to 3D)" if top else "3D view")
         elif n == "f":
             if app.selected is not None and not app.busy:
@@ -1664,6 +1665,7 @@ class TabletopApp:
         # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
         # Scout revealed them to the player whose turn it is (F.3)
         markers.extend(hazard_markers(s, viewer=s.current_player))
+        markers.extend(self._unit_markers())
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))
@@ -1792,6 +1794,30 @@ class TabletopApp:
         if label_at is not None:
             self.ruler_label.set_pos(LPoint3(*map(float, label_at)))
             self.ruler_label.set_scale(max(0.35, self.rig.distance * 0.018))
+
+    def _unit_markers(self) -> list[Marker]:
+        """A clear ring under the selected body; in top view a ring round every unit too
+        (green: the current player's, red: another's), so units read as shapes from above."""
+        s = self.session
+        out: list[Marker] = []
+        top = self.rig.pitch > 89.0
+        for key, st in s.bodies.items():
+            if key not in s.world.bodies or (st.damage.destroyed and key != self.selected):
+                continue
+            if key != self.selected and not (top and st.kind == "unit"):
+                continue
+            lo, hi = s.bounds(key)
+            c = s.footprint_centre(key)
+            r = 0.5 * math.hypot(hi[0] - lo[0], hi[1] - lo[1]) + 0.25
+            if key == self.selected:
+                out.append(Marker.ring((c[0], c[1], max(lo[2], 0.0) + 0.04), r + 0.1,
+                                       colour=(1.0, 0.9, 0.2, 1.0), width=0.12))
+            else:
+                mine = st.owner == s.current_player
+                out.append(Marker.ring((c[0], c[1], max(lo[2], 0.0) + 0.04), r,
+                                       colour=(0.3, 1.0, 0.4, 0.9) if mine else (1.0, 0.3, 0.25, 0.9),
+                                       width=0.1))
+        return out
 
     def _name(self, key) -> str:
         st = self.session.bodies.get(key) if isinstance(key, str) else None
