@@ -80,7 +80,10 @@ def select(app, unit):
 def attack(app, unit, target, weapon="1"):
     select(app, unit)
     key(app, weapon)
-    click(app, top(app, target))  # aim
+    n = len(app.session.actions)
+    click(app, top(app, target))  # aim: the preview stays on the target, nothing fires
+    assert app.input.aimed == target and len(app.session.actions) == n
+    assert "click it again" in app.flashline.getText()
     click(app, top(app, target))  # fire (the hint: click again)
     app.wait_idle(120)
 
@@ -421,14 +424,14 @@ def test_loading_screen_shows_progress_while_the_models_are_built(app, monkeypat
     monkeypatch.setattr(tabletop, "LOADING_EVERY_S", 0.0)  # a frame after every model
     app.loading_shown.clear()
     frames = []
-    real = app._loading
+    real = app._show_loading
 
     def spy(text):
         real(text)
         if text:
             frames.append(app.frame_array())
 
-    monkeypatch.setattr(app, "_loading", spy)
+    monkeypatch.setattr(app, "_show_loading", spy)
     s = _adopt(app, "grenade_throw.toml")
     n = len(s.assets)
     assert app.loading_shown[0] == f"Loading the table: 1 of {n} models"

@@ -172,7 +172,7 @@ class InputLayer:
     at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
     """
 
-    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
+    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, again: fire\n"
             "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
             "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   F3: name plates\n"
@@ -195,6 +195,8 @@ class InputLayer:
         #: Where the pointer is while the second point of a measure is chosen (live ruler).
         self.measure_hover: np.ndarray | None = None
         self.hover_target: str | None = None
+        #: The target the first click aimed at (the second click on it fires).
+        self.aimed: str | None = None
         self.drop_point: np.ndarray | None = None
         self.drop_bricks = 1
         self.launcher: str | None = None
@@ -253,7 +255,7 @@ class InputLayer:
                     self.measure_hover = p
                     app.overlays_dirty = True
                 return
-            if self.mode == "attack" and not app.busy:
+            if self.mode == "attack" and not app.busy and self.aimed is None:
                 hit = app.pick(x, y)
                 tgt = hit.key if hit is not None and hit.key != "ground" else None
                 if tgt != self.hover_target:
@@ -413,10 +415,13 @@ class InputLayer:
             return
         if self.mode == "attack":
             if hit is not None and hit.key != "ground" and app.selected is not None:
-                if self.hover_target == hit.key:
+                # one click aims (the preview stays on the target), one more fires
+                if self.aimed == hit.key:
                     self.fire(hit.key)
                 else:
-                    self.hover_target = hit.key
+                    self.aimed = self.hover_target = hit.key
+                    app.flash(f"Aimed at {app._name(hit.key)}: click it again or Enter to fire, "
+                              "Esc to cancel")
                     app.overlays_dirty = True
             return
         key = hit.key if hit is not None and hit.key != "ground" else None
@@ -537,6 +542,7 @@ class InputLayer:
         if mode != "launch":
             self.launcher = None
             self.launch_aim = self.launch_body = None
+        self.aimed = None
         if mode != "attack":
             self.weapon = None
             self.hover_target = None
@@ -729,7 +735,7 @@ class InputLayer:
                 return
             self.set_mode("attack")
             self.weapon = i
-            app.flash(f"{ws[i].name}: point at a target, click it twice (or Enter) to fire")
+            app.flash(f"{ws[i].name}: click a target to aim, click it again (or Enter) to fire")
         elif n == "enter":
             if self.mode == "attack" and self.hover_target is not None:
                 self.fire(self.hover_target)
@@ -955,10 +961,10 @@ class TabletopApp:
             self._add_body_node(key, asset)
             if time.monotonic() - last > LOADING_EVERY_S and i + 1 < len(items):
                 last = time.monotonic()
-                self._loading(f"Loading the table: {i + 1} of {len(items)} models")
-        self._loading("")
+                self._show_loading(f"Loading the table: {i + 1} of {len(items)} models")
+        self._show_loading("")
 
-    def _loading(self, text: str) -> None:
+    def _show_loading(self, text: str) -> None:
         """The loading screen: a line of progress drawn at once (the frame loop is not
         running while the models are built); "" hides it."""
         node = getattr(self, "loading_text", None)
