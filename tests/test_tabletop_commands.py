@@ -462,3 +462,7 @@ def test_top_view_rings_units_and_the_selection_is_ringed(app):
     yellow = lambda im: ((im[..., 0] > 200) & (im[..., 1] > 180) & (im[..., 2] < 90)).sum()  # noqa: E731
     assert yellow(ringed) > yellow(shot) + 30  # the selection's yellow ring
     app.screenshot(app.out / "top_view_rings.png")
+    # the hover tooltip names what is under the pointer
+    point_at(app, top(app, units[1]))
+    app.step(2)
+    assert app.tooltip.getText().startswith(s.bodies[units[1]].name)

@@ -247,6 +247,9 @@ class InputLayer:
         px, py = self.last_pointer
         self.last_pointer = (float(x), float(y))
         if self.press is None:
+            if self.mode == "select" and not app.busy and not app.in_log_column(x):
+                hit = app.pick(x, y)
+                app.set_tooltip(hit.key if hit is not None and hit.key != "ground" else None, x, y)
             if self.mode == "measure" and self.measure_from is not None \
                     and self.measure_to is None and not app.busy:
                 # the live ruler follows the pointer until the second click
@@ -1043,6 +1046,8 @@ class TabletopApp:
         self.loading_text = text((0, 0), 0.07, TextNode.ACenter, (1, 1, 1, 1), b.aspect2d,
                                  bg=(0, 0, 0, 0.7))
         self.loading_shown: list[str] = []
+        self.tooltip = text((0, 0), 0.038, TextNode.ALeft, (1, 1, 0.9, 1), b.aspect2d,
+                            bg=(0, 0, 0, 0.6))
         self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
                               b.a2dTopCenter)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
@@ -1234,6 +1239,8 @@ class TabletopApp:
         self.status.setText(text)
         self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2, 0.04 + 0.032 * 1.25 * text.count("\n"))
         self.flashline.setText(self._flash_text if now < self._flash_until else "")
+        if busy:
+            self.tooltip.setText("")
 
     # ---------------------------------------------------------------- events
     def _bind_events(self) -> None:
@@ -1333,6 +1340,17 @@ class TabletopApp:
     def select(self, key: str | None) -> None:
         self.selected = key
         self.overlays_dirty = True
+
+    def set_tooltip(self, key: str | None, x: float, y: float) -> None:
+        """The hover tooltip: the name, owner and state of the body under the pointer."""
+        s = self.session
+        if key is None or key not in s.bodies:
+            self.tooltip.setText("")
+            return
+        st = s.bodies[key]
+        words = ", ".join(s.status_words(key))
+        self.tooltip.setText(f"{st.name} ({st.owner or 'no owner'})" + (f"\n{words}" if words else ""))
+        self.tooltip.setPos(float(x) * self.aspect + 0.04, float(y) - 0.07)
 
     def toggle_plates(self) -> None:
         """F3: name plates over the units on the table, or none."""
@@ -1613,7 +1631,7 @@ class TabletopApp:
         self.base.camLens.set_near_far(max(0.1, dist * 0.02), dist * 4 + 200)
         m = self._mouse()
         if m is not None and (self.input.press is not None
-                              or self.input.mode in ("attack", "measure")):
+                              or self.input.mode in ("attack", "measure", "select")):
             if m != self.input.last_pointer:
                 self.input.pointer_move(*m)
         self._layout()
