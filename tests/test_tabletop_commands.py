@@ -122,6 +122,9 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     # turn 1: Gorm shoots Alf, Blud relays the witnessed kill, Pim walks on
     attack(app, "gunner", "guard1")
     assert s.bodies["guard1"].damage.destroyed, refusals(app)
+    # a destroyed unit is drawn fallen over, not left standing
+    lo, hi = app._nodes["guard1"].get_tight_bounds(app.base.render)
+    assert hi.z - lo.z < 1.0 and hi.z < 1.0, (lo, hi)
     select(app, "blud")
     key(app, "r")
     app.wait_idle(60)

@@ -41,7 +41,7 @@ from ..game.scene import BigDrop, ExplosivePayload
 from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
 from ..game.scene_flight import LaunchAction
-from ..game.skirmish import possessive
+from ..game.skirmish import possessive, quat_mul
 from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
@@ -546,6 +546,8 @@ class InputLayer:
             self.launcher = None
             self.launch_aim = self.launch_body = None
         self.aimed = None
+        if mode != "select" and hasattr(self.app, "tooltip"):
+            self.app.tooltip.setText("")
         if mode != "attack":
             self.weapon = None
             self.hover_target = None
@@ -1017,6 +1019,17 @@ class TabletopApp:
             self._add_body_node(key, g.assets[key])
         self._destroyed = dead
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
+        # destroyed units are drawn fallen over where they stood (the view only; the rules'
+        # body stays as physics left it)
+        self._fallen = {}
+        for key in dead:
+            if g.bodies[key].kind == "unit" and key in self._live:
+                lo, hi = s.bounds(key)
+                (x, y, z), q = self._live[key]
+                tip = np.array([math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])
+                thick = min(hi[0] - lo[0], hi[1] - lo[1])
+                self._fallen[key] = ((x, y, float(lo[2]) + thick / 2),
+                                     tuple(quat_mul(tip, np.asarray(q, float))))
         self._sync_plates()
         esc = getattr(g, "escapade", None)
         self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
@@ -1592,8 +1605,9 @@ class TabletopApp:
         self._was_playing = self._playback is not None
         if self.mbw is not None and not self.busy:
             self.mbw.tick()  # a computer seat plays its next action
+        fallen = getattr(self, "_fallen", {})
         for key, np_ in self._nodes.items():
-            pose = poses.get(key)
+            pose = fallen.get(key) if not self.busy and key in fallen else poses.get(key)
             if pose is None or (not self.busy and key not in self.session.world.bodies):
                 np_.hide()
                 continue

@@ -510,7 +510,7 @@ class Skirmish(System):
         pos, quat = g.world.pose(a.unit)
         half = math.radians(a.degrees) / 2
         rz = np.array([0.0, 0.0, math.sin(half), math.cos(half)])  # x, y, z, w
-        q = _quat_mul(rz, np.asarray(quat, float))
+        q = quat_mul(rz, np.asarray(quat, float))
         ang = math.radians(a.degrees)
         dx, dy = pos[0] - c[0], pos[1] - c[1]
         new = np.array([c[0] + dx * math.cos(ang) - dy * math.sin(ang),
@@ -648,7 +648,7 @@ class Skirmish(System):
               body=target, inches=inches)
 
 
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product of two (x, y, z, w) quaternions."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
