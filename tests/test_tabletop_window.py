@@ -143,6 +143,8 @@ def test_undo_save_load_and_end_turn(app, tmp_path):
     key(app, "e")
     app.wait_idle()
     assert "Black Falcons" in app.banner.getText()
+    key(app, "f9")  # one unsaved action: F9 asks first (issue 18), F9 again loads
+    assert app.unsaved == 1 and "F9 again" in app.flashline.getText()
     key(app, "f9")
     app.wait_idle()
     assert app.session.checksum() == saved

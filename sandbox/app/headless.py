@@ -183,7 +183,8 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
     base = Path(replay.meta.get("scene_dir") or base_dir or ".")
     if not base.is_dir() and base_dir is not None:
         base = Path(base_dir)
-    game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed)
+    game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed,
+                    forced_dice=replay.meta.get("forced_dice", True) is not False)
     try:
         game.rerun(replay.actions, replay.meta.get("finished"))
         again = game.replay()

@@ -74,6 +74,8 @@ class OddsJob:
     #: folder its model paths are relative to.
     scene_doc: str | None = None
     base_dir: str | None = None
+    #: Use the scene's forced dice (a scripted run) or not (a live game's, issue 18).
+    forced_dice: bool = True
 
 
 def _root(key: str) -> str:
@@ -198,7 +200,8 @@ def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
         from ..game.scene import scene_from_dict
 
         spec = scene_from_dict(json.loads(job.scene_doc), "<the game's scene>")
-        game = Game(spec, job.base_dir or ".", job.ldrawdir, seed=job.seed, on_event=on_event)
+        game = Game(spec, job.base_dir or ".", job.ldrawdir, seed=job.seed, on_event=on_event,
+                    forced_dice=job.forced_dice)
     else:
         game = open_game(job.scene, seed=job.seed, ldrawdir=job.ldrawdir, on_event=on_event)
     try:
@@ -750,7 +753,8 @@ def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int 
     log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
     doc = json.dumps(scene_to_dict(game.spec))
     ldraw = None if game.ldrawdir is None else str(game.ldrawdir)
-    jobs = [OddsJob("", int(s), log, ldraw, doc, str(Path(game.base_dir).resolve()))
+    jobs = [OddsJob("", int(s), log, ldraw, doc, str(Path(game.base_dir).resolve()),
+                    bool(getattr(game, "forced_dice", True)))
             for s in seeds]
     rows: list[dict] = []
 

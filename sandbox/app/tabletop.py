@@ -26,6 +26,7 @@ coordinates: x and y in [-1, 1], +y up.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from pathlib import Path
@@ -35,11 +36,12 @@ import numpy as np
 
 from ..core.errors import SandboxError
 from .brigandine_input import BrigandineOrders
+from .commands import COMMAND_HELP, INTERACTIONS, CommandRefused, TableCommands
 from ..game.scene import BigDrop, ExplosivePayload
-from ..game.actions import AttackAction, EndTurnAction, MoveAction, action_dict
+from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
 from ..game.scene_flight import LaunchAction
-from ..game.skirmish import possessive
+from ..game.skirmish import possessive, quat_mul
 from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
@@ -76,10 +78,20 @@ ARC_POINT_DEG: float = 15.0
 PLAYBACK_FPS: float = 60.0
 #: Pointer travel (mouse units) before a press becomes a drag.
 DRAG_THRESHOLD: float = 0.01
-#: How many log lines the panel shows.
-LOG_LINES: int = 9
-#: Event types the log panel leaves out (bookkeeping rather than play).
-_QUIET_EVENTS = {"body", "setup", "warning"}
+#: How many log events the panel shows at most (fewer when long lines wrap).
+LOG_LINES: int = 14
+#: Seconds between two frames of the loading screen while the table's models are built.
+LOADING_EVERY_S: float = 0.25
+#: Share of the window's width the log column takes, beside (not over) the table.
+LOG_COLUMN: float = 0.32
+#: Colour of the log column.
+COLUMN_COLOUR = (0.10, 0.12, 0.17, 1.0)
+#: Event types the log panel leaves out (bookkeeping and filler rather than play).
+_QUIET_EVENTS = {"body", "setup", "warning", "rest"}
+#: The log panel's filters (F2 cycles): every line, dice and Damage, physics impacts.
+LOG_FILTERS = ("all", "dice & Damage", "impacts")
+_DICE_EVENTS = {"roll", "action_roll", "damage", "destroyed", "armor", "attack", "explosion",
+                "knockback", "fire"}
 #: Message colours: refusals and errors red, things done green, hints white.
 FLASH_COLOURS = {"error": (1.0, 0.45, 0.4, 1.0), "ok": (0.55, 1.0, 0.55, 1.0),
                  "info": (1.0, 1.0, 1.0, 1.0)}
@@ -160,11 +172,13 @@ class InputLayer:
     at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
     """
 
-    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click target twice\n"
+    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, again: fire\n"
             "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
+            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   F3: name plates\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
+            + COMMAND_HELP + "\n"
             "Q (or Esc with nothing to cancel): quit")
 
     def __init__(self, app: "TabletopApp"):
@@ -178,7 +192,11 @@ class InputLayer:
         self.drag_to: np.ndarray | None = None
         self.measure_from = None
         self.measure_to = None
+        #: Where the pointer is while the second point of a measure is chosen (live ruler).
+        self.measure_hover: np.ndarray | None = None
         self.hover_target: str | None = None
+        #: The target the first click aimed at (the second click on it fires).
+        self.aimed: str | None = None
         self.drop_point: np.ndarray | None = None
         self.drop_bricks = 1
         self.launcher: str | None = None
@@ -187,6 +205,23 @@ class InputLayer:
         self.last_pointer = (0.0, 0.0)
         self.shift = False
         self._brig: BrigandineOrders | None = None
+        #: A move waiting for Enter because it would fall more than 1".
+        self.pending_move = None
+        #: Builds the command keys' engine actions (relay, declare, bombard, throw, ...).
+        self.cmd = TableCommands(app)
+        #: An item the next walk of the selected unit carries (C, 13.1 Loot).
+        self.carry_item: str | None = None
+        #: ``pick`` mode: what a click on a body builds (a prompt and a function of the hit).
+        self.pick_prompt = ""
+        self.pick_fn: Callable | None = None
+        #: ``strike`` mode (A: Strategic Bombardment, V: missile strike): kind, point, dice.
+        self.strike_kind = "bombard"
+        self.strike_point: np.ndarray | None = None
+        self.strike_dice = 1
+        #: The chosen fire mode of the weapon in ``attack`` mode (Tab; None: its default).
+        self.fire_mode: str | None = None
+        #: The verb of K (interact): touch, push, pull, ...
+        self.interaction = "touch"
 
     @property
     def brig(self) -> BrigandineOrders | None:
@@ -212,7 +247,18 @@ class InputLayer:
         px, py = self.last_pointer
         self.last_pointer = (float(x), float(y))
         if self.press is None:
-            if self.mode == "attack" and not app.busy:
+            if self.mode == "select" and not app.busy and not app.in_log_column(x):
+                hit = app.pick(x, y)
+                app.set_tooltip(hit.key if hit is not None and hit.key != "ground" else None, x, y)
+            if self.mode == "measure" and self.measure_from is not None \
+                    and self.measure_to is None and not app.busy:
+                # the live ruler follows the pointer until the second click
+                p = app.ground_point(x, y) if not app.in_log_column(x) else None
+                if p is not None:
+                    self.measure_hover = p
+                    app.overlays_dirty = True
+                return
+            if self.mode == "attack" and not app.busy and self.aimed is None:
                 hit = app.pick(x, y)
                 tgt = hit.key if hit is not None and hit.key != "ground" else None
                 if tgt != self.hover_target:
@@ -270,17 +316,49 @@ class InputLayer:
                 if self.brig is not None:  # Brigandine: a half move, or shift-drag a charge
                     app.submit(self.brig.drag(unit, (dest[0], dest[1]), self.shift))
                     return
-                app.submit(MoveAction(type="move", player=app.session.current_player, unit=unit,
-                                      to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
-                                      sprint=self.sprint))
+                esc = getattr(app.session, "escapade", None)
+                if esc is not None and (self.carry_item is not None or self.cmd.off_table(dest)):
+                    # the Escapade's walk: off a friendly edge (withdraw), carrying Loot (13.1)
+                    app.submit(self.cmd.walk(unit, dest, self.sprint, self.carry_item))
+                    self.carry_item = None
+                    self.sprint = False
+                    return
+                move = MoveAction(type="move", player=app.session.current_player, unit=unit,
+                                  to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
+                                  sprint=self.sprint)
                 self.sprint = False
+                fall = self.fall_at(unit, dest)
+                if fall > 1.0:  # ask first: a fall of more than 1" can hurt (Falling, 5.4)
+                    self.pending_move = move
+                    app.flash(f'This move falls {fall:.1f}" off its footing: Enter to move '
+                              "anyway, Esc to cancel", 10.0, error=True)
+                    return
+                app.submit(move)
             app.overlays_dirty = True
             return
         if button == 1:
             self.click(x, y)
 
+    def fall_at(self, unit: str, dest) -> float:
+        """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
+        height of its feet now to what is under ``dest`` (0 when it stays on its level)."""
+        s = self.app.session
+        lo, hi = s.bounds(unit)
+        if lo[2] < 0.25:
+            return 0.0
+        a = np.array([dest[0], dest[1], lo[2] + 0.3])
+        b = np.array([dest[0], dest[1], -1.0])
+        hit = s.pick(a, b)
+        if hit is None or hit.key == unit:
+            return 0.0
+        return max(0.0, float(lo[2] - max(float(hit.point[2]), 0.0)))
+
     def wheel(self, steps: int) -> None:
-        """Zoom: positive steps towards the target."""
+        """Zoom: positive steps towards the target; over the log column, scroll the log
+        (positive: back to older lines)."""
+        if self.app.in_log_column(self.last_pointer[0]):
+            self.app.scroll_log(3 * steps)
+            return
         self.app.rig.zoom(0.88 ** steps)
 
     def click(self, x: float, y: float) -> None:
@@ -298,6 +376,7 @@ class InputLayer:
                 return
             if self.measure_from is None or self.measure_to is not None:
                 self.measure_from, self.measure_to = thing, None
+                self.measure_hover = None
             else:
                 self.measure_to = thing
             app.overlays_dirty = True
@@ -306,6 +385,27 @@ class InputLayer:
             if hit is not None:
                 self.drop_point = np.asarray(hit.point)
                 app.overlays_dirty = True
+            return
+        if self.mode == "strike":
+            if hit is not None:
+                p = np.asarray(hit.point, float)
+                if self.strike_point is not None and np.allclose(p, self.strike_point, atol=0.25):
+                    self.strike()
+                else:
+                    self.strike_point = p
+                    app.overlays_dirty = True
+            return
+        if self.mode == "pick":
+            if hit is not None and self.pick_fn is not None:
+                fn = self.pick_fn
+                try:
+                    action = fn(hit)
+                except CommandRefused as exc:
+                    app.flash(str(exc), error=True)
+                    return
+                if action is not None:
+                    self.set_mode("select")
+                    app.submit(action)
             return
         if self.mode == "launch":
             if hit is not None:
@@ -318,10 +418,13 @@ class InputLayer:
             return
         if self.mode == "attack":
             if hit is not None and hit.key != "ground" and app.selected is not None:
-                if self.hover_target == hit.key:
+                # one click aims (the preview stays on the target), one more fires
+                if self.aimed == hit.key:
                     self.fire(hit.key)
                 else:
-                    self.hover_target = hit.key
+                    self.aimed = self.hover_target = hit.key
+                    app.flash(f"Aimed at {app._name(hit.key)}: click it again or Enter to fire, "
+                              "Esc to cancel")
                     app.overlays_dirty = True
             return
         key = hit.key if hit is not None and hit.key != "ground" else None
@@ -340,9 +443,49 @@ class InputLayer:
         app = self.app
         if app.selected is None or self.weapon is None:
             return
-        app.submit(AttackAction(type="attack", player=app.session.current_player,
-                                unit=app.selected, weapon=self.weapon, target=target))
+        app.submit(self.cmd.attack(app.selected, self.weapon, target, self.fire_mode))
         self.set_mode("select")
+
+    def command(self, build: Callable[[], object]) -> None:
+        """Build a command key's action and hand it to the session (or say why not)."""
+        try:
+            action = build()
+        except CommandRefused as exc:
+            self.app.flash(str(exc), error=True)
+            return
+        self.app.submit(action)
+
+    def begin_pick(self, prompt: str, fn: Callable) -> None:
+        """``pick`` mode: the next click on a body builds an action with ``fn(hit)``."""
+        self.set_mode("pick")
+        self.pick_prompt, self.pick_fn = prompt, fn
+        self.app.flash(prompt)
+
+    def _body_hit(self, hit, what: str) -> str:
+        if hit is None or hit.key == "ground" or hit.key not in self.app.session.bodies:
+            raise CommandRefused(f"{what}: click a model on the table")
+        return hit.key
+
+    def strike(self) -> None:
+        """Call the Strategic Bombardment (A) or the missile strike (V) at the strike point."""
+        if self.strike_point is None:
+            self.app.flash("Click the target point first", error=True)
+            return
+        p = self.strike_point
+        action = (self.cmd.bombard(p, self.strike_dice) if self.strike_kind == "bombard"
+                  else self.cmd.missile(p, self.strike_dice))
+        self.set_mode("select")
+        self.app.submit(action)
+
+    def _throw_payload(self, hit):
+        payload = self._body_hit(hit, "Throw")
+        self.begin_pick(f"Throw {self.app._name(payload)}: click where it should land",
+                        lambda h: self._throw_at(payload, h))
+        return None
+
+    def _throw_at(self, payload: str, hit):
+        aim, body = self._launch_aim(hit)
+        return self.cmd.throw(payload, aim, body)
 
     def _launch_aim(self, hit) -> tuple[np.ndarray, str | None]:
         """Aim point of a Launcher at what was clicked: a body's top centre (plus 1", over
@@ -360,8 +503,7 @@ class InputLayer:
         s = app.session
         if self.mode == "attack" and self.hover_target is not None and app.selected is not None \
                 and self.weapon is not None:
-            return AttackAction(type="attack", player=s.current_player, unit=app.selected,
-                                weapon=self.weapon, target=self.hover_target)
+            return self.cmd.attack(app.selected, self.weapon, self.hover_target, self.fire_mode)
         if self.mode == "launch" and self.launcher is not None and self.launch_aim is not None:
             pv = s.flight.launch_preview(self.launcher, self.launch_aim,
                                          target_body=self.launch_body)
@@ -403,13 +545,23 @@ class InputLayer:
         if mode != "launch":
             self.launcher = None
             self.launch_aim = self.launch_body = None
+        self.aimed = None
+        if mode != "select" and hasattr(self.app, "tooltip"):
+            self.app.tooltip.setText("")
         if mode != "attack":
             self.weapon = None
             self.hover_target = None
         if mode != "measure":
             self.measure_from = self.measure_to = None
+            self.measure_hover = None
         if mode != "drop":
             self.drop_point = None
+        if mode != "strike":
+            self.strike_point = None
+        if mode != "pick":
+            self.pick_prompt, self.pick_fn = "", None
+        if mode != "attack":
+            self.fire_mode = None
         self.app.overlays_dirty = True
 
     # ---------------------------------------------------------------- keys
@@ -429,6 +581,14 @@ class InputLayer:
                 app.flash(f"Melee by {brig.system.replace('_', '-')}: click an enemy")
             return
         if app.mbw is not None and app.mbw.key(n):
+            return
+        if n == "enter" and self.pending_move is not None:
+            move, self.pending_move = self.pending_move, None
+            app.submit(move)
+            return
+        if n == "escape" and self.pending_move is not None:
+            self.pending_move = None
+            app.flash("Move cancelled")
             return
         if n == "escape":
             if self.drag_unit is not None or self.press is not None:
@@ -459,7 +619,8 @@ class InputLayer:
             self.wheel(-1)
         elif n == "t":
             bf = app.session.spec.battlefield
-            top = app.rig.toggle_top(bf.width, bf.depth, app.aspect)
+            top = app.rig.toggle_top(bf.width, bf.depth, app.view_aspect)
+            app.overlays_dirty = True
             app.flash("Top view (T: back to 3D)" if top else "3D view")
         elif n == "f":
             if app.selected is not None and not app.busy:
@@ -486,13 +647,87 @@ class InputLayer:
                 return
             ms = app.session.flight.launchers()
             if not ms:
-                app.flash(f"{app.session.current_player} has no Launcher on the table", error=True)
+                app.flash(f"{app.session.current_player} has no Launcher on the table (A: Strategic "
+                          "Bombardment, V: missile strike, B: The Big Drop)", error=True)
                 return
             self.set_mode("launch")
             self.launcher = ms[0].id
             app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter to fire")
         elif n in ("[", "]") and self.mode == "drop":
             self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
+            app.overlays_dirty = True
+        elif n in ("[", "]") and self.mode == "strike":
+            self.strike_dice = int(np.clip(self.strike_dice + (1 if n == "]" else -1), 1, 40))
+            app.overlays_dirty = True
+        elif n in ("a", "v"):
+            kind = "bombard" if n == "a" else "missile"
+            if self.mode == "strike" and self.strike_kind == kind:
+                self.set_mode("select")
+                return
+            self.set_mode("strike")
+            self.strike_kind = kind
+            app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
+                      + ": click the target point, [ ] dice, click again or Enter")
+        elif n == "r":
+            self.command(self.cmd.relay)
+        elif n == "n":
+            self.command(self.cmd.reinforce)
+        elif n == "x":
+            self.command(lambda: self.cmd.declare("losing_battle"))
+        elif n == "z":
+            self.command(lambda: self.cmd.declare("concede"))
+        elif n == "c":
+            if app.selected is None:
+                app.flash("Carry: select one of your units first", error=True)
+                return
+
+            def carry(hit):
+                item = self._body_hit(hit, "Carry")
+                self.carry_item = item
+                self.set_mode("select")
+                app.flash(f"{app._name(app.selected)} carries {app._name(item)} on the next "
+                          "drag (off a friendly edge: out of the battle)")
+                return None
+
+            self.begin_pick("Carry: click the item to carry (within 1\")", carry)
+        elif n == "j":
+            if app.selected is None:
+                app.flash("Throw: select one of your units first", error=True)
+                return
+            self.begin_pick("Throw: click the object to throw", self._throw_payload)
+        elif n == "i":
+            self.begin_pick("Ignite: click what to set on fire (1d4 Fire)",
+                            lambda h: self.cmd.ignite(self._body_hit(h, "Ignite")))
+        elif n == "k":
+            if app.selected is None:
+                app.flash("Interact: select one of your units first", error=True)
+                return
+            # K again changes the verb (a Trap answers only its own interaction, F.2)
+            if self.mode == "pick" and self.pick_prompt.startswith("Interact"):
+                i = INTERACTIONS.index(self.interaction) if self.interaction in INTERACTIONS else -1
+                self.interaction = INTERACTIONS[(i + 1) % len(INTERACTIONS)]
+            else:
+                self.interaction = INTERACTIONS[0]
+            verb = self.interaction
+            self.begin_pick(f"Interact ({verb}; K: another verb): click the lever, door or object",
+                            lambda h: self.cmd.interact(self._body_hit(h, "Interact"), verb))
+        elif n == "y":
+            if app.selected is None:
+                app.flash("Mark: select your Scout first", error=True)
+                return
+            self.begin_pick("Mark: click the target to Mark",
+                            lambda h: self.cmd.mark(self._body_hit(h, "Mark")))
+        elif n in (",", "."):
+            self.command(lambda: self.cmd.face(45.0 if n == "," else -45.0))
+        elif n == "d":
+            self.command(self.cmd.stop_drop_roll)
+        elif n == "w":
+            self.command(lambda: self.cmd.reload(self.weapon))
+        elif n == "tab" and self.mode == "attack" and app.selected is not None:
+            modes = self.cmd.fire_modes(app.selected, self.weapon)
+            i = modes.index(self.fire_mode) if self.fire_mode in modes else 0
+            self.fire_mode = modes[(i + 1) % len(modes)]
+            app.flash(f"Fire mode: {self.fire_mode or 'the weapon default'}")
             app.overlays_dirty = True
         elif n.isdigit() and n != "0":
             if app.selected is None:
@@ -505,7 +740,7 @@ class InputLayer:
                 return
             self.set_mode("attack")
             self.weapon = i
-            app.flash(f"{ws[i].name}: point at a target, click it twice (or Enter) to fire")
+            app.flash(f"{ws[i].name}: click a target to aim, click it again (or Enter) to fire")
         elif n == "enter":
             if self.mode == "attack" and self.hover_target is not None:
                 self.fire(self.hover_target)
@@ -514,6 +749,14 @@ class InputLayer:
             elif self.mode == "drop" and self.drop_point is not None:
                 app.submit(self._big_drop())
                 self.set_mode("select")
+            elif self.mode == "strike":
+                self.strike()
+        elif n == "f3":
+            app.toggle_plates()
+        elif n == "f2":
+            app.log_filter = LOG_FILTERS[(LOG_FILTERS.index(app.log_filter) + 1) % len(LOG_FILTERS)]
+            app.log_scroll = 0
+            app.flash(f"Log: {app.log_filter}")
         elif n == "o":
             action = self.previewed_action()
             if action is None:
@@ -603,6 +846,15 @@ class TabletopApp:
         self.odds_action: dict | None = None
         self.odds_lines: list[str] = []
         self._odds_thread: threading.Thread | None = None
+        #: The log panel: its filter (F2) and how many lines it is scrolled back (wheel).
+        self.log_filter = "all"
+        self.log_scroll = 0
+        self._turn_seen: tuple | None = None
+        #: What F5 last saved (or what was opened): quitting and F9 ask when play is unsaved.
+        self._saved_session = session
+        self._saved_actions = list(session.actions)
+        self._asked: str | None = None
+        self._asked_until = 0.0
         self._setup_scene()
         self._setup_hud()
         self._bind_events()
@@ -620,9 +872,18 @@ class TabletopApp:
         self.root.set_shader_input("u_shadow_texel", 1.0 / 2048)
         self.root.set_shader_input("u_shadow_offset", 0.02)
         self.root.set_antialias(AntialiasAttrib.M_multisample)
-        b.setBackgroundColor(0.70, 0.80, 0.90, 1)
+        # the 3D view takes the window less the log column on the right (the log never covers
+        # the table); the window's own clear colour is the column's
+        b.setBackgroundColor(*COLUMN_COLOUR)
+        self.view_region = next(b.win.get_display_region(i)
+                                for i in range(b.win.get_num_display_regions())
+                                if b.win.get_display_region(i).get_camera() == b.cam)
+        self.view_region.set_dimensions(0, 1 - LOG_COLUMN, 0, 1)
+        self.view_region.set_clear_color_active(True)
+        self.view_region.set_clear_color(LColor(0.70, 0.80, 0.90, 1))
+        self.view_region.set_clear_depth_active(True)
         b.cam.node().set_camera_mask(_VIEW_MASK)
-        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width / self.height), 40.0)
+        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width * (1 - LOG_COLUMN) / self.height), 40.0)
         self._sun_node = DirectionalLight("sun")
         self._sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
         self._sun = self.root.attach_new_node(self._sun_node)
@@ -635,6 +896,17 @@ class TabletopApp:
         self.root.set_light(self._sun)
         self.root.set_light(self._fill)
         self.bodies_np = self.root.attach_new_node("bodies")
+        # name plates (F3): billboards drawn over everything, without light or shadow
+        self.plates_np = self.base.render.attach_new_node("plates")
+        self.plates_np.set_light_off(1)
+        self.plates_np.set_shader_off(1)
+        self.plates_np.set_depth_test(False)
+        self.plates_np.set_depth_write(False)
+        self.plates_np.set_bin("fixed", 40)
+        self.plates_np.set_transparency(TransparencyAttrib.M_alpha)
+        self.plates_np.hide(_SHADOW_MASK)
+        self.show_plates = False
+        self._plates: dict[str, NodePath] = {}
         self.markers_np = self.root.attach_new_node("markers")
         bf = self.session.spec.battlefield
         w, d = bf.width, bf.depth
@@ -688,8 +960,26 @@ class TabletopApp:
         self._nodes = {}
         g = self.session
         self._destroyed = {k for k, s in g.bodies.items() if s.damage.destroyed}
-        for key, asset in list(g.assets.items()):
+        items = list(g.assets.items())
+        last = time.monotonic()
+        for i, (key, asset) in enumerate(items):
             self._add_body_node(key, asset)
+            if time.monotonic() - last > LOADING_EVERY_S and i + 1 < len(items):
+                last = time.monotonic()
+                self._show_loading(f"Loading the table: {i + 1} of {len(items)} models")
+        self._show_loading("")
+
+    def _show_loading(self, text: str) -> None:
+        """The loading screen: a line of progress drawn at once (the frame loop is not
+        running while the models are built); "" hides it."""
+        node = getattr(self, "loading_text", None)
+        if node is None:
+            return
+        node.setText(text)
+        if text:
+            self.loading_shown.append(text)
+            for _ in range(2):  # both buffers, so the line shows whatever was drawn before
+                self.base.graphicsEngine.render_frame()
 
     def _add_body_node(self, key: str, asset) -> None:
         g = self.session
@@ -729,6 +1019,18 @@ class TabletopApp:
             self._add_body_node(key, g.assets[key])
         self._destroyed = dead
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
+        # destroyed units are drawn fallen over where they stood (the view only; the rules'
+        # body stays as physics left it)
+        self._fallen = {}
+        for key in dead:
+            if g.bodies[key].kind == "unit" and key in self._live:
+                lo, hi = s.bounds(key)
+                (x, y, z), q = self._live[key]
+                tip = np.array([math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])
+                thick = min(hi[0] - lo[0], hi[1] - lo[1])
+                self._fallen[key] = ((x, y, float(lo[2]) + thick / 2),
+                                     tuple(quat_mul(tip, np.asarray(q, float))))
+        self._sync_plates()
         esc = getattr(g, "escapade", None)
         self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
                                     self.mbw.panel() if self.mbw is not None else "")
@@ -749,14 +1051,20 @@ class TabletopApp:
         self.banner = text((0, -0.1), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
         self.card = text((0.04, -0.1), 0.045, TextNode.ALeft, parent=b.a2dTopLeft)
         self.preview = text((-0.04, -0.1), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1), b.a2dTopRight)
-        self.logpanel = text((0.04, 0.8), 0.04, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomLeft)
-        self.status = text((0, 0.2), 0.04, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
+        self.logpanel = text((0.0, 0.0), 0.036, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomRight)
+        self.status = text((0, 0.2), 0.032, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
                            bg=(0, 0, 0, 0.6))
         self.pile = text((0, -0.17), 0.042, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
+        #: The loading screen's progress line, and every line it showed (tests read them).
+        self.loading_text = text((0, 0), 0.07, TextNode.ACenter, (1, 1, 1, 1), b.aspect2d,
+                                 bg=(0, 0, 0, 0.7))
+        self.loading_shown: list[str] = []
+        self.tooltip = text((0, 0), 0.038, TextNode.ALeft, (1, 1, 0.9, 1), b.aspect2d,
+                            bg=(0, 0, 0, 0.6))
         self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
                               b.a2dTopCenter)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
-        self.escapade_panel = text((-0.04, -0.4), 0.036, TextNode.ARight, (1, 1, 0.85, 1),
+        self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
         self.ruler_label = NodePath(TextNode("ruler-label"))
         self.ruler_label.reparent_to(self.base.render)
@@ -791,8 +1099,91 @@ class TabletopApp:
             return win.get_x_size() / win.get_y_size()
         return self.width / self.height
 
+    @property
+    def view_aspect(self) -> float:
+        """Width / height of the 3D view (the window less the log column)."""
+        return self.aspect * (1 - LOG_COLUMN)
+
+    def in_log_column(self, x: float) -> bool:
+        """Whether window x (in [-1, 1]) is over the log column."""
+        return x > 1 - 2 * LOG_COLUMN
+
+    def _view_x(self, x: float) -> float:
+        """Window x in [-1, 1] to the 3D view's film x in [-1, 1]."""
+        return (float(x) + 1) / (1 - LOG_COLUMN) - 1
+
+    def scroll_log(self, lines: int) -> None:
+        """Scroll the log back (positive) or forward (negative) by ``lines`` events."""
+        self.log_scroll = max(0, self.log_scroll + int(lines))
+
+    def log_events(self, events: list[dict]) -> list[dict]:
+        """The events the log panel shows under its filter (F2), oldest first."""
+        out = [e for e in events if _shown_in_log(e)]
+        if self.log_filter == "dice & Damage":
+            out = [e for e in out if e["type"] in _DICE_EVENTS or "damage" in e["type"]]
+        elif self.log_filter == "impacts":
+            out = [e for e in out if e["type"] == "impact"]
+        return out
+
+    def log_text(self, e: dict) -> str:
+        """One log line as a player reads it: whole, with names instead of ids."""
+        return _log_line(e, self._names())
+
+    def _names(self) -> dict[str, str]:
+        g = self.session
+        if getattr(self, "_names_gen", None) != (g.generation, len(g.bodies)):
+            self._names_gen = (g.generation, len(g.bodies))
+            self._names_map = {k: st.name for k, st in g.bodies.items()
+                               if st.name and st.name != k and k not in st.name}
+        return self._names_map
+
+    @property
+    def unsaved(self) -> int:
+        """Actions played since the game was opened, saved or loaded (0: nothing to lose)."""
+        if self.net is not None:
+            return 0  # online, the server holds the game
+        now, saved = list(self.session.actions), self._saved_actions
+        if self._saved_session is not self.session:
+            return len(now)
+        if now[:len(saved)] == saved:
+            return len(now) - len(saved)
+        return max(1, abs(len(now) - len(saved)))  # undone past the save, or replaced
+
+    def _mark_saved(self) -> None:
+        self._saved_session = self.session
+        self._saved_actions = list(self.session.actions)
+
+    def _confirm(self, what: str, question: str) -> bool:
+        """Whether ``what`` (a key) was pressed again right after its question was asked; else
+        asks ``question`` and returns False."""
+        now = time.monotonic()
+        if self._asked == what and now < self._asked_until:
+            self._asked = None
+            return True
+        self._asked, self._asked_until = what, now + 8.0
+        self.flash(question, 8.0, error=True)
+        return False
+
+    def autosave_path(self) -> Path:
+        """Where quitting with unsaved play autosaves: ``<save name>.autosave.json``."""
+        name = self.save_path.name
+        stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
+        return self.save_path.with_name(stem + ".autosave.json")
+
     def quit(self) -> None:
-        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends)."""
+        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends).
+        With unsaved play, the game is autosaved and the first press asks; a second quits."""
+        n = self.unsaved
+        if n and not self.busy:
+            if not self._confirm("quit", ""):
+                try:
+                    out = self.session.save(self.autosave_path())
+                    where = f"autosaved to {shown_path(out)}"
+                except SandboxError as exc:
+                    where = f"autosave failed: {exc}"
+                self.flash(f"{n} unsaved action(s) ({where}): Q again to quit, F5 to save", 8.0,
+                           error=True)
+                return
         self.quit_requested = True
         self.on_quit()
 
@@ -800,13 +1191,25 @@ class TabletopApp:
         s = self.session
         busy = self.busy
         pb = self._playback
-        label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
-        for system in s.systems:  # a game with its own round (Brigandine's phases) names it
-            if hasattr(system, "banner"):
-                label = system.banner(s.turn, s.current_player)
+        if not self.runner.busy and not busy:
+            turn = (s.turn, s.current_player)
+            if self._turn_seen is not None and turn != self._turn_seen:
+                # a new turn: the last player's refusals expire and the stat card clears
+                if self.flash_kind == "error":
+                    self._flash_until = 0.0
+                self.select(None)
+                self.input.carry_item = None
+            self._turn_seen = turn
+        if not self.runner.busy:  # the worker may be between players: read the turn when idle
+            label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
+            for system in s.systems:  # a game with its own round (Brigandine's phases) names it
+                if hasattr(system, "banner"):
+                    label = system.banner(s.turn, s.current_player)
+            self._banner_label = label
+            pile = s.bombardment.strategy_pile()
+            self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
+        label = getattr(self, "_banner_label", "")
         self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
-        pile = s.bombardment.strategy_pile()
-        self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         if self.selected is not None and not busy and self.selected in s.bodies:
             self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
         elif not busy:
@@ -818,21 +1221,39 @@ class TabletopApp:
             limit = pb["n_events"]
             while limit < len(events) and events[limit]["time"] <= t + 1e-9:
                 limit += 1
-        shown = [e for e in events[:limit] if _shown_in_log(e)][-LOG_LINES:]
-        self.logpanel.setText("\n".join(_log_line(e) for e in shown))
+        shown = self.log_events(events[:limit])
+        self.log_scroll = min(self.log_scroll, max(0, len(shown) - 1))
+        end = len(shown) - self.log_scroll
+        shown = shown[max(0, end - LOG_LINES):end]
+        head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
+                + ")")
+        lines = [self.log_text(e) for e in shown]
+        tn = self.logpanel.textNode
+        key = (head, tuple(lines))
+        if key != getattr(self, "_log_key", None):
+            self._log_key = key
+            while True:  # the newest lines that fit the column's height, wrapped whole
+                self.logpanel.setText("\n".join([head] + lines))
+                if tn.get_num_rows() <= self._log_rows or len(lines) <= 1:
+                    break
+                lines = lines[1:]
         mode = self.input.mode
         extra = ""
         if self.input.sprint:
             extra += "   SPRINT"
-        if mode == "drop":
+        if mode == "drop" and not self.runner.busy:
             extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.bombardment.strategy_pile()} in "
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
+        if mode == "strike":
+            extra += f"   {self.input.strike_dice} Explosive dice ([ and ] to change)"
         if self.input.brig is not None:  # Brigandine: what this phase's gestures order
             extra += "   " + self.input.brig.prompt()
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
         self.status.setText(text)
-        self.status.setPos(0, 0.05 + 0.04 * 1.25 * text.count("\n"))
+        self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2, 0.04 + 0.032 * 1.25 * text.count("\n"))
         self.flashline.setText(self._flash_text if now < self._flash_until else "")
+        if busy:
+            self.tooltip.setText("")
 
     # ---------------------------------------------------------------- events
     def _bind_events(self) -> None:
@@ -841,12 +1262,12 @@ class TabletopApp:
             b.accept(f"mouse{btn}", self._on_down, [btn, False])
             b.accept(f"shift-mouse{btn}", self._on_down, [btn, True])
             b.accept(f"mouse{btn}-up", self._on_up, [btn])
-        b.accept("wheel_up", self.input.wheel, [1])
-        b.accept("wheel_down", self.input.wheel, [-1])
+        b.accept("wheel_up", self._on_wheel, [1])
+        b.accept("wheel_down", self._on_wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
-                "o",
-                "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
+                "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])
@@ -858,6 +1279,12 @@ class TabletopApp:
         b.accept("control-z", self.input.key, ["u"])
         b.accept("control-s", self.input.key, ["f5"])
         b.accept("control-o", self.input.key, ["f9"])
+
+    def _on_wheel(self, steps: int) -> None:
+        m = self._mouse()
+        if m is not None:
+            self.input.last_pointer = m
+        self.input.wheel(steps)
 
     def _shift(self, down: bool) -> None:
         self.input.shift = down
@@ -887,7 +1314,7 @@ class TabletopApp:
     def mouse_ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
         """World (near, far) points of the ray through screen point (x, y), inches."""
         near, far = Point3(), Point3()
-        self.base.camLens.extrude(Point2(x, y), near, far)
+        self.base.camLens.extrude(Point2(self._view_x(x), y), near, far)
         r = self.base.render
         n = r.get_relative_point(self.base.cam, near)
         f = r.get_relative_point(self.base.cam, far)
@@ -895,7 +1322,7 @@ class TabletopApp:
 
     def pick(self, x: float, y: float):
         """The first thing under screen point (x, y): a physics ray test (read only)."""
-        if self.busy:
+        if self.busy or self.in_log_column(x):
             return None
         a, b = self.mouse_ray(x, y)
         return self.session.pick(a, b)
@@ -916,7 +1343,7 @@ class TabletopApp:
         out = Point2()
         if not self.base.camLens.project(p, out):
             return None
-        return float(out.x), float(out.y)
+        return (float(out.x) + 1) * (1 - LOG_COLUMN) - 1, float(out.y)
 
     def can_move(self, key: str) -> bool:
         st = self.session.bodies.get(key)
@@ -926,6 +1353,41 @@ class TabletopApp:
     def select(self, key: str | None) -> None:
         self.selected = key
         self.overlays_dirty = True
+
+    def set_tooltip(self, key: str | None, x: float, y: float) -> None:
+        """The hover tooltip: the name, owner and state of the body under the pointer."""
+        s = self.session
+        if key is None or key not in s.bodies:
+            self.tooltip.setText("")
+            return
+        st = s.bodies[key]
+        words = ", ".join(s.status_words(key))
+        self.tooltip.setText(f"{st.name} ({st.owner or 'no owner'})" + (f"\n{words}" if words else ""))
+        self.tooltip.setPos(float(x) * self.aspect + 0.04, float(y) - 0.07)
+
+    def toggle_plates(self) -> None:
+        """F3: name plates over the units on the table, or none."""
+        self.show_plates = not self.show_plates
+        self._sync_plates()
+
+    def _sync_plates(self) -> None:
+        """One billboard name plate per unit standing on the table (none when hidden)."""
+        g = self.session
+        want = {k for k, st in g.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+                and k in g.world.bodies} if self.show_plates else set()
+        for k in list(self._plates):
+            if k not in want:
+                self._plates.pop(k).remove_node()
+        for k in sorted(want - set(self._plates)):
+            tn = TextNode(f"plate:{k}")
+            tn.set_text(g.bodies[k].name)
+            tn.set_align(TextNode.ACenter)
+            tn.set_text_color(1, 1, 1, 1)
+            tn.set_card_color(0, 0, 0, 0.55)
+            tn.set_card_as_margin(0.15, 0.15, 0.05, 0.05)
+            np_ = self.plates_np.attach_new_node(tn)
+            np_.set_billboard_point_eye()
+            self._plates[k] = np_
 
     def toggle_grid(self) -> None:
         self.grid_visible = not self.grid_visible
@@ -1018,6 +1480,7 @@ class TabletopApp:
         except OSError as exc:
             self.flash(f"Save failed (previous save kept): {exc}", error=True)
             return None
+        self._mark_saved()
         self.flash(f"Saved to {shown_path(out)}", ok=True)
         return out
 
@@ -1028,6 +1491,11 @@ class TabletopApp:
             return
         if self.net is not None:
             self.flash("Online: the server holds the game (its host restarts it from a save)")
+            return
+        n = self.unsaved
+        if n and path is None and not self._confirm(
+                "load", f"F9 again to discard {n} unsaved action(s) and load "
+                        f"{shown_path(self.save_path)} (F5 saves first)"):
             return
         target = Path(path) if path else self.save_path
         ldraw = self.session.ldrawdir
@@ -1073,6 +1541,7 @@ class TabletopApp:
         """Show ``game`` instead of the session (a resync loaded the server's save)."""
         self.session = game
         self._generation = -1
+        self._mark_saved()
         self._sync_from_session()
 
     # ---------------------------------------------------------------- per frame
@@ -1086,11 +1555,13 @@ class TabletopApp:
             old.close()
             self.flash(f"Loaded {shown_path(getattr(self, '_loading', self.save_path))}", ok=True)
             self._generation = -1
+            self._mark_saved()
         elif after == "undo" and r.error is None:
             self.flash(f"Undid: {self.session.describe(r.result)}", ok=True)
         if r.error is not None:
             if isinstance(r.error, SandboxError):
-                self.flash(str(r.error), 6.0, error=True)
+                # a player's action has no script index: drop the "actions[i]: " of a refusal
+                self.flash(re.sub(r"^actions\[\d+\]:\s*", "", str(r.error)), 6.0, error=True)
             else:
                 raise r.error
             if self._playback is not None:
@@ -1134,8 +1605,9 @@ class TabletopApp:
         self._was_playing = self._playback is not None
         if self.mbw is not None and not self.busy:
             self.mbw.tick()  # a computer seat plays its next action
+        fallen = getattr(self, "_fallen", {})
         for key, np_ in self._nodes.items():
-            pose = poses.get(key)
+            pose = fallen.get(key) if not self.busy and key in fallen else poses.get(key)
             if pose is None or (not self.busy and key not in self.session.world.bodies):
                 np_.hide()
                 continue
@@ -1146,6 +1618,17 @@ class TabletopApp:
                 np_.set_color_scale(*_HIGHLIGHT_SCALE)
             else:
                 np_.clear_color_scale()
+        if self._plates:
+            scale = max(0.3, self.rig.distance * 0.012)
+            for key, plate in self._plates.items():
+                pose = poses.get(key)
+                if pose is None:
+                    plate.hide()
+                    continue
+                plate.show()
+                x, y, z = pose[0]
+                plate.set_pos(float(x), float(y), float(z) + 1.3)
+                plate.set_scale(scale)
         if self.overlays_dirty and not self.busy:
             self._draw_overlays()
         elif self.busy and self.markers_np.get_num_children():
@@ -1161,7 +1644,8 @@ class TabletopApp:
         dist = self.rig.distance
         self.base.camLens.set_near_far(max(0.1, dist * 0.02), dist * 4 + 200)
         m = self._mouse()
-        if m is not None and (self.input.press is not None or self.input.mode == "attack"):
+        if m is not None and (self.input.press is not None
+                              or self.input.mode in ("attack", "measure", "select")):
             if m != self.input.last_pointer:
                 self.input.pointer_move(*m)
         self._layout()
@@ -1175,6 +1659,25 @@ class TabletopApp:
         if narrow != getattr(self, "_narrow", None):
             self._narrow = narrow
             self.card.setPos(0.04, -0.36 if narrow else -0.1)
+        aspect = self.aspect
+        if aspect != getattr(self, "_laid_aspect", None):
+            self._laid_aspect = aspect
+            self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
+            col = 2 * aspect * LOG_COLUMN  # the column's width in aspect2d units
+            left = -col + 0.03
+            wrap = (col - 0.06)
+            self._log_rows = max(4, int(0.95 / (0.036 * 1.2)))
+            # the log fills the column's lower half, its first row at the top of that half
+            self.logpanel.setPos(left, 0.04 + (self._log_rows - 1) * 0.036 * 1.2)
+            self.logpanel.textNode.set_wordwrap(wrap / 0.036)
+            self._log_key = None
+            self.escapade_panel.setPos(left, -0.42)
+            self.escapade_panel.textNode.set_wordwrap(wrap / 0.034)
+            self.preview.setPos(-0.03, -0.1)
+            self.preview.textNode.set_wordwrap(wrap / 0.042)
+            # the banner, the help and the message line centred over the 3D view
+            for node, y in ((self.banner, -0.1), (self.pile, -0.17), (self.flashline, -0.26)):
+                node.setPos(-col / 2, y)
 
     _was_playing = False
 
@@ -1200,6 +1703,7 @@ class TabletopApp:
         # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
         # Scout revealed them to the player whose turn it is (F.3)
         markers.extend(hazard_markers(s, viewer=s.current_player))
+        markers.extend(self._unit_markers())
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))
@@ -1226,6 +1730,9 @@ class TabletopApp:
             markers.append(Marker.path(box, colour, 2.0))
             label = f'{dist:.2f}" of {left:.2f}"' + ("" if ok else (
                 "  Sprint: roll for more" if inp.sprint else "  too far (S: Sprint)"))
+            fall = inp.fall_at(unit, dest)
+            if fall > 0.25:  # the path leaves a roof or a wall
+                label += f"  falls {fall:.1f}\""
             label_at = (start + end) / 2 + [0, 0, 0.6]
         if inp.mode == "measure" and inp.measure_from is not None:
             a = inp.measure_from
@@ -1246,6 +1753,13 @@ class TabletopApp:
             else:
                 p = s.bounds(a)[0] if isinstance(a, str) else a
                 markers.append(Marker.target(np.asarray(p, float), 0.6, (1, 1, 1, 1)))
+                if inp.measure_hover is not None:  # the live ruler to the pointer
+                    meas = s.measure(a, np.asarray(inp.measure_hover, float))
+                    markers.append(Marker.line(np.array(meas.start) + [0, 0, 0.05],
+                                               np.array(meas.end) + [0, 0, 0.05],
+                                               (1, 1, 1, 0.8), 2.0))
+                    label = f'{meas.inches:.2f}"  (click the second point)'
+                    label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
         preview_lines: list[str] = []
         if inp.mode == "attack" and self.selected is not None and inp.weapon is not None:
             unit = self.selected
@@ -1256,8 +1770,15 @@ class TabletopApp:
             if w.range_in:
                 markers.append(Marker.ring((c[0], c[1], 0.03), w.range_in + (hi[0] - lo[0]) / 2,
                                            colour=(1.0, 1.0, 1.0, 0.45), width=0.06))
+            pv = None
             if inp.hover_target is not None and inp.hover_target != unit:
-                pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target)
+                try:
+                    pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target,
+                                                   mode=inp.fire_mode)
+                except SandboxError as exc:
+                    pv = None
+                    preview_lines = [str(exc)]
+            if inp.hover_target is not None and inp.hover_target != unit and pv is not None:
                 tlo, thi = s.bounds(inp.hover_target)
                 tc = (tlo + thi) / 2
                 preview_lines = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
@@ -1271,6 +1792,15 @@ class TabletopApp:
                     for k in range(1, w.damage.count + 1):  # 2" per die (8.4)
                         markers.append(Marker.ring((tc[0], tc[1], 0.03), 2.0 * k,
                                                    colour=(1.0, 0.55, 0.1, 0.8), width=0.1))
+        if inp.mode == "strike" and inp.strike_point is not None:
+            p = inp.strike_point
+            markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
+            for k in range(1, inp.strike_dice + 1):  # 2" per Explosive die (8.4)
+                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=(1.0, 0.55, 0.1, 0.8),
+                                           width=0.1))
+            what = "Strategic Bombardment" if inp.strike_kind == "bombard" else "Missile strike"
+            label = f"{what}: {inp.strike_dice}d10 Explosive  (click again or Enter)"
+            label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
         if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
             lp = s.flight.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)
             colour = (1.0, 0.85, 0.2, 1.0) if lp.allowed else (1.0, 0.25, 0.2, 1.0)
@@ -1302,6 +1832,30 @@ class TabletopApp:
         if label_at is not None:
             self.ruler_label.set_pos(LPoint3(*map(float, label_at)))
             self.ruler_label.set_scale(max(0.35, self.rig.distance * 0.018))
+
+    def _unit_markers(self) -> list[Marker]:
+        """A clear ring under the selected body; in top view a ring round every unit too
+        (green: the current player's, red: another's), so units read as shapes from above."""
+        s = self.session
+        out: list[Marker] = []
+        top = self.rig.pitch > 89.0
+        for key, st in s.bodies.items():
+            if key not in s.world.bodies or (st.damage.destroyed and key != self.selected):
+                continue
+            if key != self.selected and not (top and st.kind == "unit"):
+                continue
+            lo, hi = s.bounds(key)
+            c = s.footprint_centre(key)
+            r = 0.5 * math.hypot(hi[0] - lo[0], hi[1] - lo[1]) + 0.25
+            if key == self.selected:
+                out.append(Marker.ring((c[0], c[1], max(lo[2], 0.0) + 0.04), r + 0.1,
+                                       colour=(1.0, 0.9, 0.2, 1.0), width=0.12))
+            else:
+                mine = st.owner == s.current_player
+                out.append(Marker.ring((c[0], c[1], max(lo[2], 0.0) + 0.04), r,
+                                       colour=(0.3, 1.0, 0.4, 0.9) if mine else (1.0, 0.3, 0.25, 0.9),
+                                       width=0.1))
+        return out
 
     def _name(self, key) -> str:
         st = self.session.bodies.get(key) if isinstance(key, str) else None
@@ -1381,16 +1935,55 @@ def _shown_in_log(e: dict) -> bool:
     return True
 
 
-def _log_line(e: dict) -> str:
+def _log_line(e: dict, names: dict[str, str] | None = None) -> str:
+    """A log event as the panel shows it: the whole line, body ids replaced by names."""
     t = e["type"]
-    text = e["text"]
+    text = str(e["text"])
+    if names:
+        text = _NAME_RE_CACHE.sub(names, text)
     if t == "roll":
         return f"  die: {text}"
-    return text if len(text) < 110 else text[:107] + "..."
+    return text
+
+
+class _NameSubstitution:
+    """Replaces whole-word body ids by their names (one compiled pattern per names map)."""
+
+    def __init__(self):
+        self._key = None
+        self._re = None
+
+    def sub(self, names: dict[str, str], text: str) -> str:
+        key = id(names), len(names)
+        if key != self._key:
+            self._key = key
+            ids = sorted(names, key=len, reverse=True)
+            self._re = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, ids)) + r")(?![\w])") \
+                if ids else None
+        if self._re is None:
+            return text
+        return self._re.sub(lambda m: names[m.group(1)], text)
+
+
+_NAME_RE_CACHE = _NameSubstitution()
 
 
 def _plays_mbw(session) -> bool:
     return any(sys_.name == "micro_brick_war" for sys_ in session.systems)
+
+
+def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None) -> GameSession:
+    """The game ``sandbox play`` opens: live play rolls real seeded dice, so a scene's
+    ``forced_dice`` (for scripted runs re-enacting the book's examples) are not used; a save
+    keeps the choice it was played with.
+
+    Raises
+    ------
+    SceneError, ReplayError
+    """
+    from ..game.engine import open_game
+
+    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False)
 
 
 def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width: int = 1280,
@@ -1402,9 +1995,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
     holds its models)."""
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
-    from ..game.engine import open_game
-
-    session = open_game(path, seed=seed, ldrawdir=ldrawdir)
+    session = open_for_play(path, seed=seed, ldrawdir=ldrawdir)
     p = Path(path)
     if ai and not _plays_mbw(session):
         session.close()

@@ -97,6 +97,10 @@ class Game:
         Called with every event as it happens (the CLI prints them).
     actions : sequence of actions or dicts, optional
         An action log played at once (a loaded game).
+    forced_dice : bool
+        Use the scene's ``forced_dice`` (True: scripted runs, tests, replays re-enacting the
+        book's examples); False: live play at the table rolls only seeded dice. Saves and
+        replays record it, so a load replays identically.
 
     The table is built (and settles) in the constructor; the scene's scripted ``actions`` are
     not played until :meth:`play_script` (``sandbox run``): at the table, players act.
@@ -109,8 +113,9 @@ class Game:
 
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
-                 actions: Sequence = ()):
+                 actions: Sequence = (), forced_dice: bool = True):
         self.spec = spec
+        self.forced_dice = bool(forced_dice)
         self.base_dir = Path(base_dir)
         self.ldrawdir = ldrawdir
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -131,7 +136,7 @@ class Game:
         if self.world is not None:
             self.world.close()
         spec = self.spec
-        self.dice = Dice(self.seed, forced=spec.forced_dice)
+        self.dice = Dice(self.seed, forced=spec.forced_dice if self.forced_dice else None)
         self.world = PhysicsWorld()
         self.recorder = Recorder(self.world.time_step * STEPS_PER_FRAME)
         self.events: list[dict] = []
@@ -951,6 +956,7 @@ class Game:
             "version": SAVE_VERSION,
             "scene_dir": str(self.base_dir.resolve()),
             "seed": self.seed,
+            "forced_dice": self.forced_dice,
             "turn": self.turn,
             "player": self.current_player,
             "over": self.over,
@@ -1022,6 +1028,9 @@ class Game:
             seed = doc["seed"]
             if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
                 raise TypeError(f"seed must be a whole number, got {str(seed)[:40]}")
+            forced = doc.get("forced_dice", True)
+            if not isinstance(forced, bool):
+                raise TypeError(f"forced_dice must be true or false, got {str(forced)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
@@ -1030,7 +1039,8 @@ class Game:
         if "\x00" in str(base) or not base.is_dir():
             base = Path(base_dir)
         try:
-            game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions)
+            game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions,
+                       forced_dice=forced)
         except SandboxError as exc:
             raise ReplayError(f"{p}: replaying the action log failed: {exc}") from None
         if doc.get("over"):
@@ -1050,7 +1060,7 @@ class Game:
                       events=self.events, tracks=dict(self.recorder.tracks),
                       frame_dt=self.recorder.frame_dt, frames=self.recorder.frame,
                       frame_times=list(self.recorder.times),
-                      meta={"finished": self.over})
+                      meta={"finished": self.over, "forced_dice": self.forced_dice})
 
     def close(self) -> None:
         """Free the physics world; the game accepts no action afterwards."""
@@ -1075,7 +1085,7 @@ def save_file_checksum(doc: dict) -> str:
 
 
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
-              on_event: Callable[[dict], None] | None = None) -> Game:
+              on_event: Callable[[dict], None] | None = None, forced_dice: bool = True) -> Game:
     """A :class:`Game` from a scene file (.toml) or a saved game (.save.json).
 
     Parameters
@@ -1086,6 +1096,9 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
         Overrides the scene's seed (a save keeps its own).
     ldrawdir : path, optional
         LDraw library (else ``LDRAWDIR``).
+    forced_dice : bool
+        For a scene: use its ``forced_dice`` (scripted runs; default) or not (live play).
+        A save keeps its own choice.
 
     Raises
     ------
@@ -1096,7 +1109,7 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     suffix = p.suffix.lower()
     if suffix == ".toml":
         spec, base = load_scene(p)
-        return Game(spec, base, ldrawdir, seed=seed, on_event=on_event)
+        return Game(spec, base, ldrawdir, seed=seed, on_event=on_event, forced_dice=forced_dice)
     expected = "expected a scene (.toml) or a saved game (.save.json)"
     if suffix == ".replay":
         raise SceneError(f"{p} is a replay, not a game to play ({expected}): watch it with "

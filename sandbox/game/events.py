@@ -29,6 +29,7 @@ EVENT_TYPES: dict[str, str] = {
     "roll": "a die rolled (stream, sides, result, reason)",
     "action": "an action in words (big_drop, cross …)",
     "move": "a unit moved (body, inches, to)",
+    "face": "a unit turned in place to face a direction (body, degrees)",
     "sprint": "a Sprint roll added Move",
     "rest": "everything on the table came to rest",
     "release": "a dropped Payload is let go",

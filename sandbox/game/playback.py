@@ -313,7 +313,8 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
         base = Path(base_dir)
     try:
         spec = scene_from_dict(replay.scene, "<replay scene>")
-        game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed)
+        game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed,
+                    forced_dice=replay.meta.get("forced_dice", True) is not False)
         kept = _KeptAssets()
         kept.update(game.assets)
         game.assets = kept

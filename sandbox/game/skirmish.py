@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from pydantic import Field
 
 from ..core.errors import RulesError
 from ..rules.attacks import (
@@ -40,9 +41,22 @@ from ..rules.attacks import (
     target_modifier,
 )
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
-from .actions import AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
+from .actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
 from .arcs import ArcHit, bodies_in_arc
 from .table import System
+
+
+class FaceAction(Action):
+    """``unit`` turns in place by ``degrees`` (counter-clockwise seen from above; negative:
+    clockwise) to face a direction; turning costs no Move (BrikWars 4.1), and what a unit
+    faces is where its Firing Arcs point (8.3)."""
+
+    type: Literal["face"]
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    unit: str
+    degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
+
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scene import WeaponSpec
@@ -217,7 +231,7 @@ class Skirmish(System):
     """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
 
     name = "skirmish"
-    actions = (MoveAction, AttackAction, EndTurnAction, ReloadWeaponAction)
+    actions = (MoveAction, AttackAction, EndTurnAction, ReloadWeaponAction, FaceAction)
 
     def __init__(self, game: "TableAPI"):
         super().__init__(game)
@@ -286,7 +300,8 @@ class Skirmish(System):
         s = st.stats
         lines = [f"{st.name}  ({st.kind}, {st.owner or 'no owner'})",
                  f'Size {s.size:g}"   Move {s.move:g}"   Armor {s.armor}',
-                 f"Weight class {s.weight_class}   Action d{s.action_die}"]
+                 f"Weight class {s.weight_class}"
+                 + (f"   Action d{s.action_die}" if st.kind == "unit" else "")]  # objects: none
         if st.kind == "unit" and st.owner == g.current_player:
             lines.append(f'Move left this turn {self.move_allowance(key):.2f}"'
                          + ("   (acted)" if key in self.turn_state.acted else ""))
@@ -411,6 +426,10 @@ class Skirmish(System):
     # ------------------------------------------------------------------ actions
     def refusal(self, action) -> str:
         g = self.game
+        if isinstance(action, FaceAction):
+            if action.unit not in g.bodies:
+                return f"no body called {action.unit!r} on the table"
+            return self.move_refusal(action.unit, action.player)
         if isinstance(action, MoveAction):
             if action.unit not in g.bodies:
                 return f"no body called {action.unit!r} on the table"
@@ -472,6 +491,8 @@ class Skirmish(System):
             self._move(action)
         elif isinstance(action, AttackAction):
             self.attack(action)
+        elif isinstance(action, FaceAction):
+            self._face(action)
         elif isinstance(action, ReloadWeaponAction):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
@@ -479,6 +500,28 @@ class Skirmish(System):
             w = self.weapons(action.unit)[action.weapon]
             g.log("reload", f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
                   weapon=w.name, player=action.player)
+
+    def _face(self, a: "FaceAction") -> None:
+        """Turn a unit in place about its footprint centre (free: turning is not Move, 4.1;
+        facing sets where a Firing Arc can point, 8.3)."""
+        g = self.game
+        st = self.own_unit(a.unit, a.player)
+        c = g.footprint_centre(a.unit)
+        pos, quat = g.world.pose(a.unit)
+        half = math.radians(a.degrees) / 2
+        rz = np.array([0.0, 0.0, math.sin(half), math.cos(half)])  # x, y, z, w
+        q = quat_mul(rz, np.asarray(quat, float))
+        ang = math.radians(a.degrees)
+        dx, dy = pos[0] - c[0], pos[1] - c[1]
+        new = np.array([c[0] + dx * math.cos(ang) - dy * math.sin(ang),
+                        c[1] + dx * math.sin(ang) + dy * math.cos(ang), pos[2] + 0.02])
+        g.world.set_pose(a.unit, new, q)
+        g.world.set_velocity(a.unit, (0, 0, 0))
+        g.log("face", f"{st.name} turns {abs(a.degrees):g}° "
+              f"{'left' if a.degrees > 0 else 'right'}", body=a.unit, degrees=a.degrees,
+              player=a.player)
+        g.record_frame(force=True)
+        g.settle()
 
     def _move(self, a: MoveAction) -> None:
         g = self.game
@@ -603,3 +646,13 @@ class Skirmish(System):
         g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
         g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
               body=target, inches=inches)
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product of two (x, y, z, w) quaternions."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz])

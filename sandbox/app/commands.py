@@ -1,0 +1,221 @@
+"""The tabletop's command keys: engine actions the window builds from a selection and a click.
+
+Every command here only *builds* an action of the engine's registry
+(:mod:`sandbox.game.actions`); the window hands it to ``session.apply`` through
+:meth:`~sandbox.app.tabletop.TabletopApp.submit`, so the rules refuse or play it exactly as in a
+scripted run. A command that cannot be built says why in one line (:class:`CommandRefused`),
+which the window shows as a refusal.
+
+Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
+X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
+A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``), J throw (8.4),
+I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
+target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
+left or right (``face``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import SandboxError
+from ..game.actions import AttackAction, ReloadWeaponAction
+from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
+from ..game.scene_blast import MissileStrike
+from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
+from ..game.scene_flight import BombardAction, ThrowAction
+from ..game.trap_scene import Interact
+
+#: One help line per group of command keys (the window's help panel).
+COMMAND_HELP = (
+    "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
+    "drag off a friendly edge: withdraw\n"
+    "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
+    "W reload  Y mark  Tab fire mode  , . turn 45°")
+
+#: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
+INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
+
+#: Fire modes Tab cycles through for a weapon that has them (8.3).
+FIRE_MODES = ("single", "burst", "arc")
+
+
+class CommandRefused(SandboxError):
+    """A command key cannot build its action now (the message says why, in one line)."""
+
+
+class TableCommands:
+    """Builds the engine actions of the command keys for a session (the window's current one).
+
+    Parameters
+    ----------
+    app : TabletopApp
+        Reads ``app.session`` (the game) and ``app.selected`` (the selected body id).
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    @property
+    def s(self):
+        return self.app.session
+
+    def _player(self) -> str:
+        return self.s.current_player
+
+    def _selected_unit(self, what: str) -> str:
+        key = self.app.selected
+        if key is None or key not in self.s.bodies:
+            raise CommandRefused(f"{what}: select one of your units first")
+        return key
+
+    def _name(self, key: str) -> str:
+        st = self.s.bodies.get(key)
+        return st.name if st is not None else key
+
+    # ---------------------------------------------------------------- the Escapade (ch. 13)
+    def _escapade(self, what: str):
+        esc = getattr(self.s, "escapade", None)
+        if esc is None:
+            raise CommandRefused(f"{what}: this game is not an Escapade (BrikWars ch. 13)")
+        return esc
+
+    def force_of(self, key: str | None) -> str | None:
+        """The Escapade force a unit fights for (its scene entry), or None."""
+        esc = getattr(self.s, "escapade", None)
+        if esc is None or key is None:
+            return None
+        for f in esc.section.forces:
+            if key in [u.id for u in f.units] or key in f.new_units:
+                return f.name
+        return None
+
+    def _my_force(self, what: str) -> str:
+        esc = self._escapade(what)
+        force = self.force_of(self.app.selected)
+        mine = [f.name for f in esc.section.forces if f.player == self._player()]
+        if force is not None and force in mine:
+            return force
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            raise CommandRefused(f"{what}: {self._player()} has no force in this Escapade")
+        raise CommandRefused(f"{what}: select a unit of the force ({', '.join(mine)})")
+
+    def relay(self) -> RelayAction:
+        """R: the selected Commander relays one witnessed kill (13.2)."""
+        self._escapade("Relay")
+        unit = self._selected_unit("Relay")
+        return RelayAction(type="relay", player=self._player(), turn=self.s.turn, commander=unit)
+
+    def reinforce(self) -> ReinforceAction:
+        """N: the selected Commander calls his force's reserve and new units not yet on the
+        table (13.2; new units cost a Strategy brick per Unit Inch)."""
+        esc = self._escapade("Reinforcements")
+        unit = self._selected_unit("Reinforcements")
+        force = self.force_of(unit)
+        entry = next((f for f in esc.section.forces if f.name == force), None)
+        if entry is None:
+            raise CommandRefused(f"Reinforcements: {self._name(unit)} is not in a force")
+        reserves = {r.id for r in self.s.spec.reserves}
+        wanted = [u.id for u in entry.units if u.id in reserves] + list(entry.new_units)
+        wanted = [k for k in wanted if k not in self.s.bodies]
+        if not wanted:
+            raise CommandRefused(f"Reinforcements: {force} has no reserve or new unit left to call")
+        return ReinforceAction(type="reinforce", player=self._player(), turn=self.s.turn,
+                               commander=unit, units=wanted)
+
+    def declare(self, what: str) -> DeclareAction:
+        """X (``losing_battle``) or Z (``concede``): the selected unit's force, or the player's
+        only force, declares (13.3)."""
+        force = self._my_force("Losing Battle" if what == "losing_battle" else "Concede")
+        return DeclareAction(type="declare", player=self._player(), turn=self.s.turn,
+                             force=force, what=what)
+
+    def walk(self, unit: str, to, sprint: bool = False, carrying: str | None = None) -> WalkAction:
+        """A walk: on the table, off a friendly edge, or carrying an item within 1" (13.1)."""
+        return WalkAction(type="walk", player=self._player(), turn=self.s.turn, unit=unit,
+                          to=(round(float(to[0]), 4), round(float(to[1]), 4)), sprint=sprint,
+                          carrying=carrying)
+
+    def off_table(self, point) -> bool:
+        """Whether a point (x, y inches) is beyond the battlefield's edge."""
+        bf = self.s.spec.battlefield
+        return abs(float(point[0])) > bf.width / 2 or abs(float(point[1])) > bf.depth / 2
+
+    # ---------------------------------------------------------------- strikes from above
+    def bombard(self, point, dice: int) -> BombardAction:
+        """A: a Strategic Bombardment of ``dice`` Explosive dice at a point (13.2)."""
+        return BombardAction(type="bombard", player=self._player(), turn=self.s.turn,
+                             target=(round(float(point[0]), 4), round(float(point[1]), 4)),
+                             explosive_dice=int(dice))
+
+    def missile(self, point, xsize: int) -> MissileStrike:
+        """V: an Explosive of Size ``xsize`` strikes a point and goes off (8.4)."""
+        p = np.asarray(point, float)
+        return MissileStrike(type="missile", player=self._player(), turn=self.s.turn,
+                             point=tuple(round(float(v), 4) for v in p), xsize=int(xsize),
+                             name=f"{self._player()}'s missile")
+
+    # ---------------------------------------------------------------- unit actions
+    def throw(self, payload: str, aim, target_body: str | None) -> ThrowAction:
+        """J: the selected unit throws ``payload`` at ``aim`` (8.4 Thrown Weapons)."""
+        unit = self._selected_unit("Throw")
+        return ThrowAction(type="throw", player=self._player(), turn=self.s.turn,
+                           throwers=[unit], payload=payload,
+                           target=tuple(round(float(v), 4) for v in aim), target_body=target_body,
+                           action_die=int(self.s.body(unit).stats.action_die))
+
+    def ignite(self, target: str) -> Ignite:
+        """I: 1d4 Fire lands on ``target`` (a torch; 8.3 Fire)."""
+        return Ignite(type="ignite", player=self._player(), turn=self.s.turn, target=target)
+
+    def interact(self, obj: str, interaction: str = "touch") -> Interact:
+        """K: the selected unit interacts with ``obj`` (pulls a lever, opens a door; F.2)."""
+        unit = self._selected_unit("Interact")
+        return Interact(type="interact", player=self._player(), turn=self.s.turn, unit=unit,
+                        object=obj, interaction=interaction)
+
+    def stop_drop_roll(self) -> StopDropRoll:
+        """D: the selected burning minifig stops, drops and rolls (8.3)."""
+        unit = self._selected_unit("Stop, drop and roll")
+        return StopDropRoll(type="stop_drop_roll", player=self._player(), turn=self.s.turn,
+                            unit=unit)
+
+    def reload(self, weapon: int | None) -> ReloadWeaponAction:
+        """W: the selected unit reloads its weapon (the chosen one, else its first) (8.3)."""
+        unit = self._selected_unit("Reload")
+        return ReloadWeaponAction(type="reload_weapon", player=self._player(), turn=self.s.turn,
+                                  unit=unit, weapon=int(weapon or 0))
+
+    def mark(self, target: str) -> MarkTarget:
+        """Y: the selected Scout Marks ``target`` (F.3)."""
+        unit = self._selected_unit("Mark")
+        return MarkTarget(type="mark", player=self._player(), turn=self.s.turn, scout=unit,
+                          target=target)
+
+    def attack(self, unit: str, weapon: int, target: str, mode: str | None) -> AttackAction:
+        """An attack in a chosen fire mode (None: the weapon's default; 8.3)."""
+        return AttackAction(type="attack", player=self._player(), turn=self.s.turn, unit=unit,
+                            weapon=weapon, target=target, mode=mode)
+
+    def fire_modes(self, unit: str, weapon: int) -> list[str | None]:
+        """The fire modes a weapon can fire (None first: its default), for Tab."""
+        sk = self.s.skirmish
+        w = sk.weapons(unit)[weapon]
+        out: list[str | None] = [None]
+        for m in FIRE_MODES:
+            try:
+                sk.fire_mode(w, m, None, None)
+            except SandboxError:
+                continue
+            out.append(m)
+        return out
+
+    def face(self, degrees: float):
+        """, and .: the selected unit turns 45° left or right in place (4.1, 8.3)."""
+        from ..game.skirmish import FaceAction
+
+        unit = self._selected_unit("Turn")
+        return FaceAction(type="face", player=self._player(), turn=self.s.turn, unit=unit,
+                          degrees=float(degrees))
