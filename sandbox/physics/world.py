@@ -14,6 +14,7 @@ approximation of compound shapes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import tempfile
@@ -297,6 +298,24 @@ class PhysicsWorld:
         self._guarded_now: set[str] = set()
         #: Guard every fast body against tunnelling before each step (see guard_step).
         self.auto_guard = True
+        self._dynamic: list[Body] | None = None
+        self._bind()
+
+    def _bind(self) -> None:
+        """pybullet functions bound to this client once: ``BulletClient.__getattr__`` builds a
+        new ``functools.partial`` on every call, a large share of the per-body work per step."""
+        cid = self.client._client
+        self._get_velocity = functools.partial(pybullet.getBaseVelocity, physicsClientId=cid)
+        self._get_pose = functools.partial(pybullet.getBasePositionAndOrientation,
+                                           physicsClientId=cid)
+        self._step_simulation = functools.partial(pybullet.stepSimulation, physicsClientId=cid)
+        self._contact_points = functools.partial(pybullet.getContactPoints, physicsClientId=cid)
+
+    def _dynamic_bodies(self) -> list[Body]:
+        """The movable bodies in creation order (cached until a body is added or removed)."""
+        if self._dynamic is None:
+            self._dynamic = [b for b in self._by_uid.values() if not b.static]
+        return self._dynamic
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -326,6 +345,7 @@ class PhysicsWorld:
             raise ValueError(f"a body called {body.key!r} already exists")
         self.bodies[body.key] = body
         self._by_uid[body.uid] = body
+        self._dynamic = None
         return body
 
     def add_ground(self, width: float, depth: float, thickness: float = 1.0) -> Body:
@@ -468,13 +488,14 @@ class PhysicsWorld:
         """Remove a body from the world."""
         body = self.bodies.pop(key)
         self._by_uid.pop(body.uid, None)
+        self._dynamic = None
         self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
 
     # ------------------------------------------------------------------ state
     def pose(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Position (3,) inches and quaternion (x, y, z, w) of a body's frame."""
-        pos, orn = self.client.getBasePositionAndOrientation(self.bodies[key].uid)
+        pos, orn = self._get_pose(self.bodies[key].uid)
         return np.array(pos), np.array(orn)
 
     def set_pose(self, key: str, position: Sequence[float], orientation: Sequence[float]) -> None:
@@ -485,7 +506,7 @@ class PhysicsWorld:
 
     def velocity(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Linear (in/s) and angular (rad/s) velocity of a body."""
-        lin, ang = self.client.getBaseVelocity(self.bodies[key].uid)
+        lin, ang = self._get_velocity(self.bodies[key].uid)
         return np.array(lin), np.array(ang)
 
     def set_velocity(
@@ -531,14 +552,16 @@ class PhysicsWorld:
         return max(0.0, min(p[8] for p in pts) + 1e-3)
 
     # ------------------------------------------------------------------ stepping
-    def _speeds(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def _speeds(self, velocities: dict[int, tuple] | None = None) -> dict[int, tuple]:
+        """Velocity and position of every movable body as pybullet's tuples ``(lin, ang, pos)``
+        (numpy arrays are made only for the bodies of a new contact; see _point_velocity).
+        ``velocities``: ``{uid: (lin, ang)}`` already read this step and still valid."""
         out = {}
-        for b in self._by_uid.values():
-            if b.static:
-                continue
-            lin, ang = self.client.getBaseVelocity(b.uid)
-            pos, _ = self.client.getBasePositionAndOrientation(b.uid)
-            out[b.uid] = (np.array(lin), np.array(ang), np.array(pos))
+        get_vel, get_pose = self._get_velocity, self._get_pose
+        for b in self._dynamic_bodies():
+            v = velocities.get(b.uid) if velocities is not None else None
+            lin, ang = v if v is not None else get_vel(b.uid)
+            out[b.uid] = (lin, ang, get_pose(b.uid)[0])
         return out
 
     @staticmethod
@@ -546,7 +569,14 @@ class PhysicsWorld:
         if state is None:
             return np.zeros(3)
         lin, ang, pos = state
-        return lin + np.cross(ang, point - pos)
+        return np.array(lin) + np.cross(np.array(ang), point - np.array(pos))
+
+    @staticmethod
+    def _maybe_over(v, limit: float) -> bool:
+        """False only when ``|v| <= limit`` for sure (|v| <= sqrt(3) max|v_i|), so the exact
+        norm is computed only near or above the limit: same answers as the norm alone."""
+        m = max(abs(v[0]), abs(v[1]), abs(v[2]))
+        return m * 1.7320508075688773 * (1.0 + 1e-9) > limit
 
     def guard_step(self, key: str, ignore: Iterable[str] = ()) -> str | None:
         """Move a fast body up to the first surface its next step would cross.
@@ -606,28 +636,37 @@ class PhysicsWorld:
         guarded against tunnelling (:meth:`guard_step`), unless the caller already guarded
         them for this step (with its own ``ignore`` list).
         """
-        for b in list(self._by_uid.values()) if self.auto_guard else ():
-            if b.static or b.key in self._guarded_now:
+        get_vel = self._get_velocity
+        velocities: dict[int, tuple] = {}
+        guarded = self._guarded_now
+        limit = GUARD_MIN_STEP_IN / self.time_step
+        for b in list(self._dynamic_bodies()):
+            if b.key in guarded:
+                continue  # guarded by the caller (pose and velocity may have changed)
+            lin, ang = get_vel(b.uid)
+            if (self.auto_guard and self._maybe_over(lin, limit)
+                    and np.linalg.norm(lin) * self.time_step > GUARD_MIN_STEP_IN):
+                self.guard_step(b.key)  # moves it: read again below
                 continue
-            lin, _ = self.client.getBaseVelocity(b.uid)
-            if np.linalg.norm(lin) * self.time_step > GUARD_MIN_STEP_IN:
-                self.guard_step(b.key)
+            velocities[b.uid] = (lin, ang)
         self._guarded_now.clear()
-        before = self._speeds()
-        self.client.stepSimulation()
+        before = self._speeds(velocities)
+        self._step_simulation()
         self.steps += 1
         self.time = self.steps * self.time_step
+        by_uid, in_contact = self._by_uid, self._in_contact
+        pairs: set[tuple[int, int]] = set()
         contacts: dict[tuple[int, int], list] = {}
-        for cp in self.client.getContactPoints():
+        for cp in self._contact_points():
             a, b = cp[1], cp[2]
-            if a not in self._by_uid or b not in self._by_uid:
+            if a not in by_uid or b not in by_uid:
                 continue
             pair = (a, b) if a < b else (b, a)
-            contacts.setdefault(pair, []).append(cp)
+            pairs.add(pair)
+            if pair not in in_contact:  # a resting contact needs no more than its pair
+                contacts.setdefault(pair, []).append(cp)
         events = []
         for pair in sorted(contacts):
-            if pair in self._in_contact:
-                continue
             best = None
             impulse = 0.0
             for cp in contacts[pair]:
@@ -646,8 +685,8 @@ class PhysicsWorld:
             # Report the faster-moving body first (the one that did the hitting) and static
             # bodies (the ground) last, so logs read "payload hit tower", "tower hit ground".
             ka, kb = self._by_uid[a].key, self._by_uid[b].key
-            speed_a = float(np.linalg.norm(before[a][0])) if a in before else -1.0
-            speed_b = float(np.linalg.norm(before[b][0])) if b in before else -1.0
+            speed_a = float(np.linalg.norm(np.array(before[a][0]))) if a in before else -1.0
+            speed_b = float(np.linalg.norm(np.array(before[b][0]))) if b in before else -1.0
             if speed_b > speed_a:
                 ka, kb, normal = kb, ka, -normal
             events.append(
@@ -661,16 +700,17 @@ class PhysicsWorld:
                     float(impulse),
                 )
             )
-        self._in_contact = set(contacts)
+        self._in_contact = pairs
         return events
 
     def is_at_rest(self) -> bool:
         """True when every dynamic body moves slower than the rest thresholds now."""
-        for b in self._by_uid.values():
-            if b.static:
-                continue
-            lin, ang = self.client.getBaseVelocity(b.uid)
-            if np.linalg.norm(lin) > REST_LINEAR_IN_S or np.linalg.norm(ang) > REST_ANGULAR_RAD_S:
+        get_vel = self._get_velocity
+        for b in self._dynamic_bodies():
+            lin, ang = get_vel(b.uid)
+            if ((self._maybe_over(lin, REST_LINEAR_IN_S) and np.linalg.norm(lin) > REST_LINEAR_IN_S)
+                    or (self._maybe_over(ang, REST_ANGULAR_RAD_S)
+                        and np.linalg.norm(ang) > REST_ANGULAR_RAD_S)):
                 return False
         return True
 
@@ -716,6 +756,6 @@ class PhysicsWorld:
         """Poses of bodies as plain lists ``{key: ([x, y, z], [qx, qy, qz, qw])}``."""
         out = {}
         for k in keys if keys is not None else self.bodies:
-            pos, orn = self.client.getBasePositionAndOrientation(self.bodies[k].uid)
+            pos, orn = self._get_pose(self.bodies[k].uid)
             out[k] = (list(pos), list(orn))
         return out
