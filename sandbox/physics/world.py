@@ -90,6 +90,14 @@ _GUARD_GRID = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) f
 #: bodies of more boxes go through a generated URDF (see PhysicsWorld._load_compound_urdf).
 MAX_BOXES_PER_SHAPE: int = 16
 
+#: Bullet puts a movable body to sleep once the sum of the squares of its speeds (in/s and
+#: rad/s) stays below this for 2 s of simulated time (btMultiBody's sleep timeout): 0.1 in/s
+#: and 0.1 rad/s, well under the game's own rest thresholds. A sleeping body costs the solver
+#: nothing until something touches it; pose, velocity and force calls here wake it.
+SLEEP_THRESHOLD: float = 0.1 ** 2
+
+_STILL = (0.0, 0.0, 0.0)
+
 #: Contacts slower than this (in/s) do not bounce (a fall of about 0.03").
 RESTITUTION_MIN_SPEED_IN_S: float = 5.0
 
@@ -271,11 +279,14 @@ class PhysicsWorld:
     (tests compare two runs side by side). Call :meth:`close` when done (or use ``with``).
     """
 
-    def __init__(self, time_step: float = DEFAULT_TIME_STEP, gravity: float = GRAVITY_IN_S2):
+    def __init__(self, time_step: float = DEFAULT_TIME_STEP, gravity: float = GRAVITY_IN_S2,
+                 sleeping: bool = True):
         if not (0 < time_step <= 0.1):
             raise ValueError(f"time_step must be in (0, 0.1] seconds, got {time_step}")
         self.time_step = float(time_step)
         self.gravity = float(gravity)
+        #: Let resting bodies sleep (see SLEEP_THRESHOLD).
+        self.sleeping = bool(sleeping)
         with _quiet_c_stdout():
             self.client = BulletClient(connection_mode=pybullet.DIRECT)
         c = self.client
@@ -299,6 +310,9 @@ class PhysicsWorld:
         #: Guard every fast body against tunnelling before each step (see guard_step).
         self.auto_guard = True
         self._dynamic: list[Body] | None = None
+        #: Something moved or changed outside a step (a body added, removed, teleported, given
+        #: a speed, woken): the next step must fetch contacts even if every body is asleep.
+        self._touched = True
         self._bind()
 
     def _bind(self) -> None:
@@ -346,6 +360,7 @@ class PhysicsWorld:
         self.bodies[body.key] = body
         self._by_uid[body.uid] = body
         self._dynamic = None
+        self._touched = True
         return body
 
     def add_ground(self, width: float, depth: float, thickness: float = 1.0) -> Body:
@@ -424,6 +439,9 @@ class PhysicsWorld:
             uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
         if not static:
             dyn["localInertiaDiagonal"] = diag.tolist()
+            if self.sleeping:
+                dyn["activationState"] = pybullet.ACTIVATION_STATE_ENABLE_SLEEPING
+                dyn["sleepThreshold"] = SLEEP_THRESHOLD
         c.changeDynamics(uid, -1, **dyn)
         links = [-1]
         body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
@@ -489,6 +507,7 @@ class PhysicsWorld:
         body = self.bodies.pop(key)
         self._by_uid.pop(body.uid, None)
         self._dynamic = None
+        self._touched = True
         self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
 
@@ -503,6 +522,7 @@ class PhysicsWorld:
         self.client.resetBasePositionAndOrientation(
             self.bodies[key].uid, list(position), list(orientation)
         )
+        self.wake(key)
 
     def velocity(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Linear (in/s) and angular (rad/s) velocity of a body."""
@@ -514,6 +534,16 @@ class PhysicsWorld:
     ) -> None:
         """Set a body's linear (in/s) and angular (rad/s) velocity."""
         self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))
+        self.wake(key)
+
+    def wake(self, key: str) -> None:
+        """Wake a sleeping body (what an action touches; a static one has no sleep), and note
+        that the world changed outside a step (contacts are fetched afresh next step)."""
+        self._touched = True
+        body = self.bodies[key]
+        if self.sleeping and not body.static:
+            self.client.changeDynamics(body.uid, -1,
+                                       activationState=pybullet.ACTIVATION_STATE_WAKE_UP)
 
     def aabb(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """World axis-aligned bounds (min, max) of a body, inches."""
@@ -561,7 +591,10 @@ class PhysicsWorld:
         for b in self._dynamic_bodies():
             v = velocities.get(b.uid) if velocities is not None else None
             lin, ang = v if v is not None else get_vel(b.uid)
-            out[b.uid] = (lin, ang, get_pose(b.uid)[0])
+            if lin == _STILL and ang == _STILL:  # asleep: its point velocities are 0 anywhere
+                out[b.uid] = (lin, ang, _STILL)
+            else:
+                out[b.uid] = (lin, ang, get_pose(b.uid)[0])
         return out
 
     @staticmethod
@@ -640,13 +673,21 @@ class PhysicsWorld:
         velocities: dict[int, tuple] = {}
         guarded = self._guarded_now
         limit = GUARD_MIN_STEP_IN / self.time_step
+        # every body asleep (exactly still) before and after the step, and nothing changed
+        # from outside: no pose changed, so the contacts are last step's (Bullet keeps the
+        # manifolds of sleeping bodies): the whole table idles without fetching them
+        still = not self._touched and not guarded
+        self._touched = False
         for b in list(self._dynamic_bodies()):
             if b.key in guarded:
                 continue  # guarded by the caller (pose and velocity may have changed)
             lin, ang = get_vel(b.uid)
+            if still and (lin != _STILL or ang != _STILL):
+                still = False
             if (self.auto_guard and self._maybe_over(lin, limit)
                     and np.linalg.norm(lin) * self.time_step > GUARD_MIN_STEP_IN):
                 self.guard_step(b.key)  # moves it: read again below
+                still = False
                 continue
             velocities[b.uid] = (lin, ang)
         self._guarded_now.clear()
@@ -657,6 +698,8 @@ class PhysicsWorld:
         by_uid, in_contact = self._by_uid, self._in_contact
         pairs: set[tuple[int, int]] = set()
         contacts: dict[tuple[int, int], list] = {}
+        if still and all(get_vel(b.uid) == (_STILL, _STILL) for b in self._dynamic_bodies()):
+            return []  # nothing moved: same contacts, no new ones
         for cp in self._contact_points():
             a, b = cp[1], cp[2]
             if a not in by_uid or b not in by_uid:
