@@ -130,9 +130,12 @@ def fig_load(kind: str, count: int, tmp: Path) -> dict:
             "sim_settle_s": round(game.world.time, 3)}
 
 
-def fig_rest(count: int, seconds: float, tmp: Path) -> dict:
+def fig_rest(count: int, seconds: float, tmp: Path, sleeping: bool) -> dict:
     """N bricks at rest: simulated seconds per wall second, the sandbox's loop against raw."""
     from sandbox import open_game
+    from sandbox.physics import world as physics_world
+
+    physics_world.SLEEPING = sleeping
 
     scene = army_scene(TOWER, count, (13.0, 4.0), tmp / "rest.toml", submodel="wall_and_tower.ldr")
     game = open_game(scene, ldrawdir=LDRAW)
@@ -158,7 +161,9 @@ def fig_rest(count: int, seconds: float, tmp: Path) -> dict:
         plain.client.stepSimulation()
     raw_plain = n * w.time_step / (time.perf_counter() - t)
     plain.close()
-    return {"figure": "rest_speed", "label": f"{parts:,} bricks at rest: simulated s per wall s",
+    return {"figure": "rest_speed" + ("_sleeping" if sleeping else ""),
+            "label": f"{parts:,} bricks at rest: simulated s per wall s"
+            + (" (sleeping on)" if sleeping else ""),
             "value": round(sandbox, 2), "unit": "x real time", "raw": round(raw, 2),
             "ratio": round(sandbox / raw, 2), "goal": ">= 100x", "met": sandbox >= 100,
             "bricks": parts, "steps": n, "raw_no_sleeping": round(raw_plain, 2),
@@ -207,7 +212,7 @@ def fig_loop(steps: int) -> dict:
             "steps": steps}
 
 
-def fig_explosion(max_seconds: float = 10.0) -> list[dict]:
+def fig_explosion(max_seconds: float = 10.0, sleeping: bool = False) -> list[dict]:
     """One 3d10 Explosion against the front of the King's Castle: damage + break-up, then the
     physics until everything rests (as tools/bench_explosion.py)."""
     import numpy as np
@@ -216,6 +221,9 @@ def fig_explosion(max_seconds: float = 10.0) -> list[dict]:
     from sandbox.physics.breakage import boxes_now
     from sandbox.rules.explosives import Variant
 
+    from sandbox.physics import world as physics_world
+
+    physics_world.SLEEPING = sleeping
     g = castle_game()
     lo, hi = g.world.aabb("castle")
     now = boxes_now(g.world, "castle", g.assets["castle"].boxes)
@@ -366,9 +374,17 @@ def child(name: str, quick: bool) -> list[dict]:
     if name == "run_towers":
         return [fig_run_towers(towers, tmp)]
     if name == "rest_speed":
-        return [fig_rest(towers, 0.25 if quick else 2.0, tmp)]
+        return [fig_rest(towers, 0.25 if quick else 2.0, tmp, sleeping=False)]
+    if name == "rest_speed_sleeping":
+        return [fig_rest(towers, 0.25 if quick else 2.0, tmp, sleeping=True)]
     if name == "explosion":
         return fig_explosion(1.0 if quick else 10.0)
+    if name == "explosion_sleeping":
+        recs = fig_explosion(1.0 if quick else 10.0, sleeping=True)[1:]
+        for r in recs:
+            r["figure"] += "_sleeping"
+            r["label"] += " (sleeping on)"
+        return recs
     if name == "undo":
         return [fig_undo()]
     if name == "export":
@@ -380,9 +396,11 @@ def child(name: str, quick: bool) -> list[dict]:
     raise SystemExit(f"unknown figure {name!r}")
 
 
-FIGURES = ["action_loop", "load_towers", "load_castles", "run_towers", "rest_speed", "explosion",
+FIGURES = ["action_loop", "load_towers", "load_castles", "run_towers", "rest_speed",
+           "rest_speed_sleeping", "explosion", "explosion_sleeping",
            "undo", "export", "main_job", "window"]
-QUICK = ["action_loop", "load_towers", "rest_speed", "explosion", "main_job"]
+QUICK = ["action_loop", "load_towers", "rest_speed", "rest_speed_sleeping", "explosion",
+         "main_job"]
 
 
 def main() -> int:
