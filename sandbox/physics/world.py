@@ -319,6 +319,8 @@ class PhysicsWorld:
         #: Something moved or changed outside a step (a body added, removed, teleported, given
         #: a speed, woken): the next step must fetch contacts even if every body is asleep.
         self._touched = True
+        #: Speeds given to bodies since the last step (see step: a woken body's first step)
+        self._woken: dict[str, tuple[list, list]] = {}
         self._bind()
 
     def _bind(self) -> None:
@@ -541,6 +543,8 @@ class PhysicsWorld:
         """Set a body's linear (in/s) and angular (rad/s) velocity."""
         self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))
         self.wake(key)
+        if self.sleeping and not self.bodies[key].static:
+            self._woken[key] = (list(linear), list(angular))
 
     def wake(self, key: str) -> None:
         """Wake a sleeping body (what an action touches; a static one has no sleep), and note
@@ -699,6 +703,14 @@ class PhysicsWorld:
         self._guarded_now.clear()
         before = self._speeds(velocities)
         self._step_simulation()
+        if self._woken:
+            # pybullet's wake-up reaches a sleeping multibody's collider only at the end of
+            # the next step, which clears its speed: give it back once (a one-step delay)
+            for key, (lin, ang) in self._woken.items():
+                b = self.bodies.get(key)
+                if b is not None and get_vel(b.uid) == (_STILL, _STILL) and (any(lin) or any(ang)):
+                    self.client.resetBaseVelocity(b.uid, lin, ang)
+            self._woken.clear()
         self.steps += 1
         self.time = self.steps * self.time_step
         by_uid, in_contact = self._by_uid, self._in_contact
