@@ -89,7 +89,11 @@ def raw_world_like(game, sleeping: bool | None = None):
     """A bare pybullet world (through PhysicsWorld's body creation) of the game's bodies."""
     from sandbox.physics.world import PhysicsWorld
 
-    w = PhysicsWorld(sleeping=game.world.sleeping if sleeping is None else sleeping)
+    on = getattr(game.world, "sleeping", False) if sleeping is None else sleeping
+    try:
+        w = PhysicsWorld(sleeping=on)
+    except TypeError:  # the code before issue 21 (run against an older checkout)
+        w = PhysicsWorld()
     w.add_ground(game.spec.battlefield.width, game.spec.battlefield.depth)
     for key, body in game.world.bodies.items():
         if key == "ground":
@@ -167,7 +171,7 @@ def fig_rest(count: int, seconds: float, tmp: Path, sleeping: bool) -> dict:
             "value": round(sandbox, 2), "unit": "x real time", "raw": round(raw, 2),
             "ratio": round(sandbox / raw, 2), "goal": ">= 100x", "met": sandbox >= 100,
             "bricks": parts, "steps": n, "raw_no_sleeping": round(raw_plain, 2),
-            "sleeping": w.sleeping}
+            "sleeping": getattr(w, "sleeping", False)}
 
 
 def castle_game(ldraw: Path = LDRAW):
