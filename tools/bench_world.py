@@ -23,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from sandbox.game.runner import Game
+from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]

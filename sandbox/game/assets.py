@@ -269,7 +269,9 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     colour = getattr(entry, "colour", 16)
     if colour != 16:
         pls = [replace(p, colour=colour) if p.colour == 16 else p for p in pls]
-    asset = _asset_from_model(model, entry.name or entry.id, pls)
+    asset = _cached_asset(model, entry.name or entry.id, pls, cache,
+                          None if entry.model is None else
+                          ("asset", path.resolve(), entry.submodel, entry.instance, colour))
     if entry.model is not None and not first:
         asset.warnings = []
     # Turn first (about the model's own origin), then set the turned model on the table: the
@@ -284,6 +286,18 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
         offset = offset + np.asarray(entry.position, dtype=float)
     asset.transform(np.eye(3), offset)
     return asset
+
+
+def _cached_asset(model: Model, name: str, pls, cache: dict | None, key) -> BodyAsset:
+    """The unplaced asset of a model's placements, meshed once per game (issue 21): a second
+    creation of the same model, submodel, instance and colour gets a copy of the first's
+    (its arrays are shared: ``transform`` and ``attach`` make new ones, never change them)."""
+    if cache is None or key is None:
+        return _asset_from_model(model, name, pls)
+    if key not in cache:
+        cache[key] = _asset_from_model(model, name, pls)
+    base = cache[key]
+    return replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
 
 
 def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.ndarray:

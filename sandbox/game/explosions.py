@@ -536,14 +536,20 @@ class Blasts(System):
         # the old mesh in the world now, once; triangles grouped by part
         world_v = old_asset.local_vertices.astype(float) @ r_old.T + pos
         world_n = old_asset.local_normals.astype(float) @ r_old.T
-        order = np.argsort(old_asset.placement_index, kind="stable")
-        sorted_tags = old_asset.placement_index[order]
-        for plan, kind in zip(plans, kinds):
+        # each triangle's plan, in one pass: a stable sort by plan keeps each plan's triangles
+        # in ascending order (what np.sort of its triangles gives), cut at the plans' bounds
+        pidx = np.asarray(old_asset.placement_index)
+        top = max(int(pidx.max(initial=-1)), max((max(p.tags) for p in plans), default=-1)) + 1
+        plan_of = np.full(top + 1, len(plans), dtype=np.int64)
+        for i, plan in enumerate(plans):
+            plan_of[np.asarray(plan.tags, dtype=np.int64)] = i
+        tri_plan = plan_of[pidx]
+        order = np.argsort(tri_plan, kind="stable")
+        cuts = np.searchsorted(tri_plan[order], np.arange(len(plans) + 1), "left")
+        for i, (plan, kind) in enumerate(zip(plans, kinds)):
             body = new[plan.key]
-            tri = np.concatenate([order[np.searchsorted(sorted_tags, t, "left"):
-                                        np.searchsorted(sorted_tags, t, "right")]
-                                  for t in plan.tags])
-            asset = self._piece_asset(old_asset, plan, body, world_v, world_n, np.sort(tri),
+            tri = order[cuts[i]:cuts[i + 1]]
+            asset = self._piece_asset(old_asset, plan, body, world_v, world_n, tri,
                                       old_pose=rigid_matrix(r_old, pos))
             asset.boxes = [now[t] for t in plan.tags]  # the piece's boxes at its creation
             g.assets[plan.key] = asset

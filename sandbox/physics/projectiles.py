@@ -246,6 +246,7 @@ def hover_force(world: PhysicsWorld, key: str) -> None:
     holding its line; g·in/s² = grams × in/s²)."""
     body = world.bodies[key]
     pos, _ = world.pose(key)
+    world.wake(key)
     world.client.applyExternalForce(body.uid, -1, [0.0, 0.0, body.mass * world.gravity],
                                     pos.tolist(), pybullet.WORLD_FRAME)
 
@@ -253,6 +254,8 @@ def hover_force(world: PhysicsWorld, key: str) -> None:
 def set_collides(world: PhysicsWorld, a: str, b: str, enabled: bool) -> None:
     """Switch contacts between two bodies on or off (a Payload and its own Launcher)."""
     ba, bb = world.bodies[a], world.bodies[b]
+    world.wake(a)
+    world.wake(b)
     for la in ba.links:
         for lb in bb.links:
             world.client.setCollisionFilterPair(ba.uid, bb.uid, la, lb, int(enabled))
