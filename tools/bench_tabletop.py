@@ -41,11 +41,11 @@ def main() -> int:
         os.environ["DISPLAY"] = f":{num}"
     try:
         from sandbox.app.tabletop import TabletopApp
-        from sandbox.game.session import open_game
+        from sandbox.game.engine import open_game
 
         w, h = (int(v) for v in args.size.split("x"))
         t0 = time.perf_counter()
-        session = open_game(args.scene, os.environ.get("LDRAWDIR"))
+        session = open_game(args.scene, ldrawdir=os.environ.get("LDRAWDIR"))
         t1 = time.perf_counter()
         app = TabletopApp(session, w, h)
         app.step(5)

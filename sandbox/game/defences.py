@@ -1,6 +1,6 @@
 """Power, Energy Shields and the effects of being on Fire in a running game (BrikWars F.1, 8.3).
 
-One place that every source of Damage goes through (:meth:`sandbox.game.runner.Game._damage`
+One place that every source of Damage goes through (:meth:`sandbox.game.engine.Game.damage`
 calls :meth:`Defences.deflect`), so weapons, Collision Damage, Explosion rings and Fire meet
 the same Energy Shields; and the helpers the attack code of the headless game and of the
 tabletop session share: the on-Fire penalties of a burning attacker or target and the extra
@@ -68,7 +68,7 @@ class PowerPool:
 
 
 class Defences(System):
-    """Power, Energy Shields and on-Fire effects of one :class:`~sandbox.game.runner.Game`."""
+    """Power, Energy Shields and on-Fire effects of one :class:`~sandbox.game.engine.Game`."""
 
     name = "defences"
 

@@ -2,7 +2,7 @@
 edges, and the game's events turned into the facts of :class:`~sandbox.rules.escapade.EscapadeLedger`.
 
 The rules layer does the arithmetic (Unit Inches, underdogs, edges, Strategy bricks, victory);
-this module only connects it to a running :class:`~sandbox.game.runner.Game`:
+this module only connects it to a running :class:`~sandbox.game.engine.Game`:
 
 - **Set-up** (13.1, 13.2): builds the :class:`EscapadeSpec` from the ``[escapade]`` table
   (Size, Move and Action die from each unit's stats), rolls Tactical Advantage on the dice

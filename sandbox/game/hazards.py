@@ -94,7 +94,7 @@ def field_rules(entry: FieldEntry) -> hz.Field | None:
 
 
 class Hazards(System):
-    """Fire and Field Hazards of one :class:`~sandbox.game.runner.Game`."""
+    """Fire and Field Hazards of one :class:`~sandbox.game.engine.Game`."""
 
     name = "hazards"
     actions = HAZARD_ACTIONS

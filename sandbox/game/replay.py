@@ -9,7 +9,7 @@ A zip archive written by :func:`numpy.savez_compressed` (so no pickle: it is rea
   "scene": {...}, "seed": int, "actions": [...], "events": [...], "bodies": [...],
   "frame_dt": seconds, "frames": int, "checksum": sha256 hex}``.
 - ``frame_times`` (frames,) float64: simulated seconds of every recorded frame (frames are
-  taken every :data:`~sandbox.game.runner.STEPS_PER_FRAME` physics steps, plus one when an
+  taken every :data:`~sandbox.game.table.STEPS_PER_FRAME` physics steps, plus one when an
   action starts, so they are not exactly ``frame * frame_dt``).
 - per body ``i``: ``b{i}_frames`` (k,) int32 frame numbers, ``b{i}_pos`` (k, 3) int32
   positions in 1/10000 inch, ``b{i}_quat`` (k, 4) int16 quaternions × 32767, ``b{i}_spans``

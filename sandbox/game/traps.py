@@ -63,7 +63,7 @@ class PlacedTrap:
 
 
 class Traps(System):
-    """Traps of one :class:`~sandbox.game.runner.Game` (F.2)."""
+    """Traps of one :class:`~sandbox.game.engine.Game` (F.2)."""
 
     name = "traps"
     actions = (Interact,)
