@@ -4,10 +4,6 @@ with E, and the computer seat plays Blue's turn by itself."""
 
 from __future__ import annotations
 
-import os
-import select
-import shutil
-import subprocess
 import time
 
 import pytest
@@ -16,34 +12,6 @@ from conftest import REPO
 
 pytestmark = pytest.mark.window
 W, H = 640, 480
-
-
-@pytest.fixture(scope="session")
-def mbw_display():
-    """An Xvfb of our own for the session (Panda3D reads DISPLAY once per process)."""
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    old = os.environ.get("DISPLAY")
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
-        yield os.environ["DISPLAY"]
-    finally:
-        os.close(read_fd)
-        proc.terminate()
-        proc.wait(timeout=10)
-        if old is None:
-            os.environ.pop("DISPLAY", None)
-        else:
-            os.environ["DISPLAY"] = old
 
 
 SCENE = {
@@ -57,7 +25,7 @@ SCENE = {
 
 
 @pytest.fixture(scope="module")
-def app(mbw_display, tmp_path_factory, ldrawdir):
+def app(window_display, tmp_path_factory, ldrawdir):
     from sandbox.app.tabletop import TabletopApp
     from sandbox.game.engine import Game
     from sandbox.game.scene import scene_from_dict

@@ -3,10 +3,6 @@ the status line the phase's gestures, and keys become hidden Brigandine orders."
 
 from __future__ import annotations
 
-import os
-import select
-import shutil
-import subprocess
 
 import pytest
 
@@ -15,32 +11,7 @@ from conftest import REPO
 pytestmark = pytest.mark.window
 
 
-@pytest.fixture(scope="module")
-def display():
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
-    if os.environ.get("DISPLAY"):
-        yield os.environ["DISPLAY"]  # Panda3D reads DISPLAY once per process: share it
-        return
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
-        yield os.environ["DISPLAY"]
-    finally:
-        os.close(read_fd)
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def test_banner_prompt_and_hidden_orders_from_keys(display, tmp_path):
+def test_banner_prompt_and_hidden_orders_from_keys(window_display, tmp_path):
     from sandbox.app.tabletop import TabletopApp
     from sandbox.game.engine import open_game
 
