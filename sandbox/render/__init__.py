@@ -35,8 +35,8 @@ _LAZY = {"OffscreenRenderer", "RenderStats", "render_array", "render_png"}
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        from sandbox.render import offscreen
+    if name in _LAZY:  # loaded on first use, so this package never imports Panda3D itself
+        import importlib
 
-        return getattr(offscreen, name)
+        return getattr(importlib.import_module("sandbox.render.offscreen"), name)
     raise AttributeError(f"module 'sandbox.render' has no attribute {name!r}")
