@@ -180,7 +180,6 @@ def test_scripted_actions_must_follow_the_turn_order():
 def test_escapade_actions_refused_with_the_reason(action, error):
     g = _game(actions=[action])
     try:
-        g.setup()
         with pytest.raises(RulesError, match=error):
             g.play_turns(1, 1)
     finally:
@@ -191,7 +190,6 @@ def test_withdrawn_unit_walks_off_its_own_edge_and_stays_in_reserve():
     act = {"type": "walk", "turn": 1, "player": "Baron Blud", "unit": "blud", "to": [-4.0, -12.6]}
     g = _game(actions=[act])
     try:
-        g.setup()
         g.play_turns(1, 1)
         led = g.escapade.ledger
         assert led.status("blud").value == "reserve"
@@ -211,7 +209,6 @@ def test_unit_walked_off_an_enemy_edge_is_lost():
     act = {"type": "walk", "turn": 1, "player": "Baron Blud", "unit": "pim", "to": [0.0, 12.6]}
     g = _game(near_north, actions=[act])
     try:
-        g.setup()
         g.play_turns(1, 1)
         ev = next(e for e in g.events if e["type"] == "escapade" and e.get("event") == "exit")
         assert (ev["kind"], ev["edge"], ev["owner"]) == ("lost", "north", None)
@@ -223,7 +220,6 @@ def test_unit_walked_off_an_enemy_edge_is_lost():
 def test_panel_lines_show_forces_bennies_strategy_and_victory():
     g = _game(actions=[])
     try:
-        g.setup()
         lines = g.escapade.panel_lines()
         text = "\n".join(lines)
         assert lines[0].startswith("Escapade (standard), turn 1")

@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def demolition():
     spec, base = load_scene(ROOT / "scenes" / "wall_demolition.toml")
     g = Game(spec, base)
-    g.setup()
     start = {k: g.world.pose(k)[0].copy() for k in g.world.dynamic_keys()}
     top = {}
     orig = g._on_step

@@ -31,7 +31,6 @@ def make_game(extra: dict, forced=None, seed=3) -> Game:
     for k, v in extra.items():
         data[k] = v
     g = Game(scene_from_dict(data), REPO)
-    g.setup()
     g.turn = 1
     return g
 

@@ -25,7 +25,6 @@ def test_hidden_field_is_drawn_for_the_referee_and_for_a_player_only_once_reveal
         u.get("stats", {}).pop("scout", None)
     game = Game(scene_from_dict(data), REPO / "scenes")
     try:
-        game.setup()
         game.hazards.setup()  # the scene's Fields are placed (idempotent)
         player = data["players"][0]["name"]
         assert len(_rings(hazard_markers(game))) == 1  # the headless picture shows everything

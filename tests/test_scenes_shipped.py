@@ -52,7 +52,6 @@ def test_before_and_after_pictures(scene_name, tmp_path, ldrawdir):
     try:
         with OffscreenRenderer(320, 240) as renderer:
             renderer_backend = renderer.backend
-            game.setup()
             before = _render(game, renderer, game.final_poses())
             game.play_turns()
             after = _render(game, renderer, game.final_poses())

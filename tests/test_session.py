@@ -74,10 +74,10 @@ def test_move_within_allowance_then_refused(session):
     c1 = session.footprint_centre("knight1")
     assert c1[0] - c0[0] == pytest.approx(3.0, abs=0.1)
     assert session.skirmish.move_allowance("knight1") == pytest.approx(2.0, abs=1e-6)
-    before = session.checksum()
+    before = session.state_hash()
     with pytest.raises(RulesError, match=r'may move 2.00" more this turn .*not 2.50"'):
         session.apply(move("knight1", (c1[0] + 2.5, c1[1])))
-    assert session.checksum() == before  # a refused move changes nothing
+    assert session.state_hash() == before  # a refused move changes nothing
     assert len(session.actions) == 1
     lo, _ = session.bounds("knight1")
     assert lo[2] == pytest.approx(0.0, abs=0.03)  # it stands on the table again
@@ -172,15 +172,15 @@ def test_forced_hit_damages_and_knocks_back(session):
 
 
 def test_undo_restores_the_exact_state(session):
-    start = session.checksum()
+    start = session.state_hash()
     c = session.footprint_centre("knight1")
     session.apply(move("knight1", (c[0] + 2.0, c[1])))
-    after_move = session.checksum()
+    after_move = session.state_hash()
     session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
     session.undo()
-    assert session.checksum() == after_move
+    assert session.state_hash() == after_move
     session.undo()
-    assert session.checksum() == start
+    assert session.state_hash() == start
     with pytest.raises(RulesError, match="nothing to undo"):
         session.undo()
 
@@ -196,7 +196,7 @@ def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
     assert [a["type"] for a in doc["actions"]] == ["move", "attack", "end_turn"]
     loaded = GameSession.load(path)
     try:
-        assert loaded.checksum() == session.checksum()
+        assert loaded.state_hash() == session.state_hash()
         assert loaded.current_player == BF
         assert [e["text"] for e in loaded.events] == [e["text"] for e in session.events]
     finally:
@@ -209,11 +209,11 @@ def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
         GameSession.load(bad)
     # a failing save leaves the previous file untouched
     good = path.read_bytes()
-    real = session.checksum
+    real = session.state_hash
     session.state_hash = lambda: (_ for _ in ()).throw(OSError("disk full"))
     with pytest.raises(OSError):
         session.save(path)
-    session.checksum = real
+    session.state_hash = real
     assert path.read_bytes() == good
     with pytest.raises(ReplayError, match="not a brikwars-sandbox-save"):
         bad.write_text("{}")
@@ -233,10 +233,10 @@ def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, t
                        strategy_bricks=bricks, target=(8.0, 5.0))
 
     assert session.bombardment.strategy_pile() == 0
-    before = session.checksum()
+    before = session.state_hash()
     with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in the Strategy pile"):
         session.apply(drop(1))
-    assert session.actions == [] and session.checksum() == before
+    assert session.actions == [] and session.state_hash() == before
     # with a pile of 2: one drop of 2 bricks, then the pile is empty and the next is refused
     spec, base = load_scene(SCENE)
     players = [p.model_copy(update={"strategy_bricks": 2}) for p in spec.players]
@@ -249,7 +249,7 @@ def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, t
         assert [a.type for a in s.actions] == ["big_drop"]
         loaded = GameSession.load(s.save(tmp_path / "drop.save.json"))
         try:
-            assert loaded.checksum() == s.checksum()
+            assert loaded.state_hash() == s.state_hash()
         finally:
             loaded.close()
     finally:
@@ -267,10 +267,10 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     s = session
 
     def refused(action, match):
-        n, before = len(s.actions), s.checksum()
+        n, before = len(s.actions), s.state_hash()
         with pytest.raises(RulesError, match=match):
             s.apply(action)
-        assert len(s.actions) == n and s.checksum() == before
+        assert len(s.actions) == n and s.state_hash() == before
 
     s.apply(move("knight2", (-2.0, 3.0)))
     refused(move("knight1", (0.0, -3.0)), "may move")                  # too far
@@ -300,13 +300,13 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     s.apply(EndTurnAction(type="end_turn", player=LK))
     assert s.turn == 2 and s.current_player == BF
     path = s.save(tmp_path / "long.save.json")
-    assert json.loads(path.read_text())["checksum"] == s.checksum()
+    assert json.loads(path.read_text())["checksum"] == s.state_hash()
     code = ("import sys; from sandbox.game.engine import Game as GameSession; "
-            "print(GameSession.load(sys.argv[1], check=False).checksum())")
+            "print(GameSession.load(sys.argv[1], check=False).state_hash())")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                          cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == s.checksum()
+    assert out.stdout.strip().splitlines()[-1] == s.state_hash()
 
 
 def test_entry_colour_paints_the_main_colour_of_its_model(session):

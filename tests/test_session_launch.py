@@ -54,14 +54,14 @@ def test_only_the_owner_fires_and_the_preview_is_the_arc(session):
 def test_fire_undo_save_and_load_replay_the_shot(session, tmp_path):
     s = session
     s.apply(EndTurnAction(type="end_turn", player=LK))
-    before = s.checksum()
+    before = s.state_hash()
     pv, act = lob(s, (3.5, 0.0, 4.0), target_body="guard")
     events = s.apply(act)
     kinds = [e["type"] for e in events]
     assert "launch" in kinds and "landed" in kinds
     assert s.body("guard").damage.destroyed  # the forced roll hits, 2d6 Crash Damage
     assert isinstance(s.actions[-1], LaunchAction)
-    after = s.checksum()
+    after = s.state_hash()
     with pytest.raises(RulesError, match="already fired|loading area"):
         s.apply(act)
     path = s.save(tmp_path / "lob.save.json")
@@ -70,11 +70,11 @@ def test_fire_undo_save_and_load_replay_the_shot(session, tmp_path):
     assert parse_action(doc["actions"][-1]) == act
     loaded = GameSession.load(path)
     try:
-        assert loaded.checksum() == after
+        assert loaded.state_hash() == after
     finally:
         loaded.close()
     assert s.undo() == act
-    assert s.checksum() == before and not s.body("guard").damage.destroyed
+    assert s.state_hash() == before and not s.body("guard").damage.destroyed
 
 
 def test_a_shot_beyond_12_inches_is_held_and_flies_on_next_turn(session, tmp_path):
@@ -88,7 +88,7 @@ def test_a_shot_beyond_12_inches_is_held_and_flies_on_next_turn(session, tmp_pat
     path = s.save(tmp_path / "held.save.json")
     loaded = GameSession.load(path)  # the held flight is rebuilt by replaying the log
     try:
-        assert loaded.checksum() == s.checksum() and loaded.flight.pending()
+        assert loaded.state_hash() == s.state_hash() and loaded.flight.pending()
     finally:
         loaded.close()
     kinds = [e["type"] for e in s.apply(EndTurnAction(type="end_turn", player=BF))]

@@ -139,7 +139,7 @@ def test_undo_save_load_and_end_turn(app, tmp_path):
     assert len(app.session.actions) == n - 1
     key(app, "f5")
     assert app.save_path.is_file()
-    saved = app.session.checksum()
+    saved = app.session.state_hash()
     key(app, "e")
     app.wait_idle()
     assert "Black Falcons" in app.banner.getText()
@@ -147,7 +147,7 @@ def test_undo_save_load_and_end_turn(app, tmp_path):
     assert app.unsaved == 1 and "F9 again" in app.flashline.getText()
     key(app, "f9")
     app.wait_idle()
-    assert app.session.checksum() == saved
+    assert app.session.state_hash() == saved
     assert "Lion Knights" in app.banner.getText()
 
 

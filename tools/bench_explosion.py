@@ -41,7 +41,6 @@ def main() -> None:
     })
     t = time.perf_counter()
     g = Game(spec, Path(args.ldrawdir), ldrawdir=args.ldrawdir)
-    g.setup()
     t_setup = time.perf_counter() - t
     blasts: Blasts = g.blasts
     lo, hi = g.world.aabb("castle")

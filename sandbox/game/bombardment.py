@@ -144,7 +144,7 @@ class Bombardment(System):
                 n = action.strategy_bricks
                 return (f"The Big Drop needs {n} Strategy brick{'' if n == 1 else 's'} and "
                         f"{action.player} has {have} in the Strategy pile")
-            key = action.id or self._big_drop_key(action)
+            key = self._big_drop_key(action)
             if isinstance(action.payload, UnitPayload):
                 key = action.payload.unit
             if key in self.game.bodies:

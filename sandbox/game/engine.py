@@ -234,9 +234,6 @@ class Game:
             self.warnings.append(text)
             self.log("warning", text, body=a, other=b, depth_in=round(depth, 4))
 
-    def setup(self) -> None:
-        """Kept for callers of the old two-step start: the table is built in the constructor."""
-
     def build_asset(self, entry, placed: bool = True) -> BodyAsset:
         """The :class:`BodyAsset` of a scene entry (models parsed once per game)."""
         return build_asset(entry, self.base_dir, self.ldrawdir, placed=placed, cache=self._models)
@@ -264,8 +261,6 @@ class Game:
         ev = make_event(type_, round(self.world.time, 6), self.turn, text, fields)
         self._publish(ev)
         return ev
-
-    publish = log
 
     def subscribe(self, type_: str | None, callback: Callable[[dict], None]) -> None:
         """Call ``callback(event)`` for every event of ``type_`` (None: every event)."""
@@ -932,8 +927,6 @@ class Game:
         seed and actions, whichever path (script, table, save) played them."""
         text = json.dumps(self.state_dict(), sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()
-
-    checksum = state_hash
 
     def save(self, path: str | Path) -> Path:
         """Write the game (scene, seed, action log, state hash) as versioned JSON, atomically.

@@ -484,9 +484,7 @@ class Skirmish(System):
         return ""
 
     def apply(self, action, index: int) -> None:
-        reason = self.refusal(action)
-        if reason:
-            raise RulesError(reason)
+        # the engine asked refusal() just before (so did the Escapade's walk)
         if isinstance(action, MoveAction):
             self._move(action)
         elif isinstance(action, AttackAction):
@@ -534,6 +532,8 @@ class Skirmish(System):
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
             self.turn_state.acted.add(a.unit)
         left = self.move_allowance(a.unit)
+        if dist > left + 1e-9 and sprint_roll is None:
+            raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
         if dist > left + 1e-9:
             # the Sprint die is spent either way: log it, keep the Action spent
             g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\", still short of "
