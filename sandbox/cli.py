@@ -179,9 +179,9 @@ def replay(
 ) -> None:
     """Open the replay window; or --info, --verify (re-simulate, report the largest pose
     difference), or --export a video of a turn, a time range or a dramatic moment."""
-    from .game.replay import load_replay
-    from .app.headless import verify_replay
     from .app import replay_cli
+    from .app.headless import verify_replay
+    from .game.replay import load_replay
 
     if size is None:
         size = "640x480" if export is not None else "1280x720"
@@ -398,8 +398,13 @@ def odds(
     report each outcome's chance with a 95% interval."""
     import time as _time
 
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from .app import odds as odds_mod
 

@@ -11,8 +11,13 @@ import pytest
 from sandbox.bricks.connectivity import connection_graph, pieces
 from sandbox.bricks.model import load_model
 from sandbox.game.assets import _asset_from_model, _select_submodel, build_part_asset
-from sandbox.physics.breakage import (PiecePlan, boxes_now, knockback_velocity,
-                                      part_distances, split_body)
+from sandbox.physics.breakage import (
+    PiecePlan,
+    boxes_now,
+    knockback_velocity,
+    part_distances,
+    split_body,
+)
 from sandbox.physics.world import PhysicsWorld
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -199,8 +199,8 @@ def _skirmish_with_rocket(tmp_path, **knight_at):
     if knight_at:
         u["position"] = knight_at["position"]
     data["forced_dice"] = {"projectile": [5]}  # the Rocket's Action Roll: 5 against Use 2
-    from sandbox.game.scene import scene_from_dict
     from sandbox.game.engine import Game
+    from sandbox.game.scene import scene_from_dict
 
     return Game(scene_from_dict(data), REPO / "scenes")
 

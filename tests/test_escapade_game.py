@@ -7,13 +7,12 @@ import json
 import tomllib
 
 import pytest
+from conftest import REPO
 
 from sandbox.app.headless import run_scene
 from sandbox.core.errors import RulesError, SceneError
 from sandbox.game.engine import Game
 from sandbox.game.scene import scene_from_dict
-
-from conftest import REPO
 
 SCENE = REPO / "scenes" / "escapade_raid.toml"
 

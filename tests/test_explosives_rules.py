@@ -11,9 +11,18 @@ import pytest
 from sandbox.core.dice import Dice
 from sandbox.core.errors import RulesError
 from sandbox.rules.damage import ExplosionRing
-from sandbox.rules.explosives import (FieldHazard, Variant, crash_dice, explosive_dice,
-                                      field_size_in, is_dud, opposed_knockback, ring_damage,
-                                      roll_crash_damage, variant_rings)
+from sandbox.rules.explosives import (
+    FieldHazard,
+    Variant,
+    crash_dice,
+    explosive_dice,
+    field_size_in,
+    is_dud,
+    opposed_knockback,
+    ring_damage,
+    roll_crash_damage,
+    variant_rings,
+)
 
 
 def stream(*values, name="x"):

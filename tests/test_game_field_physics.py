@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import textwrap
 
-
 from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +14,6 @@ import pytest
 from sandbox.core.errors import SceneError
 from sandbox.game.engine import Game
 from sandbox.game.scene import load_scene, scene_from_dict
-
-from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 

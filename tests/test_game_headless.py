@@ -10,8 +10,8 @@ import pytest
 
 from sandbox.app.headless import run_scene, verify_replay
 from sandbox.core.errors import RulesError
-from sandbox.game.replay import load_replay
 from sandbox.game.engine import Game
+from sandbox.game.replay import load_replay
 from sandbox.game.scene import load_scene
 from sandbox.rules.collision import COLLISION_MIN_SPEED_IN_S
 

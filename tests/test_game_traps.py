@@ -11,10 +11,10 @@ import pytest
 from sandbox.app.headless import check_expectations
 from sandbox.core.dice import DiceExpression
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene, scene_from_dict
 from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction
+from sandbox.game.engine import Game
 from sandbox.game.engine import Game as GameSession
+from sandbox.game.scene import load_scene, scene_from_dict
 from sandbox.rules import hazards as hz
 
 REPO = Path(__file__).resolve().parents[1]

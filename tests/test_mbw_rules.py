@@ -14,7 +14,17 @@ from sandbox.core.dice import DiceStream
 from sandbox.core.errors import RulesError
 from sandbox.rules import micro_brick_war as mbw
 from sandbox.rules.micro_brick_war import (
-    Attack, Build, DropGoblet, EndTurn, Farm, FoundCity, Move, PlaceGoblet, new_game,
+    Attack,
+    Build,
+    DropGoblet,
+    EndTurn,
+    Farm,
+    FoundCity,
+    Move,
+    PlaceGoblet,
+    new_game,
+)
+from sandbox.rules.micro_brick_war import (
     parse_square as sq,
 )
 from sandbox.rules.micro_brick_war_ai import FastDie, choose_action, random_action, win_probability

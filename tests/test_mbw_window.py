@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.window

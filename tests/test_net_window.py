@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_net import DUEL
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO
+
 from sandbox.app import odds
 from sandbox.core.errors import SceneError
 

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from sandbox.core.units import GRAVITY_IN_S2, INCH_PER_LDU
-from sandbox.physics.world import BoxShape, PhysicsWorld, compound_mass_properties, matrix_to_quat, quat_to_matrix
+from sandbox.physics.world import (
+    BoxShape,
+    PhysicsWorld,
+    compound_mass_properties,
+    matrix_to_quat,
+    quat_to_matrix,
+)
 
 BRICK_HALF = tuple(np.array([40.0, 20.0, 12.0]) * INCH_PER_LDU)  # a 2x4 brick's body, inches
 EYE = tuple(map(tuple, np.eye(3)))

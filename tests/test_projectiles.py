@@ -14,16 +14,15 @@ import tomllib
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from sandbox.core.errors import RulesError
 from sandbox.core.units import GRAVITY_IN_S2
-from sandbox.game.projectiles import TURN_FLIGHT_IN, Flight, default_miss_spot, miss_distance
 from sandbox.game.engine import Game
+from sandbox.game.projectiles import TURN_FLIGHT_IN, Flight, default_miss_spot, miss_distance
 from sandbox.game.scene import scene_from_dict
 from sandbox.physics import projectiles as pj
 from sandbox.physics.world import BoxShape, PhysicsWorld
-
-from conftest import REPO
 
 EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 

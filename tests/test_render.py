@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("panda3d")
 trimesh = pytest.importorskip("trimesh")
-from PIL import Image  # noqa: E402
 from imaging import GOLDEN_DIR, RMS_TOLERANCE, assert_matches_golden, rms  # noqa: E402,F401
+from PIL import Image  # noqa: E402
 
 from sandbox.render import (  # noqa: E402
     Camera,

@@ -6,6 +6,7 @@ import imageio.v2 as iio2
 import imageio.v3 as iio3
 import numpy as np
 import pytest
+from conftest import REPO
 from typer.testing import CliRunner
 
 from sandbox.app.export import export_replay, plan_export
@@ -14,8 +15,6 @@ from sandbox.cli import app
 from sandbox.core.errors import ReplayError
 from sandbox.game.playback import replay_assets
 from sandbox.game.replay import load_replay
-
-from conftest import REPO
 
 W, H = 160, 120
 

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import REPO
 from typer.testing import CliRunner
 
 from sandbox.app.headless import run_scene
@@ -15,8 +16,6 @@ from sandbox.core.errors import ReplayError
 from sandbox.game import replay as rp
 from sandbox.game.playback import SPEEDS, ReplayPlayback
 from sandbox.game.replay_index import ReplayIndex
-
-from conftest import REPO
 
 Q = (0.0, 0.0, 0.0, 1.0)
 

@@ -7,15 +7,13 @@ shipped scene's replay, presses keys with ``messenger.send``, runs the task loop
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from conftest import REPO
 
 from sandbox.app.headless import run_scene
 from sandbox.game.playback import replay_assets
 from sandbox.game.replay import load_replay
-
-from conftest import REPO
 
 pytestmark = pytest.mark.window
 

@@ -7,8 +7,17 @@ from sandbox.core.errors import RulesError
 from sandbox.rules.damage import ArmorOutcome, compare_damage_to_armor
 from sandbox.rules.fire import FireOutcome, fire_outcome
 from sandbox.rules.fire_field import (
-    FireType, ObjectFire, PermanentFire, burning_roll, catch_fire, catch_fire_from_roll,
-    catching_dice, fight_fire, max_fire_size_in, on_fire_modifiers, submerge,
+    FireType,
+    ObjectFire,
+    PermanentFire,
+    burning_roll,
+    catch_fire,
+    catch_fire_from_roll,
+    catching_dice,
+    fight_fire,
+    max_fire_size_in,
+    on_fire_modifiers,
+    submerge,
 )
 from sandbox.rules.stats import BattleState, UnitKind, UnitSpec
 

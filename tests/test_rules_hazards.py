@@ -7,9 +7,23 @@ from sandbox.core.dice import DiceExpression, DiceStream
 from sandbox.core.errors import RulesError
 from sandbox.rules.attacks import action_roll
 from sandbox.rules.hazards import (
-    EnergyShield, Field, HazardKind, PoweredField, TerrainKind, Trap, TriggerMode,
-    concealed_size_modifier, cross_concealed, difficult_terrain, exposure_damage, follow_scout,
-    mark_target, pathfinding_die, shield_damage, slippery_fall, tracking_reveals,
+    EnergyShield,
+    Field,
+    HazardKind,
+    PoweredField,
+    TerrainKind,
+    Trap,
+    TriggerMode,
+    concealed_size_modifier,
+    cross_concealed,
+    difficult_terrain,
+    exposure_damage,
+    follow_scout,
+    mark_target,
+    pathfinding_die,
+    shield_damage,
+    slippery_fall,
+    tracking_reveals,
 )
 
 MINES = Field("minefield", HazardKind.CONCEALED, 6, DiceExpression.parse("2d10 Exp"))

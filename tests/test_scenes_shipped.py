@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import REPO
+from imaging import assert_matches_golden
 
 from sandbox.app.headless import run_scene, verify_replay
-from sandbox.game.replay import load_replay
 from sandbox.game.engine import Game
+from sandbox.game.replay import load_replay
 from sandbox.game.scene import load_scene
 from sandbox.render.from_game import scene_view
 from sandbox.render.offscreen import OffscreenRenderer
-
-from conftest import REPO
-from imaging import assert_matches_golden
 
 SCENES = sorted((REPO / "scenes").glob("*.toml"))
 

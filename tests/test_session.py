@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import ReplayError, RulesError, SceneError
-from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
-from sandbox.game.hazard_scene import FieldEntry
-from sandbox.game.scene import Stats, load_scene
 from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction, parse_action
 from sandbox.game.engine import Game as GameSession
+from sandbox.game.hazard_scene import FieldEntry
+from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from sandbox.game.scene import Stats, load_scene
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "skirmish.toml"

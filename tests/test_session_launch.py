@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import RulesError
-from sandbox.game.scene import load_scene
 from sandbox.game.actions import EndTurnAction, parse_action
 from sandbox.game.engine import Game as GameSession
+from sandbox.game.scene import load_scene
 from sandbox.game.scene_flight import LaunchAction
 
 REPO = Path(__file__).resolve().parents[1]

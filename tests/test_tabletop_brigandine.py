@@ -3,9 +3,7 @@ the status line the phase's gestures, and keys become hidden Brigandine orders."
 
 from __future__ import annotations
 
-
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.window

@@ -4,10 +4,8 @@ the victory status, updated after an action."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.window

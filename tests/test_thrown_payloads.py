@@ -14,15 +14,14 @@ import tomllib
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from sandbox.core.errors import RulesError, SceneError
 from sandbox.core.units import GRAVITY_IN_S2
-from sandbox.game.projectiles import _rotation_between
 from sandbox.game.engine import Game
+from sandbox.game.projectiles import _rotation_between
 from sandbox.game.scene import scene_from_dict
 from sandbox.physics.world import quat_to_matrix
-
-from conftest import REPO
 
 
 def _scene(name: str) -> dict:

@@ -229,10 +229,9 @@ def fig_explosion(max_seconds: float = 10.0, sleeping: bool = False) -> list[dic
     import numpy as np
 
     from sandbox.core.dice import DiceExpression
+    from sandbox.physics import world as physics_world
     from sandbox.physics.breakage import boxes_now
     from sandbox.rules.explosives import Variant
-
-    from sandbox.physics import world as physics_world
 
     physics_world.SLEEPING = sleeping
     g = castle_game()

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.core.dice import DiceExpression
-from sandbox.game.explosions import Blasts
 from sandbox.game.engine import Game
+from sandbox.game.explosions import Blasts
 from sandbox.game.scene import scene_from_dict
 from sandbox.physics.breakage import boxes_now, part_distances
 from sandbox.rules.explosives import Variant, variant_rings

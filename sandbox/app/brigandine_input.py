@@ -19,8 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..game.scene_brigandine import (BrigCharge, BrigDeclare, BrigDefend, BrigDelay, BrigDraw,
-                                     BrigMelee, BrigMove, BrigReload, BrigShoot, round_phase)
+from ..game.scene_brigandine import (
+    BrigCharge,
+    BrigDeclare,
+    BrigDefend,
+    BrigDelay,
+    BrigDraw,
+    BrigMelee,
+    BrigMove,
+    BrigReload,
+    BrigShoot,
+    round_phase,
+)
 
 #: What the digit keys toggle in phase 2, in order.
 DECLARE_KEYS: tuple[str, ...] = ("move", "charge", "shoot", "melee", "artillery", "reload",

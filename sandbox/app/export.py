@@ -299,10 +299,9 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     ReplayError
         Unknown suffix, bad size/fps/speed, or a stretch :func:`select_frames` rejects.
     """
+    from ..core.limits import check_output_file
     from ..render.offscreen import OffscreenRenderer
     from ..render.replay_view import ReplayDrawing
-
-    from ..core.limits import check_output_file
 
     t_start = _time.perf_counter()
     out = check_output_file(out, "video")  # never over a device, FIFO or folder

@@ -14,10 +14,10 @@ from typing import Callable
 import numpy as np
 
 from ..core.errors import ReplayError
-from ..game.replay import Replay, atomic_write_bytes, replay_bytes, _angle_between
-from .outputs import check_output_dir, write_output_set
 from ..game.engine import Game
+from ..game.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
 from ..game.scene import load_scene, scene_from_dict
+from .outputs import check_output_dir, write_output_set
 
 
 @dataclass
@@ -113,9 +113,9 @@ def render_game_png_bytes(game: Game, width: int = 960, height: int = 720) -> by
 
     destroyed = [k for k, s in game.bodies.items() if s.damage.destroyed]
     bf = game.spec.battlefield
-    from ..render.hazard_markers import hazard_markers
-    from ..render.flight_markers import flight_markers
     from ..render.escapade_markers import escapade_markers
+    from ..render.flight_markers import flight_markers
+    from ..render.hazard_markers import hazard_markers
 
     view = scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
                       destroyed=destroyed, aspect=width / height,

@@ -33,25 +33,6 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-
-from ..core.errors import SandboxError
-from .brigandine_input import BrigandineOrders
-from .commands import COMMAND_HELP, INTERACTIONS, CommandRefused, TableCommands
-from ..game.scene import BigDrop, ExplosivePayload
-from ..game.actions import EndTurnAction, MoveAction, action_dict
-from ..game.engine import Game as GameSession
-from ..game.scene_flight import LaunchAction
-from ..game.skirmish import possessive, quat_mul
-from ..rules.collision import COLLISION_MIN_SPEED_IN_S
-from ..render import geometry, shaders
-from ..render import offscreen as _offscreen  # the shared scene-building helpers
-from ..render.escapade_markers import escapade_markers
-from .mbw_input import MbwInput
-from ..render.hazard_markers import hazard_markers
-from ..render.orbit_camera import OrbitCamera
-from ..render.from_game import render_mesh_of
-from ..render.view import Marker
-
 from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we override)
     AntialiasAttrib,
     DirectionalLight,
@@ -70,6 +51,24 @@ from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we 
     TransparencyAttrib,
     loadPrcFileData,
 )
+
+from ..core.errors import SandboxError
+from ..game.actions import EndTurnAction, MoveAction, action_dict
+from ..game.engine import Game as GameSession
+from ..game.scene import BigDrop, ExplosivePayload
+from ..game.scene_flight import LaunchAction
+from ..game.skirmish import possessive, quat_mul
+from ..render import geometry, shaders
+from ..render import offscreen as _offscreen  # the shared scene-building helpers
+from ..render.escapade_markers import escapade_markers
+from ..render.from_game import render_mesh_of
+from ..render.hazard_markers import hazard_markers
+from ..render.orbit_camera import OrbitCamera
+from ..render.view import Marker
+from ..rules.collision import COLLISION_MIN_SPEED_IN_S
+from .brigandine_input import BrigandineOrders
+from .commands import COMMAND_HELP, INTERACTIONS, CommandRefused, TableCommands
+from .mbw_input import MbwInput
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
 #: is read as 15 degrees.

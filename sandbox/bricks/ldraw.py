@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sandbox.bricks.load_warning import LoadWarning  # noqa: F401 - re-exported
 from sandbox.bricks.colours import parse_colour_code
+from sandbox.bricks.load_warning import LoadWarning  # noqa: F401 - re-exported
 from sandbox.core.errors import LDrawError
 from sandbox.core.limits import FileRefused, read_input_bytes, reason
 

@@ -28,8 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
-from sandbox.bricks.ldraw import (MAX_COORD_LDU, LDrawFile, LoadWarning, normalise_name,
-                                  parse_ldraw, read_text, unsafe_reference)
+from sandbox.bricks.ldraw import (
+    MAX_COORD_LDU,
+    LDrawFile,
+    LoadWarning,
+    normalise_name,
+    parse_ldraw,
+    read_text,
+    unsafe_reference,
+)
 from sandbox.bricks.library import LDrawLibrary, get_library, library_dir
 from sandbox.bricks.partmesh import PartMesh, Resolver
 from sandbox.core.errors import LDrawError

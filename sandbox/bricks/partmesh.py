@@ -29,8 +29,14 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
-from sandbox.bricks.ldraw import (LDrawFile, LoadWarning, normalise_name, parse_ldraw, read_text,
-                                  unsafe_reference)
+from sandbox.bricks.ldraw import (
+    LDrawFile,
+    LoadWarning,
+    normalise_name,
+    parse_ldraw,
+    read_text,
+    unsafe_reference,
+)
 from sandbox.bricks.library import LDrawLibrary
 from sandbox.core.limits import limit
 from sandbox.core.units import MM_PER_LDU

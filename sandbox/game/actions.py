@@ -14,7 +14,6 @@ the system that plays it, list it in that system's ``actions``, and import the m
 from __future__ import annotations
 
 import math
-
 import typing
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 

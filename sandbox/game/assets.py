@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bricks.mesh import model_mesh, placement_boxes
 from ..bricks.library import library_dir
+from ..bricks.mesh import model_mesh, placement_boxes
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw

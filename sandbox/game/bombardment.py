@@ -45,8 +45,8 @@ from .assets import build_part_asset
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
 from .scene import BigDrop, ExplosivePayload, Stats, SupplyPayload, UnitPayload
-from .table import MAX_ACTION_SECONDS, System
 from .scene_flight import BombardAction
+from .table import MAX_ACTION_SECONDS, System
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import TableAPI as Game

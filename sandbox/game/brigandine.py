@@ -30,9 +30,20 @@ from ..rules.brigandine_tables import load_tables
 from .actions import action_dict
 from .assets import build_part_asset
 from .games import GameKind, register_game
-from .scene_brigandine import (BRIG_ACTIONS, BrigCharge, BrigDeclare, BrigDefend, BrigDelay,
-                               BrigDraw, BrigJoust, BrigMelee, BrigMove, BrigReload, BrigShoot,
-                               round_phase)
+from .scene_brigandine import (
+    BRIG_ACTIONS,
+    BrigCharge,
+    BrigDeclare,
+    BrigDefend,
+    BrigDelay,
+    BrigDraw,
+    BrigJoust,
+    BrigMelee,
+    BrigMove,
+    BrigReload,
+    BrigShoot,
+    round_phase,
+)
 from .table import System
 
 #: Two figures are in contact (may melee) when their footprints are this close, inches.

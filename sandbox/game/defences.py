@@ -27,8 +27,8 @@ Units: inches, Z up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from ..core.errors import RulesError, SceneError

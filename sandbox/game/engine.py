@@ -33,8 +33,14 @@ import numpy as np
 
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
-from ..core.limits import (FileRefused, how_to_raise, limit, read_input_bytes, reason,
-                           strict_json_loads)
+from ..core.limits import (
+    FileRefused,
+    how_to_raise,
+    limit,
+    read_input_bytes,
+    reason,
+    strict_json_loads,
+)
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld

@@ -58,6 +58,7 @@ from ..rules.escapade import (
     roll_tactical_advantage,
     rush_turn,
 )
+from .actions import MoveAction
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
     AttackScript,
@@ -67,7 +68,6 @@ from .scene_escapade import (
     RelayAction,
     WalkAction,
 )
-from .actions import MoveAction
 from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -51,14 +51,28 @@ import numpy as np
 from ..bricks.connectivity import connection_graph, pieces
 from ..core.dice import DiceExpression, ExpressionRoll
 from ..core.errors import RulesError
-from ..physics.breakage import (PiecePlan, boxes_now, knockback_velocity, part_distances,
-                                split_body, touching)
 from ..core.transforms import quat_to_matrix
+from ..physics.breakage import (
+    PiecePlan,
+    boxes_now,
+    knockback_velocity,
+    part_distances,
+    split_body,
+    touching,
+)
 from ..physics.world import BoxShape
 from ..rules import collision as collision_rules
 from ..rules.damage import ExplosionRing, Stability, explosion_at, premature_detonation
-from ..rules.explosives import (FieldHazard, Variant, explosive_dice, field_size_in, is_dud,
-                                opposed_knockback, ring_damage, variant_rings)
+from ..rules.explosives import (
+    FieldHazard,
+    Variant,
+    explosive_dice,
+    field_size_in,
+    is_dud,
+    opposed_knockback,
+    ring_damage,
+    variant_rings,
+)
 from .assets import BodyAsset, rigid_matrix
 from .scene import Stats, parse_armor
 from .scene_blast import MissileStrike

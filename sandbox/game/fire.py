@@ -30,8 +30,15 @@ from ..core.dice import ExpressionRoll
 from ..core.transforms import quat_to_matrix
 from ..physics.queries import bodies_near, closest_points
 from ..rules import fire as minifig_fire
-from ..rules.fire_field import (SPREAD_DISTANCE_IN, FireType, ObjectFire, burning_roll,
-                                catch_fire, fight_fire, submerge)
+from ..rules.fire_field import (
+    SPREAD_DISTANCE_IN,
+    FireType,
+    ObjectFire,
+    burning_roll,
+    catch_fire,
+    fight_fire,
+    submerge,
+)
 from ..rules.stats import BattleState, UnitKind, UnitSpec
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..core.dice import DiceExpression
 from ..core.errors import DiceError
-
 from .actions import Action
 from .scene_types import Vec2, Vec3  # noqa: E402
 

@@ -48,9 +48,17 @@ from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
 from .fire import FireController
-from .hazard_scene import (HAZARD_ACTIONS, Cross, Extinguish, FieldEntry, FlameThrowerAttack,
-                           StopDropRoll,
-                           Ignite, MarkTarget, Sight)
+from .hazard_scene import (
+    HAZARD_ACTIONS,
+    Cross,
+    Extinguish,
+    FieldEntry,
+    FlameThrowerAttack,
+    Ignite,
+    MarkTarget,
+    Sight,
+    StopDropRoll,
+)
 from .measure import SmokeField
 from .table import System
 

@@ -40,8 +40,15 @@ from ..rules.micro_brick_war_ai import choose_action
 from .games import GameKind, register_game
 from .scene import Creation, PartRef, Stats
 from .scene_mbw import (
-    MBW_ACTIONS, MbwAttack, MbwBuild, MbwDropGoblet, MbwFarm, MbwFoundCity, MbwMove,
-    MbwPlaceGoblet, MicroBrickWarSection,
+    MBW_ACTIONS,
+    MbwAttack,
+    MbwBuild,
+    MbwDropGoblet,
+    MbwFarm,
+    MbwFoundCity,
+    MbwMove,
+    MbwPlaceGoblet,
+    MicroBrickWarSection,
 )
 from .table import System
 

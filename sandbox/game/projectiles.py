@@ -53,17 +53,21 @@ import numpy as np
 
 from ..core.dice import DiceExpression
 from ..core.errors import RulesError, SceneError
-from ..physics import projectiles as pj
 from ..core.transforms import matrix_to_quat, quat_to_matrix
-from ..rules.attacks import (UNSEEN_TARGET, action_roll, out_of_range_modifier, roll_damage,
-                             target_modifier)
+from ..physics import projectiles as pj
+from ..rules.attacks import (
+    UNSEEN_TARGET,
+    action_roll,
+    out_of_range_modifier,
+    roll_damage,
+    target_modifier,
+)
 from ..rules.gunnery import WeaponState
 from ..rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
 from .assets import build_part_asset
 from .scene import Stats, parse_armor
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 from .table import System
-
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import TableAPI as Game

@@ -42,8 +42,15 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ReplayError
-from ..core.limits import (FileRefused, check_output_file, how_to_raise, limit,
-                           read_input_bytes, reason, strict_json_loads)
+from ..core.limits import (
+    FileRefused,
+    check_output_file,
+    how_to_raise,
+    limit,
+    read_input_bytes,
+    reason,
+    strict_json_loads,
+)
 
 FORMAT_NAME = "brikwars-replay"
 FORMAT_VERSION = 2

@@ -27,19 +27,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
-from .actions import Action, action_union
+
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
-from .scene_escapade import EscapadeSection
-from .scene_brigandine import BrigandineSection
-from .scene_mbw import MicroBrickWarSection
-from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .actions import Action, action_union
 from .hazard_scene import FieldEntry, HazardExpect
+from .scene_brigandine import BrigandineSection
+from .scene_escapade import EscapadeSection
+from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .scene_mbw import MicroBrickWarSection
 from .trap_scene import TrapEntry
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
 from .scene_types import ColourCode, Vec2, Vec3  # noqa: E402
+
 #: Most dice one Armor rating may roll (a hundred d10 is already far beyond any creation).
 MAX_ARMOR_DICE = 100
 

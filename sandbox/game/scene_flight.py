@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .actions import Action
 from .scene_types import Vec2, Vec3  # noqa: E402
+
 _ID = r"^[A-Za-z0-9_.\-]+$"
 
 

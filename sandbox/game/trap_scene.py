@@ -25,8 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .hazard_scene import _dice
 from .actions import Action
+from .hazard_scene import _dice
 from .scene_types import Vec2, Vec3
 
 

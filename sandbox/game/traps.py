@@ -37,8 +37,8 @@ from ..rules.attacks import resolve_attack
 from ..rules.explosives import Variant
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
-from .trap_scene import Interact, TrapEntry
 from .table import System
+from .trap_scene import Interact, TrapEntry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import TableAPI as Game

@@ -28,7 +28,6 @@ import numpy as np
 from panda3d.core import (
     AntialiasAttrib,
     BitMask32,
-    Camera as PandaCamera,
     DirectionalLight,
     FrameBufferProperties,
     GeomNode,
@@ -49,6 +48,9 @@ from panda3d.core import (
     TransparencyAttrib,
     WindowProperties,
     loadPrcFileData,
+)
+from panda3d.core import (
+    Camera as PandaCamera,
 )
 
 from sandbox.render import geometry, shaders
@@ -474,11 +476,11 @@ def render_png(view: SceneView, path: str | Path, width: int = 800, height: int 
     Path
         The file written.
     """
-    from PIL import Image
-
     import io
     import os
     import tempfile
+
+    from PIL import Image
 
     from ..core.limits import check_output_file
 

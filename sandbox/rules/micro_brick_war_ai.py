@@ -21,8 +21,18 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .micro_brick_war import (
-    CATAPULT_RANGE, UNIT_TYPES, Attack, Build, DropGoblet, EndTurn, Farm, FoundCity, Move,
-    PlaceGoblet, State, distance,
+    CATAPULT_RANGE,
+    UNIT_TYPES,
+    Attack,
+    Build,
+    DropGoblet,
+    EndTurn,
+    Farm,
+    FoundCity,
+    Move,
+    PlaceGoblet,
+    State,
+    distance,
 )
 
 __all__ = ["choose_action", "play_turn", "policy_action", "evaluate", "win_probability",
