@@ -74,6 +74,10 @@ def window_display(xvfb_display):
     module left behind is destroyed here, so the next module still opens its own."""
     import builtins
 
+    from sandbox.app.tabletop import TabletopApp
+
+    # messages expire by the wall clock; frozen, a busy machine can't expire one mid-test
+    TabletopApp.message_clock = staticmethod(lambda: 0.0)
     _drop_showbase(builtins)
     yield xvfb_display
     leftover = getattr(builtins, "base", None)

@@ -789,6 +789,10 @@ class TabletopApp:
     shadows : bool
     """
 
+    #: What flashed messages and questions expire by (seconds). Window tests freeze it: on a
+    #: busy machine a message could expire between an action and the check of its text.
+    message_clock = staticmethod(time.monotonic)
+
     def __init__(self, session: GameSession, width: int = 1280, height: int = 720, *,
                  save_path: str | Path | None = None, screenshot_dir: str | Path | None = None,
                  shadows: bool = True, title: str = "BrikWars tabletop", ai_seats=()):
@@ -1085,7 +1089,7 @@ class TabletopApp:
         """A short message under the banner: red for refusals and errors, green for things
         done (saved, loaded), white for hints."""
         self._flash_text = text
-        self._flash_until = time.monotonic() + seconds
+        self._flash_until = self.message_clock() + seconds
         kind = "error" if error else ("ok" if ok else "info")
         self.flash_kind = kind
         self.flashline.setFg(FLASH_COLOURS[kind])
@@ -1155,7 +1159,7 @@ class TabletopApp:
     def _confirm(self, what: str, question: str) -> bool:
         """Whether ``what`` (a key) was pressed again right after its question was asked; else
         asks ``question`` and returns False."""
-        now = time.monotonic()
+        now = self.message_clock()
         if self._asked == what and now < self._asked_until:
             self._asked = None
             return True
@@ -1250,7 +1254,7 @@ class TabletopApp:
         text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
         self.status.setText(text)
         self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2, 0.04 + 0.032 * 1.25 * text.count("\n"))
-        self.flashline.setText(self._flash_text if now < self._flash_until else "")
+        self.flashline.setText(self._flash_text if self.message_clock() < self._flash_until else "")
         if busy:
             self.tooltip.setText("")
 
