@@ -210,6 +210,43 @@ class CloseCombat(System):
         out += [f"  Parry {m.source}: Action {m.action:+d}" for m in mods]
         return out
 
+    def preview(self, action) -> list[str]:
+        """A Shove, Grab or Angry Inch in words before any die is rolled: Sizes, Automatic Hit
+        or the Use to reach, the target's Parry with every modifier, the KnockBack, and why it
+        would be refused (8.2). Nothing changes."""
+        g = self.game
+        why = self.refusal(action)
+        unit, target = action.unit, action.target
+        mover = self.combatant(unit)
+        tgt = self.combatant(target) if target in g.bodies else None
+        out: list[str] = []
+        if isinstance(action, AngryInchAction):
+            d = g.measure(unit, target).inches if tgt is not None else 0.0
+            out.append(f'Angry Inch: {mover.name} lunges up to {ANGRY_INCH_IN:g}" at '
+                       f'{tgt.name if tgt else target} ({d:.2f}" away)')
+        elif tgt is not None:
+            verb = "Shove" if isinstance(action, ShoveAction) else "Grab"
+            keys = [unit, *getattr(action, "helpers", [])]
+            size = sum(self.combatant(k).size_in for k in keys if k in g.bodies)
+            out.append(f'{verb}: {" + ".join(g.body(k).name for k in keys if k in g.bodies)} '
+                       f'(Size {size:g}") on {tgt.name} (Size {tgt.size_in:g}")')
+            use = grab_use(mover, tgt)
+            out.append("  Automatic Hit" if use is None else
+                       f"  Too Large against a small target: Action d{mover.action_die} vs "
+                       f"Use {use} (its Size)")
+            shield = None
+            if isinstance(action, ShoveAction) and action.weapon is not None and not why:
+                shield = self.weapon(unit, action.weapon)
+            out += ["  " + x for x in self.parry_lines(
+                unit, target, shield, shove=verb == "Shove", shove_size_in=size)]
+            if verb == "Shove" and not why:
+                out.append(f'  KnockBack {shove_knockback_in(size, tgt.size_in, shield):g}" '
+                           "straight away (no Damage)")
+            elif verb == "Grab":
+                out.append("  the target cannot move until your next turn")
+        out.append(f"Cannot: {why}" if why else "Click the target again (or Enter) to do it")
+        return out
+
     # ------------------------------------------------------------------ the barrel (8.2)
     def barrel_end(self, key: str, index: int) -> np.ndarray | None:
         """(3,) world point of the end of weapon ``index``'s barrel, inches, or None (see the
@@ -266,8 +303,9 @@ class CloseCombat(System):
         act = res.roll
         verdict = ("Critical Failure" if act.critical_failure else
                    ("success" if res.success else "failure"))
-        effect = {True: "the blow is stopped", False: ""}[res.blocks] or (
-            f"+{res.deflection_layers} layer{'' if res.deflection_layers == 1 else 's'} of Deflection" if res.deflection_layers else "")
+        n = res.deflection_layers
+        effect = ("the blow is stopped" if res.blocks else
+                  (f"+{n} layer{'' if n == 1 else 's'} of Deflection" if n else ""))
         g.log("parry", f"{d.name} Parries with {w.name}: {[r.result for r in act.rolls]} "
               f"{sum(m.action for m in act.modifiers):+d} = {act.total} vs Use {act.use}: "
               f"{verdict}" + (f" ({effect})" if effect else "")
@@ -583,7 +621,7 @@ class CloseCombat(System):
         if pr is not None and pr.blocks:
             return
         self.holds[a.target] = a.unit
-        g.log("held", f"{tgt.name} is held by {g.body(a.unit).name} (8.2 Grab): it cannot "
+        g.log("grabbed", f"{tgt.name} is held by {g.body(a.unit).name} (8.2 Grab): it cannot "
               "move", body=a.target, grabber=a.unit)
 
 

@@ -51,7 +51,7 @@ EVENT_TYPES: dict[str, str] = {
     "shove": "a unit (or a Combined Attack) Shoves a target (8.2)",
     "shoved": "how far a Shove moved its target (8.2)",
     "grab": "a unit Grabs a target (8.2)",
-    "held": "a Grab holds its target: it cannot move (8.2)",
+    "grabbed": "a Grab holds its target: it cannot move (8.2)",
     "released": "a Grab's hold ends (8.2)",
     "explosion": "an Explosion (point, rings)",
     "detonation": "an Explosive goes off (Premature Detonation, chains)",
