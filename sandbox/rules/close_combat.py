@@ -35,8 +35,10 @@ each from the chapter's words:
   a Use equal to its Size (rounded up to a whole number). "Small target" is read with the same
   threshold, smaller than half its Size.
 - **Too Small**: a Creation can only Shove targets its own Size or smaller; a Combined Attack
-  adds the Sizes of every Creation shoving together. A Shove from a Creation larger than the
-  defender is Parried at -2 Action per inch of Size difference (whole inches, any part counting).
+  adds the Sizes of every unit shoving together (the limit holds whenever a Creation is among
+  the shovers; minifig Shoves keep 5.2's rules, not shipped). A Shove from a Creation larger
+  than the defender is Parried at -2 Action per inch of Size difference (whole inches, any
+  part counting).
 - **Unmoving**: a Creation without an obvious leaping ability cannot use an Angry Inch. The Angry
   Inch (5.2, not shipped) is read as a 1" move beyond the unit's Move straight at a Close Combat
   target, only to reach base contact, as part of the attack it makes this turn.
@@ -268,7 +270,7 @@ def shove_refusal(shovers: Sequence[Combatant], target: Combatant) -> str:
     if not shovers:
         raise RulesError("a Shove needs at least one shover")
     total = sum(s.size_in for s in shovers)
-    if all(s.creation for s in shovers) and target.size_in > total + 1e-9:
+    if any(s.creation for s in shovers) and target.size_in > total + 1e-9:
         who = shovers[0].name if len(shovers) == 1 else " + ".join(s.name for s in shovers)
         return (f'Too Small (8.2): {who} (Size {total:g}") can only Shove targets of its own '
                 f'Size or smaller, and {target.name} is Size {target.size_in:g}"; team up in a '
