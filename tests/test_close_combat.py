@@ -330,3 +330,39 @@ def test_window_commands_build_the_close_combat_actions_with_a_preview(ldrawdir)
         app.selected = None
         with pytest.raises(CommandRefused):
             cmd.parry(None)
+
+
+def test_the_rules_docstring_examples_hold():
+    """BrikWars 8.2: the examples in :mod:`sandbox.rules.close_combat`'s docstrings."""
+    import doctest
+
+    import sandbox.rules.close_combat as cc
+
+    result = doctest.testmod(cc)
+    assert result.failed == 0 and result.attempted >= 8
+
+
+def test_table_too_large_piloted_walker_cannot_parry_a_knight_and_a_partless_weapon_is_logged(
+        ldrawdir):
+    """BrikWars 8.2 at the table: a piloted (not Mindless) Size 4" walker may take a Parry
+    order, but the preview of a knight's sword blow says it cannot Parry him (Too Large: the
+    knight is under half its Size); a weapon without an LDraw part knocked away by a critically
+    failed Parry is logged, not thrown."""
+    def edit(data):
+        w = next(c for c in data["creations"] if c["id"] == "walker")
+        w["stats"]["control"] = "pilot"
+        next(u for u in data["units"] if u["id"] == "fknight")["position"] = [-3.0, -3.3, 0.0]
+        t = next(c for c in data["creations"] if c["id"] == "tractor")
+        t["stats"]["weapons"] = [{"type": "Melee Shield", "size": 1, "name": "dozer blade"}]
+
+    with _game(ldrawdir, {"parry": [1, 2]}, edit) as g:
+        g.apply({"type": "parry", "player": REP, "unit": "walker", "weapon": 0})
+        _end(g)
+        g.apply({"type": "parry", "player": FARM, "unit": "tractor", "weapon": 0})
+        lines = g.skirmish.attack_preview("fknight", 0, "walker").lines()
+        assert any("cannot Parry" in x and "Too Large" in x for x in lines), lines
+        _end(g)
+        n = len(g.events)
+        g.apply({"type": "shove", "player": REP, "unit": "walker", "target": "tractor"})
+        away = next(e for e in g.events[n:] if e["type"] == "knocked_away")
+        assert away["thrown"] is None and away["inches"] == 2 and "logged" in away["text"]

@@ -297,9 +297,11 @@ def shove_knockback_in(shove_size_in: float, target_size_in: float,
     """Inches a Shove pushes its target (see the module notes): 1" bare, the Shield's 2" with a
     Melee Shield, plus 1" per whole inch the Shove's Size exceeds the target's (8.1, 8.2).
 
-    >>> shove_knockback_in(4, 2), shove_knockback_in(1, 1), shove_knockback_in(1, 1,
-    ...     __import__("sandbox.rules.weapons", fromlist=["x"]).weapon_profile("Melee Shield", 1))
-    (3.0, 1.0, 2.0)
+    >>> from sandbox.rules.weapons import weapon_profile
+    >>> shove_knockback_in(4, 2), shove_knockback_in(1, 1)
+    (3.0, 1.0)
+    >>> shove_knockback_in(1, 1, weapon_profile("Melee Shield", 1))
+    2.0
     """
     base = SHOVE_KNOCKBACK_IN
     if shield is not None:
