@@ -366,3 +366,30 @@ def test_table_too_large_piloted_walker_cannot_parry_a_knight_and_a_partless_wea
         g.apply({"type": "shove", "player": REP, "unit": "walker", "target": "tractor"})
         away = next(e for e in g.events[n:] if e["type"] == "knocked_away")
         assert away["thrown"] is None and away["inches"] == 2 and "logged" in away["text"]
+
+
+def test_table_a_creations_melee_weapon_scales_and_is_parried_with_its_size_bonus(ldrawdir):
+    """BrikWars 8.2 at the table: the walker's Size 3" stomping leg (Use 4, 3 × its Action
+    die) strikes a knight, whose Shield Parry takes +1 for the parried weapon's 3" (+1 per 2",
+    shown in the preview before the roll); his natural 1 is a Critical Failure whatever the
+    bonus: the blow lands (6 > Armor 4) and the shield flies the walker's Action Roll, 4"."""
+    def edit(data):
+        next(u for u in data["units"] if u["id"] == "rknight")["position"] = [-3.0, -3.3, 0.0]
+        next(u for u in data["units"] if u["id"] == "rknight")["owner"] = "Farmers"
+
+    with _game(ldrawdir, {"attack": [4, 2, 2, 2], "parry": [1]}, edit) as g:
+        _end(g)
+        g.apply({"type": "parry", "player": FARM, "unit": "rknight", "weapon": 1})
+        _end(g)
+        pv = g.skirmish.attack_preview("walker", 0, "rknight")
+        assert (pv.use, str(pv.weapon.damage)) == (4, "3 Action dice")
+        assert any('Parried weapon Size 3"' in x and "Action +1" in x for x in pv.lines())
+        n = len(g.events)
+        g.apply({"type": "attack", "player": REP, "unit": "walker", "weapon": 0,
+                 "target": "rknight"})
+        parry = next(e for e in g.events[n:] if e["type"] == "parry")
+        assert parry["critical_failure"] and parry["total"] == 2
+        dmg = next(e for e in g.events[n:] if e["type"] == "damage" and e["body"] == "rknight")
+        assert dmg["damage"] == 6 and g.bodies["rknight"].damage.destroyed
+        away = next(e for e in g.events[n:] if e["type"] == "knocked_away")
+        assert away["inches"] == 4  # the walker's Action Roll
