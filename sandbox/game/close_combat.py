@@ -19,8 +19,9 @@ the one engine:
 
 A Parry's Critical Failure knocks the parrying weapon away from the attacker for the attacker's
 Action Roll in inches: when the scene's weapon entry names its LDraw ``part``, a real body of
-that part is thrown from where the weapon is (the wielder's own mesh is not split, so its copy
-stays drawn on the wielder); otherwise it is logged. Either way the weapon is gone for the
+that part is thrown from where the weapon is and the part leaves the wielder's drawn mesh
+(its collision box stays: the compound is not split, which would re-key the unit; an open
+window keeps the mesh it built); otherwise it is logged. Either way the weapon is gone for the
 rest of the game.
 
 Ranged weapons of Creations (8.2): "both the firing angle and the weapon Range are measured
@@ -269,6 +270,38 @@ class CloseCombat(System):
         far = np.linalg.norm(pts[:, :2] - c, axis=1)
         return pts[int(np.argmax(far))]
 
+    def hide_part(self, key: str, part: str) -> None:
+        """Take the first placement of ``part`` out of a body's drawn mesh (the knocked-away
+        weapon leaves its hands; its collision box stays: the compound is not split)."""
+        g = self.game
+        asset = g.assets.get(key)
+        if asset is None or asset.placement_index is None or asset.local_vertices is None:
+            return
+        want = part.lower().removesuffix(".dat") + ".dat"
+        tags = [t for t in asset.tags if t < len(asset.placements)
+                and asset.placements[t].part.lower() == want]
+        pidx = np.asarray(asset.placement_index)
+        n = len(pidx) * 3
+        arrays = ("vertices", "normals", "colours", "local_vertices", "local_normals",
+                  "local_colours")
+        if not tags or any(getattr(asset, f) is None or len(getattr(asset, f)) != n
+                           for f in arrays):
+            return
+        keep = pidx != min(tags)
+        vsel = (np.nonzero(keep)[0][:, None] * 3 + np.arange(3)).reshape(-1)
+        g.assets[key] = replace(asset, placement_index=pidx[keep],
+                                **{f: getattr(asset, f)[vsel] for f in arrays})
+
+    def part_colour(self, key: str, part: str) -> int:
+        """LDraw colour of the first placement of ``part`` in a body's model (16 if none)."""
+        asset = self.game.assets.get(key)
+        want = part.lower().removesuffix(".dat") + ".dat"
+        for t in sorted(asset.tags if asset is not None else []):
+            if t < len(asset.placements) and asset.placements[t].part.lower() == want:
+                c = int(asset.placements[t].colour)
+                return c if c != 16 else int(getattr(self.game.body(key), "colour", 16) or 16)
+        return 16
+
     def part_points(self, key: str, part: str) -> np.ndarray | None:
         """World vertices of the first placement of LDraw ``part`` in a body's model."""
         g = self.game
@@ -367,12 +400,14 @@ class CloseCombat(System):
                 thrown = f"{thrown}~{len(self.knocked_away)}"
             from .assets import build_part_asset
 
-            asset = build_part_asset(spec.part, 16, g.ldrawdir, name=f"{st.name}'s {w.name}")
+            asset = build_part_asset(spec.part, self.part_colour(key, spec.part), g.ldrawdir,
+                                     name=f"{st.name}'s {w.name}")
             lo, hi = asset.bounds()
             half = (hi - lo) / 2
             start = np.array([at[0] + d[0] * (half[0] + 0.6), at[1] + d[1] * (half[1] + 0.6),
                               max(at[2], float(g.bounds(key)[1][2]) + 0.1) + half[2]])
             asset.transform(np.eye(3), start - (lo + hi) / 2)
+            self.hide_part(key, spec.part)
             g.add_body(thrown, "payload", f"{st.name}'s {w.name}", st.owner,
                        type(st.stats)(size=max(0.1, float(w.size)), armor=2), asset)
             speed = float(np.sqrt(inches * g.world.gravity))  # a 45 degree throw of v^2/g
