@@ -393,3 +393,17 @@ def test_table_a_creations_melee_weapon_scales_and_is_parried_with_its_size_bonu
         assert dmg["damage"] == 6 and g.bodies["rknight"].damage.destroyed
         away = next(e for e in g.events[n:] if e["type"] == "knocked_away")
         assert away["inches"] == 4  # the walker's Action Roll
+
+
+def test_a_parry_order_can_be_stopped_and_survives_a_save(ldrawdir, tmp_path):
+    """BrikWars 8.2 Parry orders are part of the game's log: a stop order ends Parrying, and a
+    save replays both to the same state."""
+    with _game(ldrawdir) as g:
+        g.apply({"type": "parry", "player": REP, "unit": "rknight", "weapon": 1})
+        g.apply({"type": "parry", "player": REP, "unit": "rknight", "stop": True})
+        assert g.close_combat.parry_orders == {}
+        g.apply({"type": "parry", "player": REP, "unit": "rknight", "weapon": 0})
+        path = g.save(tmp_path / "cc.save.json")
+        h = g.state_hash()
+    with Game.load(path, ldrawdir=ldrawdir) as g2:
+        assert g2.close_combat.parry_orders == {"rknight": 0} and g2.state_hash() == h

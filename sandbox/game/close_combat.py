@@ -4,7 +4,7 @@ The rules and their readings are in :mod:`sandbox.rules.close_combat`; this syst
 the one engine:
 
 - ``parry`` (a standing order, no Action): ``unit`` will Parry enemy Close Combat attacks,
-  Shoves and Grabs with its weapon number ``weapon`` (None: stops Parrying). A Parry is a
+  Shoves and Grabs with its weapon number ``weapon`` (``stop = true``: no longer). A Parry is a
   Counter, so the defender's player gives the order on his own turn and it is rolled (stream
   ``parry``) when the blow lands, in :meth:`Skirmish.attack` for Melee attacks and here for
   Shoves and Grabs. Refused for Mindless Creations and for weapons that cannot Parry.
@@ -69,12 +69,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class ParryOrder(Action):
-    """``unit`` Parries enemy Close Combat attacks with its weapon number ``weapon`` (0-based;
-    None: stops Parrying) until told otherwise (BrikWars 8.2; a Counter, no Action)."""
+    """``unit`` Parries enemy Close Combat attacks with its weapon number ``weapon`` (0-based)
+    until told otherwise, or with ``stop`` no longer Parries (BrikWars 8.2; a Counter, no
+    Action)."""
 
     type: Literal["parry"]
     unit: str
-    weapon: int | None = Field(0, ge=0, le=99)
+    weapon: int = Field(0, ge=0, le=99)
+    stop: bool = False
 
 
 class ShoveAction(Action):
@@ -496,8 +498,10 @@ class CloseCombat(System):
             reason = g.system("skirmish").move_refusal(action.unit, action.player)
             if reason:
                 return reason
+            if action.stop:
+                return ""
             why = counter_refusal(self.combatant(action.unit))
-            if why or action.weapon is None:
+            if why:
                 return why
             try:
                 w = self.weapon(action.unit, action.weapon)
@@ -561,7 +565,7 @@ class CloseCombat(System):
         g = self.game
         if isinstance(action, ParryOrder):
             name = g.body(action.unit).name
-            if action.weapon is None:
+            if action.stop:
                 self.parry_orders.pop(action.unit, None)
                 g.log("parry_order", f"{name} stops Parrying", body=action.unit, weapon=None,
                       player=action.player)
