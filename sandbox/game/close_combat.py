@@ -205,6 +205,7 @@ class CloseCombat(System):
         w, mods, why = self.parry_plan(attacker, target, incoming, **kw)
         name = g.body(target).name
         if w is None:
+            why = why or counter_refusal(self.combatant(target))
             return [f"{name} cannot Parry: {why}"] if why else [f"{name} has no Parry order"]
         out = [f"{name} will Parry with {w.name}: Use {w.use}, Action d"
                f"{self.combatant(target).action_die}"
