@@ -188,6 +188,8 @@ def test_table_mindless_walker_refused_a_parry_order_and_piloted_tractor_allowed
         _end(g)
         g.apply({"type": "parry", "player": FARM, "unit": "tractor", "weapon": 0})
         assert g.close_combat.parry_orders == {"tractor": 0}
+        lines = g.skirmish.attack_preview("fknight", 0, "walker").lines()
+        assert any("AT-TE walker cannot Parry" in x and "Mindless" in x for x in lines)
 
 
 def test_table_shove_pushes_for_real_and_a_critical_parry_throws_the_blade(ldrawdir):
