@@ -11,7 +11,9 @@ X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next 
 A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``), J throw (8.4),
 I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
-left or right (``face``).
+left or right (``face``), ``;`` Close Combat (8.2: Shove, ``;`` again Grab, again Angry Inch;
+the first click on the target previews, the second plays), ``'`` a Parry order with the chosen
+weapon (8.2).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from ..core.errors import SandboxError
 from ..game.actions import AttackAction, ReloadWeaponAction
+from ..game.close_combat import AngryInchAction, GrabAction, ParryOrder, ShoveAction
 from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
 from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
@@ -31,7 +34,11 @@ COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
     "drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
-    "W reload  Y mark  Tab fire mode  , . turn 45°")
+    "W reload  Y mark  Tab fire mode  , . turn 45°\n"
+    "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon")
+
+#: The Close Combat moves ``;`` cycles through (8.2).
+CLOSE_COMBAT_MOVES = ("shove", "grab", "angry_inch")
 
 #: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
 INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
@@ -219,3 +226,38 @@ class TableCommands:
         unit = self._selected_unit("Turn")
         return FaceAction(type="face", player=self._player(), turn=self.s.turn, unit=unit,
                           degrees=float(degrees))
+
+    # ---------------------------------------------------------------- Close Combat (8.2)
+    def parry(self, weapon: int | None) -> ParryOrder:
+        """': the selected unit will Parry with the chosen weapon (else its first Melee Weapon
+        or Shield) — a standing order, no Action (8.2)."""
+        unit = self._selected_unit("Parry")
+        if weapon is None:
+            ws = self.s.skirmish.weapons(unit)
+            weapon = next((i for i, w in enumerate(ws) if w.close_combat), None)
+            if weapon is None:
+                raise CommandRefused(f"Parry: {self._name(unit)} holds no Melee Weapon or "
+                                     "Shield (8.2)")
+        return ParryOrder(type="parry", player=self._player(), turn=self.s.turn, unit=unit,
+                          weapon=int(weapon))
+
+    def close_combat(self, move: str, target: str, weapon: int | None = None):
+        """;: the selected unit Shoves (with its chosen weapon when it is a Melee Shield),
+        Grabs, or makes an Angry Inch at ``target`` (8.2)."""
+        unit = self._selected_unit(move.replace("_", " ").title())
+        common = dict(player=self._player(), turn=self.s.turn, unit=unit, target=target)
+        if move == "shove":
+            ws = self.s.skirmish.weapons(unit)
+            shield = weapon if weapon is not None and weapon < len(ws) and \
+                ws[weapon].weapon_type.value == "Melee Shield" else None
+            return ShoveAction(type="shove", weapon=shield, **common)
+        if move == "grab":
+            return GrabAction(type="grab", **common)
+        if move == "angry_inch":
+            return AngryInchAction(type="angry_inch", **common)
+        raise CommandRefused(f"no Close Combat move {move!r} (have {CLOSE_COMBAT_MOVES})")
+
+    def close_combat_preview(self, move: str, target: str, weapon: int | None = None
+                             ) -> list[str]:
+        """The preview of a Close Combat move: every modifier before the roll (8.2)."""
+        return self.s.system("close_combat").preview(self.close_combat(move, target, weapon))

@@ -67,7 +67,13 @@ from ..render.orbit_camera import OrbitCamera
 from ..render.view import Marker
 from ..rules.collision import COLLISION_MIN_SPEED_IN_S
 from .brigandine_input import BrigandineOrders
-from .commands import COMMAND_HELP, INTERACTIONS, CommandRefused, TableCommands
+from .commands import (
+    CLOSE_COMBAT_MOVES,
+    COMMAND_HELP,
+    INTERACTIONS,
+    CommandRefused,
+    TableCommands,
+)
 from .mbw_input import MbwInput
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
@@ -221,6 +227,9 @@ class InputLayer:
         self.fire_mode: str | None = None
         #: The verb of K (interact): touch, push, pull, ...
         self.interaction = "touch"
+        #: The Close Combat move of ; (8.2) and the target its preview is showing.
+        self.cc_move = CLOSE_COMBAT_MOVES[0]
+        self.cc_target: str | None = None
 
     @property
     def brig(self) -> BrigandineOrders | None:
@@ -476,6 +485,17 @@ class InputLayer:
         self.set_mode("select")
         self.app.submit(action)
 
+    def _close_combat(self, move: str, hit):
+        """First click on a target: the preview of the move, every modifier (8.2); a second
+        click on the same target: the action."""
+        target = self._body_hit(hit, "Close Combat")
+        if target != self.cc_target:
+            self.cc_target = target
+            lines = self.cmd.close_combat_preview(move, target, self.weapon)
+            self.app.flash("\n".join(lines), seconds=12.0)
+            return None
+        return self.cmd.close_combat(move, target, self.weapon)
+
     def _throw_payload(self, hit):
         payload = self._body_hit(hit, "Throw")
         self.begin_pick(f"Throw {self.app._name(payload)}: click where it should land",
@@ -718,6 +738,23 @@ class InputLayer:
                             lambda h: self.cmd.mark(self._body_hit(h, "Mark")))
         elif n in (",", "."):
             self.command(lambda: self.cmd.face(45.0 if n == "," else -45.0))
+        elif n == ";":
+            if app.selected is None:
+                app.flash("Close Combat: select one of your units first", error=True)
+                return
+            # ; again changes the move (8.2): Shove, Grab, Angry Inch
+            if self.mode == "pick" and self.pick_prompt.startswith("Close Combat"):
+                i = CLOSE_COMBAT_MOVES.index(self.cc_move)
+                self.cc_move = CLOSE_COMBAT_MOVES[(i + 1) % len(CLOSE_COMBAT_MOVES)]
+            else:
+                self.cc_move = CLOSE_COMBAT_MOVES[0]
+            self.cc_target = None
+            move = self.cc_move
+            self.begin_pick(f"Close Combat ({move.replace('_', ' ')}; ; another move): click "
+                            "the target to preview, again to do it",
+                            lambda h: self._close_combat(move, h))
+        elif n == "'":
+            self.command(lambda: self.cmd.parry(self.weapon))
         elif n == "d":
             self.command(self.cmd.stop_drop_roll)
         elif n == "w":
@@ -1269,7 +1306,7 @@ class TabletopApp:
         b.accept("wheel_down", self._on_wheel, [-1])
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
-                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
+                "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".", ";", "'",
                 "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:

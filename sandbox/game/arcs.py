@@ -58,12 +58,17 @@ class ArcHit:
 
 
 def bodies_in_arc(game: "TableAPI", attacker: str, aimed: str, points: int,
-                  range_in: float | None) -> list[ArcHit]:
+                  range_in: float | None, origin=None) -> list[ArcHit]:
     """Bodies an Arc of ``points`` from ``attacker`` centred on ``aimed`` sweeps, in order.
 
     The aimed body is always included when it is in sight (it sits on the centre line).
+    ``origin`` (x, y inches) is the Arc's apex: the end of the weapon's barrel where the scene
+    gives one (8.2: "the firing angle ... measured from the end of the weapon barrel"); default
+    the attacker's footprint centre.
     """
-    origin = np.asarray(game.footprint_centre(attacker), float)
+    ruler_from = attacker if origin is None else (float(origin[0]), float(origin[1]))
+    origin = np.asarray(game.footprint_centre(attacker) if origin is None else origin[:2],
+                        float)
     axis = np.asarray(game.footprint_centre(aimed), float) - origin
     if float(np.linalg.norm(axis)) < 1e-9:
         axis = np.array([1.0, 0.0])
@@ -87,7 +92,7 @@ def bodies_in_arc(game: "TableAPI", attacker: str, aimed: str, points: int,
         c0, c1 = max(a0, -half), min(a1, half)
         if c1 <= c0 and key != aimed:
             continue
-        dist = game.measure(attacker, key).inches
+        dist = game.measure(ruler_from, key).inches
         if reach is not None and dist > reach + 1e-9 and key != aimed:
             continue
         if not game.line_of_sight(attacker, key).clear:

@@ -48,6 +48,7 @@ from ..rules import collision as collision_rules
 from .actions import Action, EndTurnAction, action_dict, parse_action
 from .assets import BodyAsset, build_asset
 from .bombardment import Bombardment
+from .close_combat import CloseCombat
 from .defences import Defences
 from .escapade import EscapadeDriver
 from .events import EventBus, make_event
@@ -168,11 +169,12 @@ class Game:
         self.defences = Defences(self)
         self.traps = Traps(self)
         self.skirmish = Skirmish(self)
+        self.close_combat = CloseCombat(self)  # Parry, Shove, Grab (8.2)
         self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
         self.kind = game_kind(spec.game)
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
-            self.skirmish, self.escapade) if s is not None]
+            self.skirmish, self.close_combat, self.escapade) if s is not None]
         own = list(self.kind.systems(self))  # the scene's game's own systems
         #: The systems the scene's game brings (none for BrikWars), after the shared ones.
         self.game_systems: list[System] = own

@@ -31,6 +31,7 @@ from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, re
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
 from .actions import Action, action_union
+from .close_combat import CloseCombatExpect
 from .hazard_scene import FieldEntry, HazardExpect
 from .scene_brigandine import BrigandineSection
 from .scene_escapade import EscapadeSection
@@ -85,6 +86,10 @@ class WeaponSpec(_Strict):
     size: float | None = Field(None, description="Weapon Size in inches (XSize for Rockets)")
     bastard: str | None = Field(None, description="a minifig Bastard Gun by name, e.g. 'ShotGun'")
     name: str | None = None
+    part: str | None = Field(None, description="LDraw part of the body's model that is this "
+                             "weapon (its barrel's end, 8.2; thrown when knocked away)")
+    barrel: Vec3 | None = Field(
+        None, description="end of the barrel in the model's own frame, inches (8.2)")
 
     @model_validator(mode="after")
     def _known(self):
@@ -120,6 +125,11 @@ class Stats(_Strict):
     power: float | None = Field(None, ge=0, description="inches of Power a turn (shields, "
                                 "powered Fields; F.1); none: not tracked")
     on_fire_ok: bool = Field(False, description="designed to burn (a torch): no on-Fire penalty")
+    control: Literal["independent", "operator", "pilot"] | None = Field(
+        None, description="who runs it (8.2 Mindless): independent, an operator, or a trained "
+        "Pilot of a Vehicle; none: creations 'operator', units 'independent'")
+    leaping: bool = Field(False, description="an obvious leaping ability: a Creation may use "
+                          "an Angry Inch (8.2 Unmoving)")
 
     @field_validator("shield")
     @classmethod
@@ -248,6 +258,8 @@ class Expect(_Strict):
     standing: list[str] = []
     hazards: HazardExpect | None = None
     landed: list[LandedNear] = Field(default_factory=list, description="where Payloads end up")
+    close_combat: CloseCombatExpect | None = Field(None, description="Parries, Shoves, Grabs "
+                                                   "(BrikWars 8.2)")
 
 
 class SceneSpec(_Strict):

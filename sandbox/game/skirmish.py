@@ -11,11 +11,15 @@ Rules read here (core rules not in the chapters shipped with the project are mar
   ``sprint``) and may move that many extra inches this turn; it cannot attack afterwards.
 - One Action per unit per turn (an attack is an Action). Disrupted units neither move nor act;
   they recover at the end of their owner's turn (core rules reading).
-- Attack (BrikWars 8.5, 5.1): Range from the attacker's base edge to the target's (a stand-in
-  for the end of the barrel, 8.2); Out of Range and Target Size modifiers from
+- Attack (BrikWars 8.5, 5.1): Range and the Firing Arc's apex from the end of the weapon's
+  barrel when the scene gives one (8.2, :meth:`CloseCombat.barrel_end`), else from the
+  attacker's base edge to the target's (its stand-in); Out of Range and Target Size modifiers from
   :mod:`sandbox.rules.attacks`; Arc weapons fire a one-target Firing Arc (8.3); a hit's Damage
   is compared with the target's Armor (Cumulative for creations); KnockBack pushes the target
   with physics; Explosive Damage (Rockets) is the engine's one explosion at the target (8.4).
+- Close Combat (8.2, :mod:`sandbox.game.close_combat`): a Melee blow that hits meets the
+  target's Parry (if it has a Parry order and may Parry) before its Damage lands; a weapon
+  knocked away by a failed Parry cannot be used; a unit held by a Grab cannot move.
 - Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
 """
 
@@ -139,12 +143,16 @@ class AttackPreview:
     mode: str = "single"
     shots: int = 1
     arc_hits: tuple[ArcHit, ...] = ()
+    #: The defender's Parry in words (Close Combat, 8.2), shown before the roll.
+    parry: tuple[str, ...] = ()
+    #: What the distance is measured from: "base edge" or "barrel end" (8.2).
+    measured_from: str = "base edge"
 
     def lines(self) -> list[str]:
         """The preview in words, one line each."""
         rng = "CC" if self.range_in == 0 else (f'{self.range_in:g}"' if self.range_in is not None else "-")
         out = [f"{self.weapon.name}: Use {self.use}, Range {rng}, Damage {self.weapon.damage}",
-               f'Distance {self.distance_in:.2f}" (base edge to base edge)']
+               f'Distance {self.distance_in:.2f}" ({self.measured_from} to base edge)']
         if self.arc_points:
             out.append(f"Firing Arc {self.arc_points}: " + (", ".join(
                 f"{h.key} ({1 + h.spanned} attack{'s' if h.spanned else ''})"
@@ -160,6 +168,7 @@ class AttackPreview:
             out.append(f"  {m.source}: {', '.join(parts)}")
         if not self.modifiers:
             out.append("  no modifiers")
+        out.extend(self.parry)
         out.append("Line of sight: clear" if self.sight.clear
                    else f"Line of sight: blocked by {self.sight.blocked_by}")
         if not self.allowed:
@@ -368,12 +377,18 @@ class Skirmish(System):
             sight = SightLine((0, 0, 0), (0, 0, 0), False, unit)
             return AttackPreview(w, 0.0, w.range_in, w.use, (), 0, sight, False,
                                  "a unit cannot attack itself", False, mode, n_shots)
-        dist = g.measure(unit, target).inches
+        cc = g.system("close_combat")
+        barrel = None if w.close_combat else cc.barrel_end(unit, weapon)
+        dist = g.measure(unit if barrel is None else barrel, target).inches
         sight = g.line_of_sight(unit, target)
         hits: tuple[ArcHit, ...] = ()
         mods: list[Modifier] = []
+        parry: tuple[str, ...] = ()
+        if w.close_combat and w.weapon_type is WeaponType.MELEE_WEAPON:
+            parry = tuple(cc.parry_lines(unit, target, w))
         if mode == "arc":
-            hits = tuple(bodies_in_arc(g, unit, target, points, w.range_in))
+            hits = tuple(bodies_in_arc(g, unit, target, points, w.range_in,
+                                       origin=None if barrel is None else barrel[:2]))
             mine = next((h for h in hits if h.key == target), None)
             size = mine.size_in if mine is not None else tgt.stats.size
             spanned = mine.spanned if mine is not None else 0
@@ -388,11 +403,13 @@ class Skirmish(System):
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
                 mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
-        reason = self._attack_refusal(unit, w, target, dist, sight)
+        reason = cc.weapon_refusal(unit, weapon) or self._attack_refusal(unit, w, target, dist,
+                                                                         sight)
         if not reason and f"{unit}#{weapon}" in self.inoperative:
             reason = f"{w.name} is Inoperative: Reload it first (8.3)"
         return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
-                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits)
+                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits,
+                             parry, "base edge" if barrel is None else "barrel end")
 
     def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight) -> str:
         g = self.game
@@ -433,7 +450,8 @@ class Skirmish(System):
         if isinstance(action, MoveAction):
             if action.unit not in g.bodies:
                 return f"no body called {action.unit!r} on the table"
-            reason = self.move_refusal(action.unit, action.player)
+            reason = self.move_refusal(action.unit, action.player) \
+                or g.system("close_combat").held_refusal(action.unit)
             if reason:
                 return reason
             if action.sprint and action.unit not in self.turn_state.sprint_in \
@@ -621,20 +639,27 @@ class Skirmish(System):
                   body=a.unit, target=key, total=act.total, use=act.use, hit=act.hit)
             if not shot.hit or shot.damage is None or victim.damage.destroyed:
                 continue
-            g.defences.strike(a.unit, victim, shot.damage, f"Damage from {st.name}'s {w.name} "
-                              f"({shot.damage})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
+            blow = shot.damage
+            if w.close_combat and pv.mode == "single":  # the target's Parry (8.2)
+                parry = g.system("close_combat").parry(a.unit, key, w, shot.action)
+                blow = g.system("close_combat").blow_roll(shot.damage, parry, key)
+                if blow is None:
+                    continue
+            g.defences.strike(a.unit, victim, blow, f"Damage from {st.name}'s {w.name} "
+                              f"({blow})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
             if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
                 lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
                 g.hazards.fire.ignite(key, shot.damage, at=(lo + hi) / 2, igniter=a.player,
                                       source=f"{w.name} Fire Damage")
             if (shot.knockback is not None and shot.knockback.inches > 0
                     and not victim.damage.destroyed):
-                self._knockback(a.unit, key, shot.knockback.inches)
+                self.knockback(a.unit, key, shot.knockback.inches)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
-    def _knockback(self, source: str, target: str, inches: float) -> None:
-        """Push ``target`` away from ``source`` so that it flies about ``inches`` (8.1)."""
+    def knockback(self, source: str, target: str, inches: float) -> None:
+        """Push ``target`` away from ``source`` so that it flies about ``inches`` (8.1): the
+        table's one KnockBack push without an explosion (attacks, Shoves 8.2)."""
         g = self.game
         if target not in g.world.bodies or g.world.bodies[target].static:
             return
