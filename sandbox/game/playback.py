@@ -21,8 +21,10 @@ import numpy as np
 
 from ..core.errors import ReplayError, SandboxError
 from .replay import Replay
-from .replay_index import DramaticMoment, ReplayIndex
+from .replay_index import DramaticMoment, ReplayIndex, is_wreck_impact
 
+#: Bookkeeping event types no log shows.
+LOG_HIDDEN_EVENTS: frozenset[str] = frozenset({"body", "warning", "setup"})
 #: Playback speeds offered by :meth:`ReplayPlayback.faster` / :meth:`ReplayPlayback.slower`.
 SPEEDS: tuple[float, ...] = (0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Event types shown as the story of a replay (dice rolls are listed with them, see
@@ -94,6 +96,13 @@ class ReplayPlayback:
     def story(self) -> list[dict]:
         """The events so far without dice rolls and bookkeeping (see :data:`STORY_EVENTS`)."""
         return [e for e in self.events() if e.get("type") in STORY_EVENTS]
+
+    def log_events(self, wreck_impacts: bool = False) -> list[dict]:
+        """The events so far as a log shows them: no bookkeeping (:data:`LOG_HIDDEN_EVENTS`)
+        and, unless ``wreck_impacts``, no impacts between two parts of one wreck (see
+        :func:`~sandbox.game.replay_index.is_wreck_impact`)."""
+        return [e for e in self.events() if e.get("type") not in LOG_HIDDEN_EVENTS
+                and (wreck_impacts or not is_wreck_impact(e))]
 
     def dice_log(self) -> list[dict]:
         """The dice rolled by the frame shown: ``roll`` events (stream, sides, result, reason)."""
