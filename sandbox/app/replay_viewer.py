@@ -63,7 +63,7 @@ from panda3d.core import (
 from ..core.errors import ReplayError
 from ..game.playback import ReplayPlayback
 from ..game.replay import Replay
-from ..game.replay_index import DramaticMoment, wreck_of
+from ..game.replay_index import DramaticMoment, bodies_present
 from ..render import geometry, shaders
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
@@ -460,14 +460,7 @@ class ReplayViewer:
         for a creation that has broken up, its pieces (``key#n``)."""
         if self.chosen_moment is None:
             return []
-        poses = self.playback.replay.poses_at(self.playback.frame)
-        out: list[str] = []
-        for key in self.moments[self.chosen_moment].bodies:
-            if key in poses:
-                out.append(key)
-            else:
-                out += [k for k in poses if "#" in k and wreck_of(k) == key and k not in out]
-        return out
+        return bodies_present(self.moments[self.chosen_moment].bodies, self.playback.poses())
 
     # ------------------------------------------------------------------ input
     def _bind_keys(self) -> None:

@@ -334,6 +334,19 @@ def is_wreck_impact(event: dict) -> bool:
     return bool(a) and bool(b) and wreck_of(a) == wreck_of(b)
 
 
+def bodies_present(keys, poses) -> list[str]:
+    """Of ``keys`` (a dramatic moment's bodies), those on the table in ``poses``; a creation
+    broken up since stands for its pieces there (``key#n``)."""
+    out: list[str] = []
+    for key in keys:
+        if key in poses:
+            found = [key]
+        else:
+            found = [k for k in poses if "#" in k and wreck_of(k) == key]
+        out += [k for k in found if k not in out]
+    return out
+
+
 def _body_names(replay: Replay) -> dict[str, str]:
     """``{key: name}`` from the replay's scene (creations, units, reserves) and its ``body``
     events (bodies added mid-game, such as Big Drop payloads)."""
