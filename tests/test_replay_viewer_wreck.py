@@ -100,6 +100,23 @@ def test_wreck_impacts_are_filtered_and_toggled(viewer):
     _send(viewer, "i")  # and the key hides them again
     assert not viewer.show_wreck_impacts
     assert _log(viewer) == [_line(e) for e in shown[-len(viewer.log_texts):]]
+    # n / p skip the hidden impacts: every stop is the frame of an event the log shows
+    from sandbox.game.playback import STORY_EVENTS
+
+    idx = pb.index
+    story = [(e, int(f)) for e, f in zip(pb.replay.events, idx.event_frames, strict=True)
+             if e["type"] in STORY_EVENTS]
+    kept = sorted({f for e, f in story if not is_wreck_impact(e)})
+    every = sorted({f for _, f in story})
+    assert set(kept) < set(every)  # some frames hold nothing but rubble settling
+    pb.seek(0)
+    stops = []
+    while pb.next_event(wreck_impacts=False) not in stops:
+        stops.append(pb.frame)
+    assert stops == kept[1:] if kept[0] == 0 else stops == kept
+    _send(viewer, "home")
+    _send(viewer, "n")
+    assert pb.frame == stops[0]
 
 
 def _line(e):

@@ -11,7 +11,8 @@ space                         play / pause
 right / left (hold: repeat)   step one frame forward / back (pauses)
 up / down                     faster / slower (1/16x .. 8x)
 home / end                    first / last frame
-n / p                         next / previous event (impacts, damage, explosions...)
+n / p                         next / previous event (impacts, damage, explosions...; not
+                              impacts within one wreck while the log hides them)
 t                             jump to the next turn (after the last: back to turn 0, said
                               in the status line)
 l                             hide / show the event log and dramatic moments panels
@@ -281,9 +282,9 @@ class ReplayViewer:
         a2d = self.base.a2dBottomCenter
         self.bar = DirectFrame(parent=a2d, frameColor=(0, 0, 0, 0.55),
                                frameSize=(-2.0, 2.0, 0.0, 0.22), pos=(0, 0, 0))
-        buttons = [("|<", lambda: self.playback.seek(0)), ("<<", self.playback.previous_event),
+        buttons = [("|<", lambda: self.playback.seek(0)), ("<<", self._previous_event),
                    ("<", lambda: self.playback.step(-1)), ("Play", self.playback.toggle),
-                   (">", lambda: self.playback.step(1)), (">>", self.playback.next_event),
+                   (">", lambda: self.playback.step(1)), (">>", self._next_event),
                    (">|", lambda: self.playback.seek(self.playback.frames - 1)),
                    ("-", self.playback.slower), ("+", self.playback.faster),
                    ("Turn", self._next_turn), ("Moment", self._next_moment),
@@ -356,6 +357,14 @@ class ReplayViewer:
         self.notice = ""
         action()
         self.refresh()
+
+    def _next_event(self) -> int:
+        """The next event's frame (n), skipping impacts within a wreck while they are hidden."""
+        return self.playback.next_event(wreck_impacts=self.show_wreck_impacts)
+
+    def _previous_event(self) -> int:
+        """The previous event's frame (p), as :meth:`_next_event`."""
+        return self.playback.previous_event(wreck_impacts=self.show_wreck_impacts)
 
     def _toggle_wreck_impacts(self) -> None:
         """Show or hide impacts between two parts of one wreck in the log (i)."""
@@ -470,7 +479,8 @@ class ReplayViewer:
             "arrow_right-repeat": lambda: pb.step(1), "arrow_left": lambda: pb.step(-1),
             "arrow_left-repeat": lambda: pb.step(-1), "arrow_up": pb.faster,
             "arrow_down": pb.slower, "home": lambda: pb.seek(0),
-            "end": lambda: pb.seek(pb.frames - 1), "n": pb.next_event, "p": pb.previous_event,
+            "end": lambda: pb.seek(pb.frames - 1), "n": self._next_event,
+            "p": self._previous_event,
             "t": self._next_turn, "m": self._next_moment, "f": self._toggle_follow,
             "l": self._toggle_panels, "i": self._toggle_wreck_impacts,
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),

@@ -230,19 +230,24 @@ class ReplayPlayback:
                               f"{len(self.replay.events)} events)")
         return self.seek(int(self.index.event_frames[n]))
 
-    def next_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
+    def next_event(self, types: frozenset[str] | set[str] = STORY_EVENTS,
+                   wreck_impacts: bool = True) -> int:
         """Show the next frame after this one where an event of ``types`` happens (stay if
-        there is none)."""
-        for e, f in zip(self.replay.events, self.index.event_frames):
-            if f > self.frame and e.get("type") in types:
+        there is none); not an impact within one wreck unless ``wreck_impacts``."""
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
+            if f > self.frame and e.get("type") in types and (
+                    wreck_impacts or not is_wreck_impact(e)):
                 return self.seek(int(f))
         return self.frame
 
-    def previous_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
-        """Show the last frame before this one where an event of ``types`` happens."""
+    def previous_event(self, types: frozenset[str] | set[str] = STORY_EVENTS,
+                       wreck_impacts: bool = True) -> int:
+        """Show the last frame before this one where an event of ``types`` happens (not an
+        impact within one wreck unless ``wreck_impacts``)."""
         best = None
-        for e, f in zip(self.replay.events, self.index.event_frames):
-            if f < self.frame and e.get("type") in types:
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
+            if f < self.frame and e.get("type") in types and (
+                    wreck_impacts or not is_wreck_impact(e)):
                 best = int(f)
         return self.frame if best is None else self.seek(best)
 
