@@ -91,7 +91,9 @@ def test_wreck_impacts_are_filtered_and_toggled(viewer):
     assert texts and all(e["text"][:40] not in " ".join(texts) for e in wreck[-5:])
     assert "hidden" in viewer.wreck_button["text"]
     # the log's header button (clicked with the mouse) shows them
-    _press(viewer, _to_px(viewer, viewer.wreck_button))
+    fs = viewer.wreck_button.guiItem.get_frame()  # (left, right, bottom, top)
+    _press(viewer, _to_px(viewer, viewer.wreck_button,
+                          ((fs[0] + fs[1]) / 2, 0, (fs[2] + fs[3]) / 2)))
     _release(viewer)
     assert viewer.show_wreck_impacts and "shown" in viewer.wreck_button["text"]
     full = pb.log_events(wreck_impacts=True)

@@ -82,7 +82,7 @@ MOMENT_WRAP = 30.0
 FOV_DEG = 40.0
 #: Colour of the rings around a chosen dramatic moment's bodies, and of its line's backing.
 MOMENT_MARK = (1.0, 0.2, 0.9, 1.0)
-MOMENT_LINE = (1.0, 0.85, 0.3, 0.35)
+MOMENT_LINE = (0.85, 0.45, 0.05, 0.8)
 #: Follow camera: fraction of the way to its goal covered per second (exponential).
 FOLLOW_RATE = 4.0
 #: Colours of the event log by event type.
@@ -311,7 +311,8 @@ class ReplayViewer:
                                      frameSize=(-LOG_WIDTH, -0.01, -0.08 - 0.04 * LOG_LINES,
                                                 -0.01))
         self.wreck_button = DirectButton(
-            parent=self.log_frame, text="", scale=0.026, text_align=TextNode.A_left,
+            parent=self.log_frame, text=_wreck_label(False), scale=0.026,
+            text_align=TextNode.A_left,
             pos=(-LOG_WIDTH + 0.02, 0, -0.05), frameColor=(0.85, 0.85, 0.85, 0.9),
             pad=(0.3, 0.2), command=self._do, extraArgs=[self._toggle_wreck_impacts])
         self.log_texts = [OnscreenText(parent=self.log_frame, text="", align=TextNode.A_left,
@@ -584,8 +585,10 @@ class ReplayViewer:
             f"speed {pb.speed:g}x   {'playing' if pb.playing else 'paused'}   "
             f"camera {'follow' if self.follow else 'free'}"
             + (f"   -- {self.notice}" if self.notice else ""))
-        self.wreck_button["text"] = ("wreck impacts shown (i hides)" if self.show_wreck_impacts
-                                     else "wreck impacts hidden (i shows)")
+        label = _wreck_label(self.show_wreck_impacts)
+        if self.wreck_button["text"] != label:
+            self.wreck_button["text"] = label
+            self.wreck_button.resetFrameSize()
         self._show_moment()
         lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)[-LOG_LINES:]
         for i, t in enumerate(self.log_texts):
@@ -666,6 +669,11 @@ class ReplayViewer:
         if self._display_page is not None:
             unloadPrcFile(self._display_page)
             self._display_page = None
+
+
+def _wreck_label(shown: bool) -> str:
+    """The log header button's text."""
+    return "wreck impacts shown (i hides)" if shown else "wreck impacts hidden (i shows)"
 
 
 def _shorten(text: str, n: int) -> str:
