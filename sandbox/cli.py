@@ -11,9 +11,10 @@ Commands
     Serve a game online (``sandbox.net``): join tokens per seat, lockstep clients;
     ``sandbox play [SCENE] --join ws://HOST:PORT --token T`` plays one seat in the window.
 ``sandbox replay FILE [--info | --verify | --export out.mp4|out.gif [--turn N]
-[--from T --to T] [--moment N]]``
+[--from T --to T] [--moment N] [--camera fixed|follow|orbit] [--no-captions]]``
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
-    seed and actions and report the largest pose difference; or export a video.
+    seed and actions and report the largest pose difference; or export a video (1280x720,
+    the turn's dice and events as captions).
 ``sandbox odds SCENE [--runs N | --seeds A..B] [--workers K] [--ray [ADDRESS]] [--out DIR]
 [--actions FILE] [--replay SEED|dramatic]``
     Play the scene's turn for many seeds (local processes or Ray) and print the odds; write
@@ -28,6 +29,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -159,6 +161,14 @@ def model_info_cmd(
         console.print("  hint: set LDRAWDIR (or --ldrawdir) to an LDraw parts library")
 
 
+class ExportCamera(str, Enum):
+    """Camera of ``sandbox replay --export`` (see :mod:`sandbox.app.export`)."""
+
+    fixed = "fixed"
+    follow = "follow"
+    orbit = "orbit"
+
+
 @app.command()
 def replay(
     file: Path = typer.Argument(..., help="Replay file written by 'sandbox run'"),
@@ -169,9 +179,15 @@ def replay(
     start: Optional[float] = typer.Option(None, "--from", help="Export from this time (s)"),
     end: Optional[float] = typer.Option(None, "--to", help="Export up to this time (s)"),
     moment: Optional[int] = typer.Option(None, "--moment", help="Export the N-th dramatic moment"),
-    size: Optional[str] = typer.Option(
-        None, help="Export size (default 640x480), or window size with no --export "
-        "(default 1280x720, as 'sandbox play'), WxH"),
+    size: str = typer.Option(
+        "1280x720", help="Export size, or window size with no --export (as 'sandbox play'), "
+        "WxH"),
+    camera: ExportCamera = typer.Option(
+        ExportCamera.fixed, "--camera", help="Export camera: fixed (frames the action), "
+        "follow (the moving bodies, or the --moment's), orbit (circles the action)"),
+    captions: bool = typer.Option(
+        True, "--captions/--no-captions", help="Burn the turn's dice and events into the "
+        "exported video"),
     fps: float = typer.Option(30.0, help="Export frames per second of video"),
     speed: float = typer.Option(1.0, help="Export speed: simulated seconds per video second"),
     shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows"),
@@ -183,8 +199,6 @@ def replay(
     from .app.headless import verify_replay
     from .game.replay import load_replay
 
-    if size is None:
-        size = "640x480" if export is not None else "1280x720"
     try:
         w, h = (int(v) for v in size.lower().split("x"))
     except ValueError:
@@ -198,7 +212,8 @@ def replay(
         if export is not None:
             replay_cli.export_with_progress(file, rp, export, console, ldrawdir=ldrawdir,
                                             size=(w, h), fps=fps, speed=speed, turn=turn,
-                                            start=start, end=end, moment=moment, shadows=shadows)
+                                            start=start, end=end, moment=moment, shadows=shadows,
+                                            camera=camera.value, captions=captions)
             return
         if not verify:
             replay_cli.open_window(file, ldrawdir=ldrawdir, size=(w, h), shadows=shadows)

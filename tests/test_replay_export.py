@@ -110,3 +110,130 @@ def test_cli_export_of_a_moment(recorded, tmp_path):
     res = CliRunner().invoke(app, ["replay", str(path), "--export", str(out), "--from", "2",
                                    "--to", "1"])
     assert res.exit_code == 2 and "after --to" in res.output
+
+
+# ------------------------------------------------------------------ issue 18: size, captions,
+# cameras
+def _read_mp4(path):
+    reader = iio2.get_reader(path, format="FFMPEG")
+    frames = np.stack([f for f in reader])
+    reader.close()
+    return frames
+
+
+def test_default_export_is_1280x720(recorded, tmp_path):
+    import inspect
+
+    from sandbox.app import replay_cli
+    from sandbox.app.export import DEFAULT_SIZE
+
+    assert DEFAULT_SIZE == (1280, 720)
+    for fn in (export_replay, plan_export):
+        sig = inspect.signature(fn).parameters
+        assert (sig["width"].default, sig["height"].default) == (1280, 720)
+    assert inspect.signature(replay_cli.export_with_progress).parameters["size"].default == \
+        (1280, 720)
+    # the command line without --size: one picture, read back at 1280x720
+    path, replay, _ = recorded
+    t = float(replay.times()[-1])
+    out = tmp_path / "one.gif"
+    res = CliRunner().invoke(app, ["replay", str(path), "--export", str(out), "--from", str(t),
+                                   "--to", str(t), "--no-shadows"])
+    assert res.exit_code == 0, res.output
+    assert "1280x720" in res.output and "fixed camera" in res.output
+    assert iio3.imread(out, index=None).shape[1:] == (720, 1280, 3)
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask  # not mkstemp's 0600
+
+
+def test_captions_burn_the_turns_dice_and_events(recorded, tmp_path):
+    from sandbox.game.playback import ReplayPlayback
+    from sandbox.render.captions import CaptionPainter, caption_text
+
+    _, replay, assets = recorded
+    w, h = 320, 180
+    kw = dict(width=w, height=h, fps=15, turn=1, shadows=False)
+    plain = export_replay(replay, tmp_path / "plain.mp4", assets, captions=False, **kw)
+    told = export_replay(replay, tmp_path / "told.mp4", assets, **kw)
+    a, b = _read_mp4(plain.path), _read_mp4(told.path)
+    assert a.shape == b.shape == (plain.frames, h, w, 3) and told.frames == plain.frames
+    diff = np.abs(a.astype(int) - b.astype(int)).mean(axis=(0, 3))  # (h, w)
+    # the header (top left) and the band of dice and events (bottom) differ; the table
+    # between them is the same picture
+    assert diff[:8, :60].mean() > 20 and diff[-12:, :].mean() > 20
+    assert diff[h // 3: h // 2, w // 3: 2 * w // 3].mean() < 3
+    # what the captions say at the end of the turn: its dice (as rolled) and its Damage
+    pb = ReplayPlayback(replay)
+    pb.seek(told.last_frame)
+    header, dice, story = caption_text(pb.events(), 1)
+    rolls = [e for e in pb.events() if e["type"] == "roll" and e["turn"] == 1]
+    assert header.startswith("Turn 1") and rolls
+    assert " ".join(dice).count("d6") >= 1
+    assert all(f"d{r['sides']}: " in " ".join(dice) for r in rolls)
+    assert any("Collision Damage" in s for s in story)
+    assert not any(s.startswith("Turn") for s in story)
+    _, lines = CaptionPainter(1280, 720).layout(pb.events(), 1)
+    assert lines and any(t.startswith("Dice:") for t, _ in lines)
+    assert any("Collision Damage" in t and "against Armor" in t for t, _ in lines)
+
+
+def test_each_camera_gives_different_frames(recorded, tmp_path):
+    _, replay, assets = recorded
+    got = {}
+    for cam in ("fixed", "follow", "orbit"):
+        res = export_replay(replay, tmp_path / f"{cam}.mp4", assets, width=W, height=H, fps=10,
+                            turn=1, camera=cam, captions=False, shadows=False)
+        got[cam] = _read_mp4(res.path)
+        assert got[cam].shape == (res.frames, H, W, 3)
+    n = min(len(f) for f in got.values())
+    for x, y in (("fixed", "follow"), ("fixed", "orbit"), ("follow", "orbit")):
+        d = np.abs(got[x][1:n].astype(int) - got[y][1:n].astype(int)).mean()
+        assert d > 4, (x, y, d)
+    # the fixed camera does not move: the bare table corner stays put between two pictures
+    # while the orbit's turns away
+    fixed, orbit = got["fixed"], got["orbit"]
+    assert np.abs(fixed[0, :20].astype(int) - fixed[-1, :20].astype(int)).mean() < 3
+    assert np.abs(orbit[0].astype(int) - orbit[-1].astype(int)).mean() > 8
+
+
+def test_camera_paths(recorded):
+    from sandbox.app.export import ORBIT_DEG_PER_S, clip_cameras
+    from sandbox.game.playback import ReplayPlayback
+    from sandbox.render.replay_view import ReplayDrawing
+
+    _, replay, assets = recorded
+    pb = ReplayPlayback(replay)
+    drawing = ReplayDrawing.for_replay(replay, assets)
+    lo, hi = pb.index.turn_range(1)
+    frames = list(range(lo, hi + 1))
+    fixed = clip_cameras(drawing, pb, frames, 16 / 9, "fixed", fps=10)
+    assert all(c is fixed[0] for c in fixed)
+    orbit = clip_cameras(drawing, pb, frames, 16 / 9, "orbit", fps=10)
+    dist = [np.linalg.norm(c.eye - c.target) for c in orbit]
+    assert np.allclose(dist, dist[0]) and np.allclose([c.target for c in orbit], fixed[0].target)
+    az = np.degrees(np.unwrap([np.arctan2(c.eye[0] - c.target[0], -(c.eye[1] - c.target[1]))
+                               for c in orbit]))
+    assert np.allclose(np.diff(az), ORBIT_DEG_PER_S / 10)
+    # following the crate's fall: the camera's target goes down with it
+    follow = clip_cameras(drawing, pb, frames, 16 / 9, "follow", fps=10, focus=("crate",))
+    crate_z = [pb.replay.poses_at(f)["crate"][0][2] for f in frames]
+    assert crate_z[0] - crate_z[-1] > 1.0
+    assert follow[0].target[2] - follow[-1].target[2] > 0.5
+    with pytest.raises(ReplayError, match="--camera 'pan'"):
+        clip_cameras(drawing, pb, frames, 1.0, "pan")
+
+
+def test_cli_camera_choice(recorded, tmp_path):
+    path, _, _ = recorded
+    out = tmp_path / "orbit.gif"
+    res = CliRunner().invoke(app, ["replay", str(path), "--export", str(out), "--moment", "1",
+                                   "--size", f"{W}x{H}", "--fps", "5", "--no-shadows",
+                                   "--camera", "orbit", "--no-captions"])
+    assert res.exit_code == 0, res.output
+    assert "orbit camera, no captions" in res.output and out.is_file()
+    res = CliRunner().invoke(app, ["replay", str(path), "--export", str(out), "--camera", "pan"])
+    assert res.exit_code == 2 and "pan" in res.output

@@ -1,14 +1,24 @@
 """Headless export of a replay to an MP4 video or an animated GIF.
 
-``sandbox replay FILE --export out.mp4|out.gif [--turn N] [--from T --to T] [--moment N]``
+``sandbox replay FILE --export out.mp4|out.gif [--turn N] [--from T --to T] [--moment N]
+[--camera fixed|follow|orbit] [--no-captions] [--size 1280x720]``
 
 The chosen stretch of the replay (a turn, a time range, a dramatic moment, or all of it) is
 sampled at ``fps`` pictures per simulated second (real speed; ``speed`` slows it down), each
-drawn by the offscreen renderer with a camera that frames the action: the box swept by every
-body that moves in the stretch (or all bodies when nothing moves), fixed for the whole clip so
-the picture does not jitter. Videos are written by imageio: MP4 (H.264) through imageio-ffmpeg,
-whose wheel brings its own ffmpeg; GIF through Pillow. The file is written to a temporary name
-beside the target and renamed only when complete, so a failed export never replaces a good one.
+drawn by the offscreen renderer, 1280x720 unless told otherwise. The camera (``camera``):
+
+- ``fixed`` frames the box swept by every body that moves in the stretch (or all bodies when
+  nothing moves), the same for the whole clip so the picture does not jitter;
+- ``follow`` frames, picture by picture, the bodies of the dramatic moment exported (their
+  pieces once broken) or else the bodies moving then, gliding towards each new framing;
+- ``orbit`` circles the fixed camera's target at its distance and height,
+  :data:`ORBIT_DEG_PER_S` degrees per second of video.
+
+The turn's dice and events are burnt into the pictures as captions
+(:class:`~sandbox.render.captions.CaptionPainter`) unless ``captions`` is off. Videos are
+written by imageio: MP4 (H.264) through imageio-ffmpeg, whose wheel brings its own ffmpeg; GIF
+through Pillow. The file is written to a temporary name beside the target, flushed to disk and
+renamed only when complete, so a failed export never replaces a good one.
 
 Identical consecutive GIF pictures become one longer frame (bodies at rest), so a GIF may hold
 fewer frames than pictures rendered (the export reports the frames in the file). GIF delays
@@ -24,19 +34,31 @@ import tempfile
 import time as _time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 from ..core.errors import ReplayError
 from ..game.playback import ReplayPlayback
-from ..game.replay import Replay
-from ..game.replay_index import ReplayIndex
+from ..game.replay import Replay, new_file_mode
+from ..game.replay_index import ReplayIndex, bodies_present
+from ..render.view import Camera
 
 #: File kinds an export can write, by suffix.
 FORMATS: tuple[str, ...] = (".mp4", ".gif")
 #: Shortest GIF frame delay, ms (browsers show shorter ones as 100 ms).
 GIF_MIN_DELAY_MS: int = 20
+#: Camera modes of an export.
+CAMERAS: tuple[str, ...] = ("fixed", "follow", "orbit")
+#: Export size unless told otherwise, pixels.
+DEFAULT_SIZE: tuple[int, int] = (1280, 720)
+#: Orbit camera: degrees of azimuth per second of video.
+ORBIT_DEG_PER_S: float = 30.0
+#: Follow camera: fraction of the way to its new framing covered per second of video
+#: (exponential), and the window of frames around a picture in which bodies count as moving,
+#: simulated seconds.
+FOLLOW_RATE: float = 3.0
+FOLLOW_WINDOW_S: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -148,6 +170,70 @@ def action_camera(drawing, playback: ReplayPlayback, frames: list[int], aspect: 
     return drawing.camera_for_bounds(bounds, aspect)
 
 
+def clip_cameras(drawing, playback: ReplayPlayback, frames: list[int], aspect: float,
+                 mode: str = "fixed", fps: float = 30.0, focus: Sequence[str] = ()) -> list:
+    """The camera of every picture of a clip (None: the renderer frames every body).
+
+    Parameters
+    ----------
+    frames : list of int
+        Replay frame of every picture.
+    mode : str
+        One of :data:`CAMERAS` (see the module docstring).
+    fps : float
+        Pictures per second of video (the orbit's and the follow camera's pace).
+    focus : sequence of str
+        Bodies the follow camera frames while they (or their pieces) are on the table: a
+        dramatic moment's; otherwise it frames the bodies moving at each picture.
+
+    Raises
+    ------
+    ReplayError
+        An unknown mode.
+    """
+    if mode not in CAMERAS:
+        raise ReplayError(f"--camera {mode!r}: choose one of {', '.join(CAMERAS)}")
+    fixed = action_camera(drawing, playback, frames, aspect)
+    if mode == "fixed" or fixed is None:
+        return [fixed] * len(frames)
+    off = fixed.eye - fixed.target
+    dist = float(np.linalg.norm(off))
+    elevation = math.degrees(math.asin(max(-1.0, min(1.0, off[2] / dist))))
+    azimuth = math.degrees(math.atan2(off[0], -off[1]))
+    if mode == "orbit":
+        out = []
+        for i in range(len(frames)):
+            az = math.radians(azimuth + ORBIT_DEG_PER_S * i / fps)
+            el = math.radians(elevation)
+            d = np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az),
+                          math.sin(el)])
+            out.append(Camera(fixed.target + dist * d, fixed.target, fixed.fov_deg))
+        return out
+    index = playback.index
+    window = max(1, int(round(FOLLOW_WINDOW_S / max(playback.replay.frame_dt, 1e-9))))
+    k = 1.0 - math.exp(-FOLLOW_RATE / fps)
+    target, distance = None, dist
+    out = []
+    for f in frames:
+        poses = playback.replay.poses_at(f)
+        keys = bodies_present(focus, poses) or index.moving_at(f, window)
+        bounds = drawing.action_bounds(poses, keys) if keys else None
+        if bounds is not None:
+            goal = drawing.camera_for_bounds(bounds, aspect, azimuth, elevation)
+            goal_dist = float(np.linalg.norm(goal.eye - goal.target))
+            if target is None:
+                target, distance = np.asarray(goal.target, float), goal_dist
+            else:
+                target = target + k * (np.asarray(goal.target, float) - target)
+                distance += k * (goal_dist - distance)
+        if target is None:
+            out.append(None)  # nothing to follow yet: filled with the first framing below
+            continue
+        out.append(Camera(target + distance * off / dist, target, fixed.fov_deg))
+    first = next((c for c in out if c is not None), fixed)
+    return [first if c is None else c for c in out]
+
+
 def _writer(path: Path, fps: float, width: int, height: int):
     """A writer for ``path``'s suffix: ``(write(frame (h, w, 3) uint8), close(),
     frames())``, ``frames()`` giving the pictures in the file once closed."""
@@ -232,10 +318,11 @@ class _GifWriter:
             self.frames = int(getattr(done, "n_frames", 1))
 
 
-def plan_export(replay: Replay, out: str | Path, *, width: int = 640, height: int = 480,
-                fps: float = 30.0, speed: float = 1.0, turn: int | None = None,
-                start: float | None = None, end: float | None = None,
-                moment: int | None = None) -> tuple[ReplayPlayback, int, int, list[int]]:
+def plan_export(replay: Replay, out: str | Path, *, width: int = DEFAULT_SIZE[0],
+                height: int = DEFAULT_SIZE[1], fps: float = 30.0, speed: float = 1.0,
+                turn: int | None = None, start: float | None = None, end: float | None = None,
+                moment: int | None = None,
+                camera: str = "fixed") -> tuple[ReplayPlayback, int, int, list[int]]:
     """Check an export's options and choose its frames, before any costly work.
 
     Returns
@@ -247,10 +334,12 @@ def plan_export(replay: Replay, out: str | Path, *, width: int = 640, height: in
     Raises
     ------
     ReplayError
-        Unknown suffix, bad size/fps/speed (an MP4 needs even sizes), or a stretch
-        :func:`select_frames` rejects.
+        Unknown suffix, bad size/fps/speed (an MP4 needs even sizes), an unknown camera, or
+        a stretch :func:`select_frames` rejects.
     """
     out = Path(out)
+    if camera not in CAMERAS:
+        raise ReplayError(f"--camera {camera!r}: choose one of {', '.join(CAMERAS)}")
     if out.suffix.lower() not in FORMATS:
         raise ReplayError(f"cannot export to {out.name!r}: use a name ending in "
                           f"{' or '.join(FORMATS)}")
@@ -267,10 +356,12 @@ def plan_export(replay: Replay, out: str | Path, *, width: int = 640, height: in
     return playback, first, last, sample_frames(playback.index, first, last, fps, speed)
 
 
-def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int = 640,
-                  height: int = 480, fps: float = 30.0, speed: float = 1.0,
-                  turn: int | None = None, start: float | None = None,
-                  end: float | None = None, moment: int | None = None, shadows: bool = True,
+def export_replay(replay: Replay, out: str | Path, assets: dict, *,
+                  width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1],
+                  fps: float = 30.0, speed: float = 1.0, turn: int | None = None,
+                  start: float | None = None, end: float | None = None,
+                  moment: int | None = None, shadows: bool = True, camera: str = "fixed",
+                  captions: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> ExportResult:
     """Render a stretch of a replay to ``out`` (``.mp4`` or ``.gif``).
 
@@ -282,7 +373,7 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     assets : dict of str to BodyAsset
         Body meshes (:func:`~sandbox.game.playback.replay_assets`).
     width, height : int
-        Pixels (even for MP4).
+        Pixels (even for MP4); 1280x720 by default.
     fps : float
         Pictures per second of video (GIFs round delays to 10 ms).
     speed : float
@@ -291,15 +382,23 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
         The stretch, see :func:`select_frames`.
     shadows : bool
         Sun shadows (slower on software GL).
+    camera : str
+        ``fixed``, ``follow`` or ``orbit`` (see the module docstring).
+    captions : bool
+        Burn the turn, its dice and its events into the pictures.
     progress : callable, optional
         Called as ``progress(done, total)`` after every picture.
 
     Raises
     ------
     ReplayError
-        Unknown suffix, bad size/fps/speed, or a stretch :func:`select_frames` rejects.
+        Unknown suffix, bad size/fps/speed, an unknown camera, or a stretch
+        :func:`select_frames` rejects.
+    OutputError
+        When the target's folder cannot be written.
     """
     from ..core.limits import check_output_file
+    from ..render.captions import CaptionPainter
     from ..render.offscreen import OffscreenRenderer
     from ..render.replay_view import ReplayDrawing
 
@@ -307,10 +406,12 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
     out = check_output_file(out, "video")  # never over a device, FIFO or folder
     playback, first, last, frames = plan_export(replay, out, width=width, height=height,
                                                 fps=fps, speed=speed, turn=turn, start=start,
-                                                end=end, moment=moment)
+                                                end=end, moment=moment, camera=camera)
     drawing = ReplayDrawing.for_replay(replay, assets)
     aspect = width / height
-    camera = action_camera(drawing, playback, frames, aspect)
+    focus = playback.index.moment(moment).bodies if moment is not None else ()
+    cameras = clip_cameras(drawing, playback, frames, aspect, camera, fps, focus)
+    painter = CaptionPainter(int(width), int(height)) if captions else None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=out.suffix.lower(),
@@ -326,14 +427,19 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *, width: int =
         write, close, in_file = _writer(tmp, fps, int(width), int(height))
         try:
             with OffscreenRenderer(int(width), int(height), shadows=shadows) as renderer:
-                for i, f in enumerate(frames):
+                for i, (f, cam) in enumerate(zip(frames, cameras, strict=True)):
                     playback.seek(f)
-                    image = renderer.render(drawing.view_of(playback, camera, aspect))
-                    write(np.ascontiguousarray(image[..., :3]))
+                    image = renderer.render(drawing.view_of(playback, cam, aspect))[..., :3]
+                    if painter is not None:
+                        image = painter.paint(image, playback.events(), playback.turn)
+                    write(np.ascontiguousarray(image))
                     if progress is not None:
                         progress(i + 1, len(frames))
         finally:
             close()
+        with open(tmp, "rb") as fh:  # on disk before it takes the target's name
+            os.fsync(fh.fileno())
+        os.chmod(tmp, new_file_mode())  # mkstemp makes 0600
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -36,10 +36,11 @@ def print_info(path: Path, rp: Replay, console: Console) -> None:
 
 
 def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
-                         ldrawdir=None, size: tuple[int, int] = (640, 480), fps: float = 30.0,
+                         ldrawdir=None, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
                          speed: float = 1.0, turn: int | None = None, start: float | None = None,
                          end: float | None = None, moment: int | None = None,
-                         shadows: bool = True) -> None:
+                         shadows: bool = True, camera: str = "fixed",
+                         captions: bool = True) -> None:
     """Rebuild the bodies, then export with a rich progress bar; prints what was written.
 
     Raises
@@ -53,7 +54,8 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
 
     t0 = time.perf_counter()
     plan_export(rp, out, width=size[0], height=size[1], fps=fps, speed=speed, turn=turn,
-                start=start, end=end, moment=moment)  # bad options fail before the rebuild
+                start=start, end=end, moment=moment,
+                camera=camera)  # bad options fail before the rebuild
     with console.status("rebuilding the bodies from the scene..."):
         assets = replay_assets(rp, base_dir=path.resolve().parent, ldrawdir=ldrawdir)
     with Progress(TextColumn("[bold]exporting[/] {task.description}"), BarColumn(),
@@ -65,11 +67,12 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
 
         res = export_replay(rp, out, assets, width=size[0], height=size[1], fps=fps, speed=speed,
                             turn=turn, start=start, end=end, moment=moment, shadows=shadows,
-                            progress=progress)
+                            camera=camera, captions=captions, progress=progress)
     merged = (f" (of {res.rendered} pictures: identical ones merged)"
               if res.frames != res.rendered else "")
     console.print(f"[bold]wrote[/] {escape(str(res.path))}: {res.frames} frames{merged} {res.width}x"
                   f"{res.height}, {res.rendered / res.fps:.2f} s at {res.fps:g} fps, "
+                  f"{camera} camera{'' if captions else ', no captions'}, "
                   f"replay frames {res.first_frame}..{res.last_frame}, "
                   f"{res.frames_per_second:.1f} frames/s "
                   f"({time.perf_counter() - t0:.1f} s in all)", markup=True)

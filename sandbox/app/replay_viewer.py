@@ -11,11 +11,16 @@ space                         play / pause
 right / left (hold: repeat)   step one frame forward / back (pauses)
 up / down                     faster / slower (1/16x .. 8x)
 home / end                    first / last frame
-n / p                         next / previous event (impacts, damage, explosions...)
+n / p                         next / previous event (impacts, damage, explosions...; not
+                              impacts within one wreck while the log hides them)
 t                             jump to the next turn (after the last: back to turn 0, said
                               in the status line)
 l                             hide / show the event log and dramatic moments panels
-m, or 1..9                    next dramatic moment, or the n-th biggest one
+i                             show / hide impacts between two parts of one wreck in the log
+                              (hidden at first; also the log's header button)
+m, or 1..9, or a click        next dramatic moment, or the n-th biggest one, or the one
+                              clicked in the list: it is shown at its own frame (paused),
+                              its line highlighted and its bodies ringed
 f                             camera: free orbit / follow the action
 mouse left drag, a / d, w / s orbit (turn around, up and down)
 mouse right drag              pan (free camera)
@@ -23,9 +28,9 @@ wheel, q / e                  zoom in / out
 escape                        close
 ============================  =========================================================
 
-The bottom bar has the same buttons and a slider to scrub; the panel on the right is the
-event log with every die rolled, in sync with the frame shown; the panel on the left lists
-the dramatic moments.
+The bottom bar has the same buttons and a slider to scrub (the frame follows the thumb while
+it is dragged); the panel on the right is the event log with every die rolled, in sync with
+the frame shown; the panel on the left lists the dramatic moments.
 
 Units: inches, Z up; the camera orbits a target point at a distance (inches), azimuth and
 elevation (degrees).
@@ -59,6 +64,7 @@ from panda3d.core import (
 from ..core.errors import ReplayError
 from ..game.playback import ReplayPlayback
 from ..game.replay import Replay
+from ..game.replay_index import DramaticMoment, bodies_present
 from ..render import geometry, shaders
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
@@ -74,6 +80,9 @@ LOG_CHARS = 60
 MOMENT_WRAP = 30.0
 #: Vertical field of view of the window, degrees (as Camera.framing assumes).
 FOV_DEG = 40.0
+#: Colour of the rings around a chosen dramatic moment's bodies, and of its line's backing.
+MOMENT_MARK = (1.0, 0.2, 0.9, 1.0)
+MOMENT_LINE = (0.85, 0.45, 0.05, 0.8)
 #: Follow camera: fraction of the way to its goal covered per second (exponential).
 FOLLOW_RATE = 4.0
 #: Colours of the event log by event type.
@@ -142,7 +151,12 @@ class ReplayViewer:
         self.notice = ""
         self.base.setBackgroundColor(0.70, 0.80, 0.90, 1)
         self.follow = False
+        #: Whether the log lists impacts between two parts of one wreck (``i``).
+        self.show_wreck_impacts = False
+        #: The dramatic moment chosen (index into :attr:`moments`), None when none is.
+        self.chosen_moment: int | None = None
         self._updating_slider = False
+        self._thumb_grab: float | None = None
         self._drag: tuple[str, float, float] | None = None
         self._build_scene(shadows)
         self._build_gui()
@@ -203,6 +217,8 @@ class ReplayViewer:
             parts[1].hide()
             holder.hide()
             self.body_nodes[key] = (holder, parts[0], parts[1])
+        #: Rings around the chosen dramatic moment's bodies (made as needed, reused).
+        self.mark_nodes: list[NodePath] = []
         self.ring_nodes: list[tuple[dict, NodePath]] = []
         for e in self.replay.events:
             if e.get("type") == "explosion" and float(e.get("radius", 0) or 0) > 0 and "point" in e:
@@ -266,12 +282,12 @@ class ReplayViewer:
         a2d = self.base.a2dBottomCenter
         self.bar = DirectFrame(parent=a2d, frameColor=(0, 0, 0, 0.55),
                                frameSize=(-2.0, 2.0, 0.0, 0.22), pos=(0, 0, 0))
-        buttons = [("|<", lambda: self.playback.seek(0)), ("<<", self.playback.previous_event),
+        buttons = [("|<", lambda: self.playback.seek(0)), ("<<", self._previous_event),
                    ("<", lambda: self.playback.step(-1)), ("Play", self.playback.toggle),
-                   (">", lambda: self.playback.step(1)), (">>", self.playback.next_event),
+                   (">", lambda: self.playback.step(1)), (">>", self._next_event),
                    (">|", lambda: self.playback.seek(self.playback.frames - 1)),
                    ("-", self.playback.slower), ("+", self.playback.faster),
-                   ("Turn", self._next_turn), ("Moment", self.playback.next_moment),
+                   ("Turn", self._next_turn), ("Moment", self._next_moment),
                    ("Free cam", self._toggle_follow)]
         self.buttons: dict[str, object] = {}
         x = -1.22
@@ -289,37 +305,75 @@ class ReplayViewer:
         self.slider.bind(DGG.B1PRESS, self._on_track_click)
         self.status = OnscreenText(parent=self.bar, text="", pos=(-1.22, 0.105), scale=0.042,
                                    align=TextNode.A_left, fg=(1, 1, 1, 1), mayChange=True)
-        # the event log: a narrow see-through column on the right (L hides both panels)
+        # the event log: a narrow see-through column on the right (L hides both panels); its
+        # header button (or i) shows or hides impacts between two parts of one wreck
         self.log_frame = DirectFrame(parent=self.base.a2dTopRight, frameColor=(0, 0, 0, 0.3),
-                                     frameSize=(-LOG_WIDTH, -0.01, -0.04 - 0.04 * LOG_LINES, -0.01))
+                                     frameSize=(-LOG_WIDTH, -0.01, -0.08 - 0.04 * LOG_LINES,
+                                                -0.01))
+        self.wreck_button = DirectButton(
+            parent=self.log_frame, text=_wreck_label(False), scale=0.026,
+            text_align=TextNode.A_left,
+            pos=(-LOG_WIDTH + 0.02, 0, -0.05), frameColor=(0.85, 0.85, 0.85, 0.9),
+            pad=(0.3, 0.2), command=self._do, extraArgs=[self._toggle_wreck_impacts])
         self.log_texts = [OnscreenText(parent=self.log_frame, text="", align=TextNode.A_left,
-                                       pos=(-LOG_WIDTH + 0.02, -0.05 - 0.04 * i), scale=0.028,
+                                       pos=(-LOG_WIDTH + 0.02, -0.09 - 0.04 * i), scale=0.028,
                                        fg=(1, 1, 1, 1), mayChange=True, wordwrap=None)
                           for i in range(LOG_LINES)]
-        moments = self.playback.index.ranked()[:9]
+        #: The moments listed (the nine biggest), numbered 1..9 as the keys.
+        self.moments: list[DramaticMoment] = self.playback.index.ranked()[:9]
+        moments = self.moments
         self.moment_frame = DirectFrame(parent=self.base.a2dTopLeft, frameColor=(0, 0, 0, 0.3),
                                         frameSize=(0.01, 0.5, -0.07 - 0.04 * len(moments), -0.01))
-        title = OnscreenText(parent=self.moment_frame, text="Dramatic moments (1-9, m; L hides)",
+        title = OnscreenText(parent=self.moment_frame,
+                             text="Dramatic moments (click, 1-9, m; L hides)",
                              pos=(0.03, -0.05), scale=0.03, align=TextNode.A_left,
                              fg=(1, 0.85, 0.3, 1))
         self.moment_texts = [title]
+        #: One clickable line per moment (its backing lights up when it is chosen).
+        self.moment_lines: list[DirectFrame] = []
         y = -0.09
         for i, m in enumerate(moments):  # long lines wrap (indented), none is cut off
-            t = OnscreenText(parent=self.moment_frame, scale=0.027, align=TextNode.A_left,
-                             pos=(0.03, y), fg=(1, 1, 1, 1), wordwrap=MOMENT_WRAP,
+            line = DirectFrame(parent=self.moment_frame, frameColor=(0, 0, 0, 0),
+                               state=DGG.NORMAL, pos=(0, 0, y))
+            t = OnscreenText(parent=line, scale=0.027, align=TextNode.A_left,
+                             pos=(0.03, 0), fg=(1, 1, 1, 1), wordwrap=MOMENT_WRAP,
                              text=f"{i + 1}  {m.time:5.2f}s  {m.kind}: {m.text}")
+            line.bind(DGG.B1PRESS, lambda _param, n=i + 1: self._do(
+                lambda: self._choose_moment(n)))
             self.moment_texts.append(t)
+            self.moment_lines.append(line)
             rows = max(t.textNode.get_num_rows(), 1)
-            y -= 0.04 + 0.027 * t.textNode.get_line_height() * (rows - 1)
+            step = 0.04 + 0.027 * t.textNode.get_line_height() * (rows - 1)
+            line.setPythonTag("rows_height", step)
+            y -= step
         widest = max(t.textNode.get_width() * 0.027 for t in self.moment_texts[1:]) \
             if moments else 0.0
         widest = max(widest, title.textNode.get_width() * 0.03)
+        for line in self.moment_lines:
+            line["frameSize"] = (0.015, 0.045 + widest,
+                                 0.03 - line.getPythonTag("rows_height"), 0.03)
         self.moment_frame["frameSize"] = (0.01, 0.05 + widest, y + 0.02, -0.01)
 
     def _do(self, action) -> None:
         self.notice = ""
         action()
         self.refresh()
+
+    def _next_event(self) -> int:
+        """The next event's frame (n), skipping impacts within a wreck while they are hidden."""
+        return self.playback.next_event(wreck_impacts=self.show_wreck_impacts)
+
+    def _previous_event(self) -> int:
+        """The previous event's frame (p), as :meth:`_next_event`."""
+        return self.playback.previous_event(wreck_impacts=self.show_wreck_impacts)
+
+    def _toggle_wreck_impacts(self) -> None:
+        """Show or hide impacts between two parts of one wreck in the log (i)."""
+        self.show_wreck_impacts = not self.show_wreck_impacts
+
+    def _slider_dragged(self) -> bool:
+        """Whether the slider's thumb is held down (being dragged)."""
+        return bool(self.slider.thumb.guiItem.is_button_down())
 
     def _on_slider(self) -> None:
         # DirectSlider reports every change, ours from refresh() too (later, as an event):
@@ -336,15 +390,38 @@ class ReplayViewer:
             return
         m = param.get_mouse()
         x = self.slider.get_relative_point(self.base.render2d, LPoint3(m[0], 0, m[1]))[0]
+        self.playback.pause()
+        self.playback.seek_fraction(self._track_fraction(x))
+        self.refresh()
+
+    def _track_fraction(self, x: float) -> float:
+        """Where the thumb's centre at slider x ``x`` lies along its travel, 0..1 (unclamped)."""
         frame = self.slider.guiItem.get_frame()
-        left, right = frame[0], frame[1]
         thumb = self.slider.thumb.guiItem.get_frame()
         half_thumb = (thumb[1] - thumb[0]) / 2  # the thumb's centre travels inside the frame
-        lo, hi = left + half_thumb, right - half_thumb
-        frac = (x - lo) / (hi - lo) if hi > lo else 0.0
-        self.playback.pause()
-        self.playback.seek_fraction(frac)
-        self.refresh()
+        lo, hi = frame[0] + half_thumb, frame[1] - half_thumb
+        return (x - lo) / (hi - lo) if hi > lo else 0.0
+
+    def _follow_thumb(self) -> None:
+        """While the thumb is held, put it (and the frame shown) under the pointer now.
+
+        Panda3D's slider moves its thumb from the pointer of the previous motion event, a
+        step behind a moving mouse; the thumb is placed here from the pointer of this frame,
+        keeping the offset at which it was grabbed."""
+        m = self._mouse()
+        if not self._slider_dragged() or m is None:
+            self._thumb_grab = None
+            return
+        x = self.slider.get_relative_point(self.base.render2d, LPoint3(m[0], 0, m[1]))[0]
+        if self._thumb_grab is None:  # just grabbed: keep the pointer where it took the thumb
+            self._thumb_grab = self.slider.thumb.get_x(self.slider) - x
+        frac = min(max(self._track_fraction(x + self._thumb_grab), 0.0), 1.0)
+        lo, hi = self.slider["range"]
+        self.slider.guiItem.set_value(lo + frac * (hi - lo))
+        frame = int(round(frac * (self.playback.frames - 1)))
+        if frame != self.playback.frame:
+            self.playback.pause()
+            self.playback.seek(frame)
 
     def _next_turn(self) -> None:
         turns = self.playback.index.turns()
@@ -364,9 +441,36 @@ class ReplayViewer:
         self.follow = not self.follow
         self.buttons["Free cam"]["text"] = "Follow cam" if self.follow else "Free cam"
 
-    def _jump_moment(self, number: int) -> None:
-        if number <= len(self.playback.index.moments):
-            self.playback.jump_to_moment(number)
+    def _choose_moment(self, number: int) -> DramaticMoment | None:
+        """Show the ``number``-th listed moment (1-based) at its own frame, paused, its line
+        highlighted and its bodies ringed; None when the list is shorter."""
+        if not 1 <= number <= len(self.moments):
+            return None
+        m = self.playback.jump_to_moment(number)
+        self.playback.pause()
+        self.chosen_moment = number - 1
+        return m
+
+    def _next_moment(self) -> DramaticMoment | None:
+        """The listed moment after the chosen one in time (several may share a frame), or the
+        first after the frame shown; back to the first after the last."""
+        if not self.moments:
+            return None
+        order = sorted(range(len(self.moments)), key=lambda i: (self.moments[i].frame, i))
+        if self.chosen_moment is not None:
+            at = order.index(self.chosen_moment)
+            nxt = order[(at + 1) % len(order)]
+        else:
+            later = [i for i in order if self.moments[i].frame > self.playback.frame]
+            nxt = later[0] if later else order[0]
+        return self._choose_moment(nxt + 1)
+
+    def moment_bodies(self) -> list[str]:
+        """Keys of the chosen moment's bodies on the table now: the bodies themselves, or,
+        for a creation that has broken up, its pieces (``key#n``)."""
+        if self.chosen_moment is None:
+            return []
+        return bodies_present(self.moments[self.chosen_moment].bodies, self.playback.poses())
 
     # ------------------------------------------------------------------ input
     def _bind_keys(self) -> None:
@@ -376,16 +480,17 @@ class ReplayViewer:
             "arrow_right-repeat": lambda: pb.step(1), "arrow_left": lambda: pb.step(-1),
             "arrow_left-repeat": lambda: pb.step(-1), "arrow_up": pb.faster,
             "arrow_down": pb.slower, "home": lambda: pb.seek(0),
-            "end": lambda: pb.seek(pb.frames - 1), "n": pb.next_event, "p": pb.previous_event,
-            "t": self._next_turn, "m": pb.next_moment, "f": self._toggle_follow,
-            "l": self._toggle_panels,
+            "end": lambda: pb.seek(pb.frames - 1), "n": self._next_event,
+            "p": self._previous_event,
+            "t": self._next_turn, "m": self._next_moment, "f": self._toggle_follow,
+            "l": self._toggle_panels, "i": self._toggle_wreck_impacts,
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
             "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
             "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
             "wheel_up": lambda: self.camera.zoom(0.9), "wheel_down": lambda: self.camera.zoom(1 / 0.9),
         }
         for i in range(1, 10):
-            binds[str(i)] = (lambda n=i: self._jump_moment(n))
+            binds[str(i)] = (lambda n=i: self._choose_moment(n))
         for key, fn in binds.items():
             self.base.accept(key, self._do, [fn])
         for button, mode in (("mouse1", "orbit"), ("mouse3", "pan")):
@@ -420,6 +525,7 @@ class ReplayViewer:
                 else:
                     self.camera.pan_view(-dx * 0.5, -dy * 0.5)
                 self._drag = (mode, *m)
+        self._follow_thumb()
         if self.playback.playing:
             self.playback.advance(dt)
         self._follow(dt)
@@ -467,7 +573,7 @@ class ReplayViewer:
         cam = self.base.camera
         cam.set_pos(LPoint3(*self.camera.eye()))
         cam.look_at(LPoint3(*self.camera.target), LVector3(0, 0, 1))
-        if int(round(self.slider["value"])) != pb.frame:
+        if int(round(self.slider["value"])) != pb.frame and not self._slider_dragged():
             self._updating_slider = True
             try:
                 self.slider["value"] = pb.frame
@@ -479,8 +585,12 @@ class ReplayViewer:
             f"speed {pb.speed:g}x   {'playing' if pb.playing else 'paused'}   "
             f"camera {'follow' if self.follow else 'free'}"
             + (f"   -- {self.notice}" if self.notice else ""))
-        lines = [e for e in pb.events() if e.get("type") not in ("body", "warning", "setup")]
-        lines = lines[-LOG_LINES:]
+        label = _wreck_label(self.show_wreck_impacts)
+        if self.wreck_button["text"] != label:
+            self.wreck_button["text"] = label
+            self.wreck_button.resetFrameSize()
+        self._show_moment()
+        lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)[-LOG_LINES:]
         for i, t in enumerate(self.log_texts):
             if i < len(lines):
                 e = lines[i]
@@ -489,6 +599,35 @@ class ReplayViewer:
                 t.setFg(LOG_COLOURS.get(e.get("type"), (0.9, 0.9, 0.9, 1)))
             else:
                 t.setText("")
+
+    def _show_moment(self) -> None:
+        """Highlight the chosen moment's line and ring its bodies; a moment is let go once
+        the frame shown leaves its clip."""
+        i = self.chosen_moment
+        if i is not None:
+            m = self.moments[i]
+            if not m.start_frame <= self.playback.frame <= m.end_frame:
+                i = self.chosen_moment = None
+        for n, line in enumerate(self.moment_lines):
+            line["frameColor"] = MOMENT_LINE if n == i else (0, 0, 0, 0)
+        keys = self.moment_bodies()
+        while len(self.mark_nodes) < len(keys):
+            node = geometry.attach_marker(self.root, Marker.ring((0, 0, 0), 1.0, MOMENT_MARK,
+                                                                 width=0.1))
+            node.set_bin("fixed", 10)
+            node.set_depth_test(False)
+            node.set_depth_write(False)
+            self.mark_nodes.append(node)
+        poses = self.playback.poses()
+        for n, node in enumerate(self.mark_nodes):
+            if n >= len(keys):
+                node.hide()
+                continue
+            pos, _ = poses[keys[n]]
+            r = max(self.drawing.radius.get(keys[n], 1.0), 1.0) * 1.15
+            node.set_pos(LPoint3(float(pos[0]), float(pos[1]), float(pos[2])))
+            node.set_scale(r)
+            node.show()
 
     # ------------------------------------------------------------------ outside use
     def step(self, frames: int = 1) -> None:
@@ -530,6 +669,11 @@ class ReplayViewer:
         if self._display_page is not None:
             unloadPrcFile(self._display_page)
             self._display_page = None
+
+
+def _wreck_label(shown: bool) -> str:
+    """The log header button's text."""
+    return "wreck impacts shown (i hides)" if shown else "wreck impacts hidden (i shows)"
 
 
 def _shorten(text: str, n: int) -> str:

@@ -21,8 +21,10 @@ import numpy as np
 
 from ..core.errors import ReplayError, SandboxError
 from .replay import Replay
-from .replay_index import DramaticMoment, ReplayIndex
+from .replay_index import DramaticMoment, ReplayIndex, is_wreck_impact
 
+#: Bookkeeping event types no log shows.
+LOG_HIDDEN_EVENTS: frozenset[str] = frozenset({"body", "warning", "setup"})
 #: Playback speeds offered by :meth:`ReplayPlayback.faster` / :meth:`ReplayPlayback.slower`.
 SPEEDS: tuple[float, ...] = (0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Event types shown as the story of a replay (dice rolls are listed with them, see
@@ -94,6 +96,13 @@ class ReplayPlayback:
     def story(self) -> list[dict]:
         """The events so far without dice rolls and bookkeeping (see :data:`STORY_EVENTS`)."""
         return [e for e in self.events() if e.get("type") in STORY_EVENTS]
+
+    def log_events(self, wreck_impacts: bool = False) -> list[dict]:
+        """The events so far as a log shows them: no bookkeeping (:data:`LOG_HIDDEN_EVENTS`)
+        and, unless ``wreck_impacts``, no impacts between two parts of one wreck (see
+        :func:`~sandbox.game.replay_index.is_wreck_impact`)."""
+        return [e for e in self.events() if e.get("type") not in LOG_HIDDEN_EVENTS
+                and (wreck_impacts or not is_wreck_impact(e))]
 
     def dice_log(self) -> list[dict]:
         """The dice rolled by the frame shown: ``roll`` events (stream, sides, result, reason)."""
@@ -221,19 +230,24 @@ class ReplayPlayback:
                               f"{len(self.replay.events)} events)")
         return self.seek(int(self.index.event_frames[n]))
 
-    def next_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
+    def next_event(self, types: frozenset[str] | set[str] = STORY_EVENTS,
+                   wreck_impacts: bool = True) -> int:
         """Show the next frame after this one where an event of ``types`` happens (stay if
-        there is none)."""
-        for e, f in zip(self.replay.events, self.index.event_frames):
-            if f > self.frame and e.get("type") in types:
+        there is none); not an impact within one wreck unless ``wreck_impacts``."""
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
+            if f > self.frame and e.get("type") in types and (
+                    wreck_impacts or not is_wreck_impact(e)):
                 return self.seek(int(f))
         return self.frame
 
-    def previous_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
-        """Show the last frame before this one where an event of ``types`` happens."""
+    def previous_event(self, types: frozenset[str] | set[str] = STORY_EVENTS,
+                       wreck_impacts: bool = True) -> int:
+        """Show the last frame before this one where an event of ``types`` happens (not an
+        impact within one wreck unless ``wreck_impacts``)."""
         best = None
-        for e, f in zip(self.replay.events, self.index.event_frames):
-            if f < self.frame and e.get("type") in types:
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
+            if f < self.frame and e.get("type") in types and (
+                    wreck_impacts or not is_wreck_impact(e)):
                 best = int(f)
         return self.frame if best is None else self.seek(best)
 

@@ -286,7 +286,7 @@ def _checksum(header: dict, arrays: dict[str, np.ndarray]) -> str:
 _FILE_MODE: list[int] = []
 
 
-def _file_mode() -> int:
+def new_file_mode() -> int:
     """The mode ``open()`` gives a new file: 0o666 less the process umask (0o644 usually).
     Read once (reading the umask sets it for a moment, which threads could see)."""
     if not _FILE_MODE:
@@ -310,7 +310,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _file_mode())  # mkstemp makes 0600; a plain file is 0666 less the umask
+        os.chmod(tmp, new_file_mode())  # mkstemp makes 0600; a plain file is 0666 less the umask
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -312,6 +312,41 @@ class ReplayIndex:
         return out
 
 
+def wreck_of(key: str) -> str:
+    """The body a key was broken from: ``"wall"`` for ``"wall#2"`` (a piece of a broken
+    creation), ``"wall~89"`` (a destroyed part thrown off it) and ``"wall"`` itself; pieces
+    of pieces go back to the first body (BrikWars 8.4)."""
+    key = str(key)
+    while True:
+        cut = max(key.rfind("#"), key.rfind("~"))
+        if cut <= 0 or not key[cut + 1:].isdigit():
+            return key
+        key = key[:cut]
+
+
+def is_wreck_impact(event: dict) -> bool:
+    """Whether ``event`` is an ``impact`` between two parts of one wreck: two bodies broken
+    from the same creation, or a body and its own pieces (rubble settling, not a hit worth
+    reading in a log)."""
+    if event.get("type") != "impact":
+        return False
+    a, b = event.get("body_a"), event.get("body_b")
+    return bool(a) and bool(b) and wreck_of(a) == wreck_of(b)
+
+
+def bodies_present(keys, poses) -> list[str]:
+    """Of ``keys`` (a dramatic moment's bodies), those on the table in ``poses``; a creation
+    broken up since stands for its pieces there (``key#n``)."""
+    out: list[str] = []
+    for key in keys:
+        if key in poses:
+            found = [key]
+        else:
+            found = [k for k in poses if "#" in k and wreck_of(k) == key]
+        out += [k for k in found if k not in out]
+    return out
+
+
 def _body_names(replay: Replay) -> dict[str, str]:
     """``{key: name}`` from the replay's scene (creations, units, reserves) and its ``body``
     events (bodies added mid-game, such as Big Drop payloads)."""
