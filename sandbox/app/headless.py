@@ -196,7 +196,7 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
         other = again.tracks.get(key)
         if other is None:
             raise ReplayError(f"re-simulation has no body {key!r}")
-        for frame, pos, quat in zip(track.frames, track.positions, track.quats):
+        for frame, pos, quat in zip(track.frames, track.positions, track.quats, strict=True):
             p2, q2 = other.pose_at(frame)
             max_pos = max(max_pos, float(np.linalg.norm(np.subtract(pos, p2))))
             max_ang = max(max_ang, _angle_between(np.asarray(quat), q2))

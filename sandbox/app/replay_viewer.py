@@ -213,7 +213,8 @@ class ReplayViewer:
 
     def _table(self, root: NodePath) -> None:
         w, d = self.drawing.battlefield
-        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -0.75]), np.array([w / 2, d / 2, 0]))
+        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -0.75]),
+                                      np.array([w / 2, d / 2, 0]))
         top = np.asarray(self.drawing.ground_colour, np.float32)
         side = top * np.array([0.55, 0.5, 0.45, 1.0], np.float32)
         cols = np.where(n[:, 2:3] > 0.5, top, side).astype(np.float32)
@@ -277,7 +278,8 @@ class ReplayViewer:
         x = -1.22
         for label, action in buttons:
             width = 0.08 + 0.035 * len(label)
-            b = DirectButton(parent=self.bar, text=label, scale=0.045, pos=(x + width / 2, 0, 0.035),
+            b = DirectButton(parent=self.bar, text=label, scale=0.045,
+                             pos=(x + width / 2, 0, 0.035),
                              command=self._do, extraArgs=[action], frameColor=(0.85, 0.85, 0.85, 1),
                              pad=(0.3, 0.2))
             self.buttons[label] = b
@@ -382,7 +384,8 @@ class ReplayViewer:
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
             "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
             "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
-            "wheel_up": lambda: self.camera.zoom(0.9), "wheel_down": lambda: self.camera.zoom(1 / 0.9),
+            "wheel_up": lambda: self.camera.zoom(0.9),
+            "wheel_down": lambda: self.camera.zoom(1 / 0.9),
         }
         for i in range(1, 10):
             binds[str(i)] = (lambda n=i: self._jump_moment(n))

@@ -29,7 +29,8 @@ from ..physics.world import BoxShape
 def rotation_xyz_deg(angles) -> np.ndarray:
     """Rotation matrix (3, 3) for angles in degrees about X, then Y, then Z (world axes)."""
     ax, ay, az = (math.radians(float(a)) for a in angles)
-    cx, sx, cy, sy, cz, sz = math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay), math.cos(az), math.sin(az)
+    cx, sx, cy, sy, cz, sz = (math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay),
+                              math.cos(az), math.sin(az))
     rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
     ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
@@ -125,13 +126,14 @@ class BodyAsset:
             self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
 
 
-def _asset_from_model(model: Model, name: str, placements=None, default_colour: int | None = None) -> BodyAsset:
+def _asset_from_model(model: Model, name: str, placements=None,
+                      default_colour: int | None = None) -> BodyAsset:
     pls = list(model.placements if placements is None else placements)
     if not pls:
         raise SceneError(f"{name}: the model has no parts to put on the table")
     mesh = model_mesh(model, pls)
     boxes = []
-    for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls))):
+    for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls), strict=True)):
         mass = float(model.parts[p.part].mass_g)
         boxes.append(BoxShape(tuple(float(v) for v in box.centre),
                               tuple(float(v) for v in box.half_extents),
@@ -184,7 +186,8 @@ def _ldraw_line(part: str, colour: int, position_in, rotation_deg) -> str:
 def _load_inline(lines: list[str], name: str, ldrawdir) -> Model:
     with tempfile.TemporaryDirectory(prefix="sandbox-inline-") as tmp:
         path = Path(tmp) / f"{name}.ldr"
-        path.write_text(f"0 {name}\n0 Name: {name}.ldr\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text(f"0 {name}\n0 Name: {name}.ldr\n" + "\n".join(lines) + "\n",
+                        encoding="utf-8")
         return load_model(path, ldrawdir=ldrawdir)
 
 

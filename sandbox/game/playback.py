@@ -224,7 +224,7 @@ class ReplayPlayback:
     def next_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
         """Show the next frame after this one where an event of ``types`` happens (stay if
         there is none)."""
-        for e, f in zip(self.replay.events, self.index.event_frames):
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
             if f > self.frame and e.get("type") in types:
                 return self.seek(int(f))
         return self.frame
@@ -232,7 +232,7 @@ class ReplayPlayback:
     def previous_event(self, types: frozenset[str] | set[str] = STORY_EVENTS) -> int:
         """Show the last frame before this one where an event of ``types`` happens."""
         best = None
-        for e, f in zip(self.replay.events, self.index.event_frames):
+        for e, f in zip(self.replay.events, self.index.event_frames, strict=True):
             if f < self.frame and e.get("type") in types:
                 best = int(f)
         return self.frame if best is None else self.seek(best)

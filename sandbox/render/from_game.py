@@ -22,7 +22,8 @@ def render_mesh_of(asset, destroyed: bool = False) -> RenderMesh:
     """A RenderMesh from a game asset's body-frame arrays (vertices, normals, colours)."""
     colours = asset.local_colours
     if destroyed:
-        colours = (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
+        colours = (colours * (1 - DESTROYED_MIX)
+                   + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
     return RenderMesh(asset.local_vertices, asset.local_normals, colours,
                       edges=asset.local_edges, name=asset.name)
 
