@@ -97,13 +97,15 @@ def run(
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     png: bool = typer.Option(True, "--png/--no-png", help="Render a picture of the end state"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the turn log"),
+    edges: bool = typer.Option(False, "--edges/--no-edges",
+                               help="Draw LDraw edge lines (type 2 and optional) in the PNG"),
 ) -> None:
     """Run a scene headless and write the event log, a replay and a PNG."""
     from .app.headless import run_scene
 
     try:
         result = run_scene(scene, out_dir=out, seed=seed, ldrawdir=ldrawdir, png=png,
-                           on_event=None if quiet else _print_event)
+                           on_event=None if quiet else _print_event, edges=edges)
     except SandboxError as exc:
         _fail(exc)
         return

@@ -108,7 +108,7 @@ class ReplayViewer:
                  shadows: bool = True, title: str | None = None):
         self.replay = replay
         self.playback = ReplayPlayback(replay)
-        self.drawing = ReplayDrawing.for_replay(replay, assets)
+        self.drawing = ReplayDrawing.for_replay(replay, assets, edges=True)
         name = title or f"BrikWars replay: {replay.scene.get('name', '')}"
         loadPrcFileData("sandbox.replay_viewer", "\n".join([
             "load-display pandagl", "window-type onscreen", f"win-size {int(width)} {int(height)}",
@@ -191,14 +191,8 @@ class ReplayViewer:
                 node = GeomNode(f"{key}:{'scorched' if destroyed else 'whole'}")
                 node.add_geom(geometry.mesh_geom(mesh))
                 np_mesh = holder.attach_new_node(node)
-                edges = geometry.edge_geom(mesh)
-                if edges is not None:
-                    enode = GeomNode(f"{key}:edges")
-                    enode.add_geom(edges)
-                    np_edges = np_mesh.attach_new_node(enode)
-                    np_edges.set_light_off(1)
-                    np_edges.set_shader_off(1)
-                    np_edges.set_depth_offset(1)
+                geometry.attach_edges(np_mesh, f"{key}:edges", geometry.edge_geom(mesh),
+                                      geometry.optional_geom(mesh))
                 parts.append(np_mesh)
             parts[1].hide()
             holder.hide()

@@ -179,7 +179,7 @@ class InputLayer:
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   "
             "G: grid\n"
             "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   "
-            "F3: name plates\n"
+            "F3: name plates   F4: edge lines\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
@@ -760,6 +760,8 @@ class InputLayer:
                 self.strike()
         elif n == "f3":
             app.toggle_plates()
+        elif n == "f4":
+            app.toggle_edges()
         elif n == "f2":
             app.log_filter = LOG_FILTERS[(LOG_FILTERS.index(app.log_filter) + 1) % len(LOG_FILTERS)]
             app.log_scroll = 0
@@ -847,6 +849,8 @@ class TabletopApp:
         self._destroyed: set[str] = set()
         self._live: dict = {}
         self._nodes: dict[str, NodePath] = {}
+        #: LDraw edge lines (type 2 and optional type 5) over the bricks; F4 turns them off.
+        self.show_edges = True
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
@@ -993,20 +997,15 @@ class TabletopApp:
     def _add_body_node(self, key: str, asset) -> None:
         g = self.session
         destroyed = key in g.bodies and g.bodies[key].damage.destroyed
-        mesh = render_mesh_of(asset, destroyed)
+        mesh = render_mesh_of(asset, destroyed, edges=True)
         node = GeomNode(key)
         node.add_geom(geometry.mesh_geom(mesh))
         np_body = self.bodies_np.attach_new_node(node)
         np_body.set_python_tag("body", key)
-        edges = geometry.edge_geom(mesh)
-        if edges is not None:
-            enode = GeomNode(key + ":edges")
-            enode.add_geom(edges)
-            e = np_body.attach_new_node(enode)
-            e.set_light_off(1)
-            e.set_depth_offset(1)
-            e.set_shader_off(1)
-            e.hide(_SHADOW_MASK)
+        e = geometry.attach_edges(np_body, key + ":edges", geometry.edge_geom(mesh),
+                                  geometry.optional_geom(mesh))
+        if e is not None and not self.show_edges:
+            e.hide()
         self._nodes[key] = np_body
 
     def _sync_from_session(self) -> None:
@@ -1282,7 +1281,7 @@ class TabletopApp:
                 "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
-                "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f3", "f4", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [
                     str(i) for i in range(1, 10)]
         for k in keys:
@@ -1382,6 +1381,18 @@ class TabletopApp:
         self.tooltip.setText(f"{st.name} ({st.owner or 'no owner'})"
                              + (f"\n{words}" if words else ""))
         self.tooltip.setPos(float(x) * self.aspect + 0.04, float(y) - 0.07)
+
+    def toggle_edges(self) -> None:
+        """F4: the LDraw edge lines of every body on the table, or none."""
+        self.show_edges = not self.show_edges
+        for key, np_body in self._nodes.items():
+            for e in np_body.get_children():
+                if e.get_name() != key + ":edges":
+                    continue
+                if self.show_edges:
+                    e.show()
+                else:
+                    e.hide()
 
     def toggle_plates(self) -> None:
         """F3: name plates over the units on the table, or none."""

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bricks.library import library_dir
-from ..bricks.mesh import model_mesh, placement_boxes
+from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
@@ -85,6 +85,8 @@ class BodyAsset:
     #: places parts: inches, Z up) to the frame of ``vertices`` (world) and, after
     #: :meth:`attach`, of ``local_vertices`` (the body frame); None when not known.
     model_frame: np.ndarray | None = None
+    #: :meth:`edge_lines`, computed on first use (cleared when the frame changes).
+    _lines: LineArrays | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -108,6 +110,7 @@ class BodyAsset:
         ]
         if self.model_frame is not None:
             self.model_frame = rigid_matrix(r, t) @ self.model_frame
+        self._lines = None
 
     def move_to_drop(self, xy, height: float) -> None:
         """Place the footprint centre over ``xy`` (inches) with the lowest point at ``height``."""
@@ -124,6 +127,30 @@ class BodyAsset:
         self.local_colours = self.colours.astype(np.float32)
         if self.model_frame is not None:
             self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
+        self._lines = None
+
+    def edge_lines(self) -> LineArrays | None:
+        """The LDraw edge lines (types 2 and 5) of the parts this body holds, in the frame of
+        ``local_vertices`` after :meth:`attach` (of ``vertices`` before), inches.
+
+        Made once from the model (:func:`~sandbox.bricks.mesh.model_lines`) on first use:
+        rendering asks, the physics never does. ``edge_index``/``optional_index`` are the
+        lines' placement indices (tags). None for a body without a model or a known model
+        frame.
+        """
+        if (self.model is None or self.model_frame is None or self.placement_index is None
+                or not self.placements):
+            return None
+        if self._lines is None:
+            tags = np.unique(np.asarray(self.placement_index))
+            lines = model_lines(self.model, [self.placements[int(t)] for t in tags])
+            r, t = self.model_frame[:3, :3], self.model_frame[:3, 3]
+            self._lines = LineArrays(
+                (lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
+                tags[lines.edge_index].astype(np.int32),
+                (lines.optional @ r.T + t).astype(np.float32), lines.optional_colours,
+                tags[lines.optional_index].astype(np.int32))
+        return self._lines
 
 
 def _asset_from_model(model: Model, name: str, placements=None,
