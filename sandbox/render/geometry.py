@@ -12,6 +12,7 @@ import math
 import numpy as np
 from panda3d.core import (
     BitMask32,
+    DepthOffsetAttrib,
     Geom,
     GeomLines,
     GeomNode,
@@ -69,6 +70,8 @@ def _optional_format() -> GeomVertexFormat:
 
 
 _FMT_OPTIONAL = _optional_format()
+#: Faces under edge lines are drawn this far back (polygon offset units; see attach_edges).
+_FACES_BEHIND_LINES = DepthOffsetAttrib.make(-1)
 _OPTIONAL_SHADER: Shader | None = None
 
 
@@ -172,8 +175,14 @@ def attach_edges(parent: NodePath, name: str, edges: Geom | None,
                  optional: Geom | None) -> NodePath | None:
     """Attach a body's edge lines under ``parent`` (its mesh node): one node ``name`` holding
     the type-2 lines (fixed-function, unlit) and the optional lines (their GLSL test), drawn
-    over the faces (depth offset), casting no shadow. Shared by the offscreen renderer, the
-    tabletop and the replay window; hide the returned node to turn the lines off.
+    over the faces, casting no shadow. Shared by the offscreen renderer, the tabletop and the
+    replay window; hide the returned node to turn the lines off.
+
+    The faces of ``parent`` (a GeomNode) are pushed back by a polygon offset, as LDView does:
+    a polygon offset grows with the face's depth slope, so a line on the seam between two
+    bricks stays in front of the end face meeting it at a grazing angle, also at the
+    off-centre samples of multisampling (lifting the lines by a fixed depth offset alone lost
+    those seams under 4x MSAA).
 
     Returns
     -------
@@ -182,6 +191,10 @@ def attach_edges(parent: NodePath, name: str, edges: Geom | None,
     """
     if edges is None and optional is None:
         return None
+    faces = parent.node()
+    if isinstance(faces, GeomNode):
+        for i in range(faces.get_num_geoms()):
+            faces.set_geom_state(i, faces.get_geom_state(i).add_attrib(_FACES_BEHIND_LINES))
     holder = parent.attach_new_node(name)
     holder.set_light_off(1)
     holder.set_depth_offset(1)
