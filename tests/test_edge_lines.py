@@ -157,3 +157,20 @@ def test_golden_edge_lines_and_the_toggle(parts, renderer):
     assert rms(img, bare) > 4.0  # the lines are what the golden shows
     plain = renderer.render(scene_view(parts, _poses(parts), (8.0, 6.0), camera=CAMERA))
     assert rms(plain[..., :3], bare) < 1.0  # a game picture without edges is the default
+
+
+def test_run_picture_option_draws_the_lines(ldrawdir):
+    """``sandbox run --edges`` reaches the picture: the same game state with and without."""
+    import io
+    from pathlib import Path
+
+    from PIL import Image
+
+    from sandbox.app.headless import render_game_png_bytes
+    from sandbox.game.engine import open_game
+
+    scene = Path(__file__).resolve().parents[1] / "scenes" / "skirmish.toml"
+    with open_game(scene, ldrawdir=ldrawdir) as game:
+        plain, lined = (np.asarray(Image.open(io.BytesIO(
+            render_game_png_bytes(game, 320, 240, edges=e))).convert("RGB")) for e in (False, True))
+    assert rms(plain, lined) > 0.5
