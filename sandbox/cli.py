@@ -99,13 +99,15 @@ def run(
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     png: bool = typer.Option(True, "--png/--no-png", help="Render a picture of the end state"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the turn log"),
+    edges: bool = typer.Option(False, "--edges/--no-edges",
+                               help="Draw LDraw edge lines (type 2 and optional) in the PNG"),
 ) -> None:
     """Run a scene headless and write the event log, a replay and a PNG."""
     from .app.headless import run_scene
 
     try:
         result = run_scene(scene, out_dir=out, seed=seed, ldrawdir=ldrawdir, png=png,
-                           on_event=None if quiet else _print_event)
+                           on_event=None if quiet else _print_event, edges=edges)
     except SandboxError as exc:
         _fail(exc)
         return
@@ -144,7 +146,7 @@ def model_info_cmd(
     console.print(f"  parts           {info['parts']}")
     console.print(f"  distinct parts  {info['distinct_parts']}")
     console.print(f"  submodels       {info['submodels']}")
-    size = [round(h - l, 2) for l, h in zip(lo, hi)]
+    size = [round(b - a, 2) for a, b in zip(lo, hi, strict=True)]
     console.print(f"  bounding box    {size[0]}\" x {size[1]}\" x {size[2]}\" "
                   f"(from {[round(v, 2) for v in lo]} to {[round(v, 2) for v in hi]})")
     if "mass_g" in info:
@@ -173,7 +175,8 @@ class ExportCamera(str, Enum):
 def replay(
     file: Path = typer.Argument(..., help="Replay file written by 'sandbox run'"),
     verify: bool = typer.Option(False, "--verify", help="Re-simulate and compare poses"),
-    export: Optional[Path] = typer.Option(None, "--export", help="Write a video: out.mp4 or out.gif"),
+    export: Optional[Path] = typer.Option(None, "--export",
+                                          help="Write a video: out.mp4 or out.gif"),
     info: bool = typer.Option(False, "--info", help="Print the summary and dramatic moments"),
     turn: Optional[int] = typer.Option(None, "--turn", help="Export only this turn"),
     start: Optional[float] = typer.Option(None, "--from", help="Export from this time (s)"),
@@ -237,7 +240,8 @@ def play(
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     size: str = typer.Option("1280x720", help="Window size WIDTHxHEIGHT in pixels"),
-    save: Optional[Path] = typer.Option(None, help="Save file for F5 / F9 (default <scene>.save.json)"),
+    save: Optional[Path] = typer.Option(None,
+                                        help="Save file for F5 / F9 (default <scene>.save.json)"),
     join: Optional[str] = typer.Option(None, "--join", help="Play online: the server's "
                                        "ws://HOST:PORT (from 'sandbox serve')"),
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),

@@ -49,7 +49,8 @@ def test_initiative_ties_act_together_and_delay_counts_one():
 
 
 @pytest.mark.parametrize("dice,morale,passed", [
-    ((3, 4), 7, True), ((3, 3), 7, False), ((6, 6), 12, True), ((1, 1), 2, True), ((1, 1), 3, False),
+    ((3, 4), 7, True), ((3, 3), 7, False), ((6, 6), 12, True), ((1, 1), 2, True),
+    ((1, 1), 3, False),
 ])
 def test_morale_2d6_at_least_score(dice, morale, passed):
     assert B.morale_check(stream(*dice), morale).passed is passed
@@ -239,7 +240,8 @@ def test_default_tables_validate_with_the_users_schema(tmp_path):
     for name in TABLE_FILES:
         load_table(name, DEFAULT_DIR / f"{name}.toml")
     own = tmp_path / "skirmish.toml"
-    own.write_text((DEFAULT_DIR / "skirmish.toml").read_text().replace("LF = [[1, 4]", "LF = [[3, 2]"))
+    own.write_text((DEFAULT_DIR / "skirmish.toml").read_text()
+                   .replace("LF = [[1, 4]", "LF = [[3, 2]"))
     mine = load_tables(tmp_path)
     assert mine.skirmish.cell("LF", "LF") == (3, 2) and mine.missile == T.missile
     (tmp_path / "missile.toml").write_text("rows = [[1, 2]]\n")

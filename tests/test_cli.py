@@ -32,7 +32,8 @@ def test_model_info_text_on_default_model_without_library():
 
 def test_model_info_malformed_file_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.ldr"
-    bad.write_text("0 test\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n1 4 0 zero 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    bad.write_text("0 test\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                   "1 4 0 zero 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
     r = sandbox("model", "info", str(bad))
     assert r.returncode == 2
     assert "bad.ldr:3" in r.stderr and "Traceback" not in r.stderr

@@ -121,7 +121,8 @@ def test_escapade_section_is_validated_naming_the_field(mutate, words):
      "13.2 unit Size"),
     (lambda d: d["escapade"]["forces"][0].update(irresponsibility=5), "Irresponsible minimum"),
     (lambda d: d["escapade"]["forces"][3].update(player="Nobody"), "players"),
-    (lambda d: d["escapade"]["forces"][0]["units"].append({"id": "ghost"}), "'ghost' is not a unit"),
+    (lambda d: d["escapade"]["forces"][0]["units"].append({"id": "ghost"}),
+     "'ghost' is not a unit"),
     (lambda d: (d["escapade"]["forces"][1]["units"].pop(),
                 d["escapade"]["forces"][3]["units"].append({"id": "guard3"})),
      "belongs to 'Lord Hector'"),
@@ -226,7 +227,8 @@ def test_panel_lines_show_forces_bennies_strategy_and_victory():
         assert "Keep Garrison (garrison): 3/3Ü, Bennies 0, Strategy 0" in lines
         assert "Attackers 4Ü vs defenders 5Ü: underdogs attackers" in text
         assert "Victory: host holds (Keep Garrison, Sir Hector)" in text
-        assert "Edges: north defenders, south attackers, east uncontrolled, west uncontrolled" in text
+        assert ("Edges: north defenders, south attackers, east uncontrolled, "
+                "west uncontrolled") in text
     finally:
         g.close()
 

@@ -78,7 +78,8 @@ def play(text: str, tmp_path, ldrawdir=None) -> Game:
 def test_fire_fills_a_body_then_jumps_to_a_neighbour_within_an_inch(tmp_path):
     # 2d4 Fire: 3, 4 -> a 2" Fire on the Size 2" hut; turn 2: 3, 4 -> no room: two spreads,
     # but only one neighbour (the shed, 0.37" away) -> one new 1" Fire there.
-    g = play(BRICKS.format(turns=2, shed_x=1.0, shed_y=0, wall="", extra="", fire=[3, 4, 3, 4]), tmp_path)
+    g = play(BRICKS.format(turns=2, shed_x=1.0, shed_y=0, wall="", extra="", fire=[3, 4, 3, 4]),
+             tmp_path)
     try:
         f = g.hazards.fire
         assert f.fire_size("hut") == 2 and f.fire_size("shed") == 1
@@ -92,7 +93,8 @@ def test_fire_fills_a_body_then_jumps_to_a_neighbour_within_an_inch(tmp_path):
 
 
 def test_no_spread_beyond_an_inch(tmp_path):
-    g = play(BRICKS.format(turns=2, shed_x=3.0, shed_y=0, wall="", extra="", fire=[3, 4, 3, 4]), tmp_path)
+    g = play(BRICKS.format(turns=2, shed_x=3.0, shed_y=0, wall="", extra="", fire=[3, 4, 3, 4]),
+             tmp_path)
     try:
         assert not g.hazards.fire.burning("shed") and g.hazards.fire.spread_count == 0
     finally:
@@ -118,7 +120,8 @@ def test_firefighting_and_doctests(tmp_path):
     target = "hut"
     apparatus = 2
     """
-    g = play(BRICKS.format(turns=1, shed_x=4.0, shed_y=0, wall="", extra=extra, fire=[3, 4]), tmp_path)
+    g = play(BRICKS.format(turns=1, shed_x=4.0, shed_y=0, wall="", extra=extra, fire=[3, 4]),
+             tmp_path)
     try:
         assert not g.hazards.fire.burning("hut")
         assert any(e["type"] == "extinguish" and e["removed"] == 2 for e in g.events)

@@ -109,7 +109,8 @@ def test_same_scene_across_two_processes(tmp_path):
     outs = []
     for i in range(2):
         out = tmp_path / f"run{i}"
-        r = subprocess.run([sys.executable, "-m", "sandbox.cli", "run", str(path), "--out", str(out),
+        r = subprocess.run([sys.executable, "-m", "sandbox.cli", "run", str(path), "--out",
+                            str(out),
                             "--no-png", "--quiet"], capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         outs.append(out)
@@ -117,7 +118,8 @@ def test_same_scene_across_two_processes(tmp_path):
     b = (outs[1] / "events.jsonl").read_text()
     assert a == b and len(a.splitlines()) > 5
     ra, rb = load_replay(outs[0] / "stack.replay"), load_replay(outs[1] / "stack.replay")
-    assert {k: t.positions for k, t in ra.tracks.items()} == {k: t.positions for k, t in rb.tracks.items()}
+    assert ({k: t.positions for k, t in ra.tracks.items()}
+            == {k: t.positions for k, t in rb.tracks.items()})
 
 
 def test_run_writes_event_log_replay_and_png(tmp_path):
@@ -132,7 +134,8 @@ def test_run_writes_event_log_replay_and_png(tmp_path):
 
 
 def test_drop_inside_an_obstacle_is_refused(tmp_path):
-    text = scene(tmp_path).read_text().replace('parts = [', 'parts = [\n  { part = "3001", colour = 71, position = [0, 0, 9.8] },')
+    text = scene(tmp_path).read_text().replace(
+        'parts = [', 'parts = [\n  { part = "3001", colour = 71, position = [0, 0, 9.8] },')
     p = tmp_path / "tall.toml"
     p.write_text(text)
     with pytest.raises(RulesError, match="starts inside"):

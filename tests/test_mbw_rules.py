@@ -178,7 +178,7 @@ def test_caravan_does_not_fight_and_founds_a_city_the_turn_after():
 
 def test_at_most_five_cities():
     s = game(width=12, height=12, goblet=None)
-    for i, name in enumerate(("a6", "c8", "e10", "g12", "k4")):
+    for name in ("a6", "c8", "e10", "g12", "k4"):
         s.cities[sq(name)] = mbw.City(sq(name), "Red")
     car = put(s, "caravan", "Red", "h6")
     assert "5 Cities" in s.refusal(FoundCity(car.id))
@@ -236,7 +236,8 @@ def test_empty_enemy_city_is_taken_without_dice_and_reverts():
     assert s.controller(sq("d5")) == "Red" and not s.fights
     s.apply(Farm(sq("d5"), sq("d6")))  # a taken City farms for its captor
     assert s.farms[sq("d6")] == "Red"
-    s.apply(EndTurn()); s.apply(EndTurn())
+    s.apply(EndTurn())
+    s.apply(EndTurn())
     s.apply(Move(inf.id, sq("c6")))
     assert s.controller(sq("d5")) == "Blue"
 
@@ -266,10 +267,12 @@ def test_victory_by_conquest_and_by_goblet_and_draw():
     inf = put(g, "infantry", "Red", "d4")
     g.apply(Move(inf.id, sq("d5")))
     assert g.goblet_holder == inf.id
-    g.apply(EndTurn()); g.apply(EndTurn())
+    g.apply(EndTurn())
+    g.apply(EndTurn())
     assert g.over and g.winner == "Red"
     d = game(turn_limit=1)
-    d.apply(EndTurn()); d.apply(EndTurn())
+    d.apply(EndTurn())
+    d.apply(EndTurn())
     assert d.over and d.winner is None
 
 
@@ -290,7 +293,8 @@ def test_goblet_placement_chooser_drop_and_pickup():
     car = put(s, "caravan", "Blue", "e6")
     s.apply(Move(car.id, sq("d5")))
     assert s.goblet_holder is None and s.goblet == sq("d5")  # a Caravan does not pick it up
-    s.apply(EndTurn()); s.apply(EndTurn())
+    s.apply(EndTurn())
+    s.apply(EndTurn())
     s.apply(Move(car.id, sq("e5")))
     s.apply(Move(cav.id, sq("d5")))
     assert s.goblet_holder == cav.id
@@ -300,7 +304,8 @@ def test_goblet_placement_chooser_drop_and_pickup():
     # an unplaced Goblet is placed when the chooser ends its first turn without
     t = new_game(["Red", "Blue"])
     central = t.goblet_candidates()[0]
-    t.apply(EndTurn()); t.apply(EndTurn())
+    t.apply(EndTurn())
+    t.apply(EndTurn())
     assert t.goblet_placed and t.goblet == central
 
 

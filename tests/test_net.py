@@ -454,7 +454,8 @@ def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path, st
 
     save = tmp_path / "duel.save.json"
     proc = subprocess.Popen([sys.executable, "-m", "sandbox.cli", "serve", str(duel), "--port",
-                             "0", "--save", str(save), "--save-every", "1"], cwd=REPO, stdout=subprocess.PIPE,
+                             "0", "--save", str(save), "--save-every", "1"], cwd=REPO,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
         head = [proc.stdout.readline() for _ in range(4)]

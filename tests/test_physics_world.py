@@ -21,7 +21,8 @@ EYE = tuple(map(tuple, np.eye(3)))
 def drop_brick(height=10.0, xy=(1.0, 2.0)):
     w = PhysicsWorld()
     w.add_ground(36, 24)
-    w.add_compound("brick", [BoxShape((xy[0], xy[1], height + BRICK_HALF[2]), BRICK_HALF, EYE, 2.3)])
+    w.add_compound("brick", [BoxShape((xy[0], xy[1], height + BRICK_HALF[2]), BRICK_HALF, EYE,
+                                      2.3)])
     events = w.step_until_rest(max_seconds=5)
     pos, quat = w.pose("brick")
     w.close()
@@ -69,7 +70,8 @@ def test_compound_mass_properties_of_two_boxes():
 def test_compound_body_frame_is_centre_of_mass():
     w = PhysicsWorld()
     half = (0.5, 0.5, 0.5)
-    body = w.add_compound("pair", [BoxShape((0, 0, 5), half, EYE, 1.0), BoxShape((2, 0, 5), half, EYE, 3.0)])
+    body = w.add_compound("pair", [BoxShape((0, 0, 5), half, EYE, 1.0),
+                                   BoxShape((2, 0, 5), half, EYE, 3.0)])
     pos, _ = w.pose("pair")
     np.testing.assert_allclose(pos, [1.5, 0, 5], atol=1e-9)
     assert body.mass == 4.0
@@ -112,7 +114,8 @@ def test_bad_inputs_raise():
 def _bar(n):
     """A 10" x 1" x 1" bar of 100 g as ``n`` boxes side by side along X."""
     w = 10.0 / n
-    return [BoxShape((-5 + w * (i + 0.5), 0, 4), (w / 2, 0.5, 0.5), EYE, 100.0 / n) for i in range(n)]
+    return [BoxShape((-5 + w * (i + 0.5), 0, 4), (w / 2, 0.5, 0.5), EYE, 100.0 / n)
+            for i in range(n)]
 
 
 def _spin_response(boxes):

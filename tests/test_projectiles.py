@@ -44,7 +44,8 @@ def test_solver_matches_closed_form_range(speed, deg):
     assert sols[1].elevation == pytest.approx(math.pi / 2 - theta, abs=1e-9)
     for s in sols:
         assert np.linalg.norm(s.velocity) == pytest.approx(speed)
-        assert pj.position_at((0, 0, 0), s.velocity, s.flight_time) == pytest.approx([r, 0, 0], abs=1e-9)
+        assert pj.position_at((0, 0, 0), s.velocity, s.flight_time) == pytest.approx(
+            [r, 0, 0], abs=1e-9)
 
 
 def test_solver_reaches_raised_and_lowered_targets_in_any_direction():
@@ -53,7 +54,8 @@ def test_solver_reaches_raised_and_lowered_targets_in_any_direction():
         sols = pj.solve_launch(origin, target, 90.0)
         assert len(sols) == 2
         for s in sols:
-            assert pj.position_at(origin, s.velocity, s.flight_time) == pytest.approx(target, abs=1e-9)
+            assert pj.position_at(origin, s.velocity, s.flight_time) == pytest.approx(
+                target, abs=1e-9)
     # out of reach at this speed: no arc; the least-speed arc is the boundary case
     assert pj.solve_launch((0, 0, 0), (100, 0, 0), 50.0) == []
     m = pj.minimum_speed_launch((0, 0, 0), (100, 0, 10))

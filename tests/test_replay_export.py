@@ -29,7 +29,7 @@ def recorded(tmp_path_factory):
 
 def _moving_pairs(frames: np.ndarray) -> int:
     return sum(int(np.abs(a.astype(int) - b.astype(int)).max() > 40)
-               for a, b in zip(frames[:-1], frames[1:]))
+               for a, b in zip(frames[:-1], frames[1:], strict=True))
 
 
 def test_gif_of_the_drop(recorded, tmp_path):

@@ -14,8 +14,10 @@ def sample() -> rp.Replay:
     rec = rp.Recorder(1 / 60)
     for f in range(30):
         z = max(0.0, 10 - 0.5 * f)
-        rec.record({"moving": ((0.0, 0.0, z), (0, 0, 0, 1)), "still": ((1.0, 2.0, 0.5), (0, 0, 0, 1))})
-    rec.finish({"moving": ((0.0, 0.0, 0.0), (0, 0, 0, 1)), "still": ((1.0, 2.0, 0.5), (0, 0, 0, 1))})
+        rec.record({"moving": ((0.0, 0.0, z), (0, 0, 0, 1)),
+                    "still": ((1.0, 2.0, 0.5), (0, 0, 0, 1))})
+    rec.finish({"moving": ((0.0, 0.0, 0.0), (0, 0, 0, 1)),
+                "still": ((1.0, 2.0, 0.5), (0, 0, 0, 1))})
     return rp.Replay(scene={"name": "t"}, seed=5, actions=[{"type": "big_drop"}],
                      events=[{"type": "setup", "text": "x"}], tracks=rec.tracks,
                      frame_dt=rec.frame_dt, frames=rec.frame, meta={"scene_dir": "/x"})
@@ -75,7 +77,8 @@ def test_unknown_version(tmp_path):
     r = sample()
     header = r.header()
     header["version"] = 99
-    np.savez_compressed(tmp_path / "v.npz", header_json=np.frombuffer(json.dumps(header).encode(), np.uint8))
+    np.savez_compressed(tmp_path / "v.npz",
+                        header_json=np.frombuffer(json.dumps(header).encode(), np.uint8))
     with pytest.raises(ReplayError, match="version 99"):
         rp.load_replay(tmp_path / "v.npz")
 

@@ -88,7 +88,7 @@ def test_explosion_rings_shrink(dice):
     assert len(rings) == len(dice)
     assert rings[0].damage == sum(dice)
     assert [r.knockback_in for r in rings] == list(range(len(dice), 0, -1))
-    assert all(a.damage >= b.damage for a, b in zip(rings, rings[1:]))
+    assert all(a.damage >= b.damage for a, b in zip(rings, rings[1:], strict=False))
     # each ring drops the highest remaining die
     assert rings[-1].damage == min(dice)
 

@@ -66,7 +66,8 @@ def test_exposure_damage_size_modifier_size_zero_and_overload():
     r = exposure_damage(DiceStream("h", 0), f, exposed_size_in=0)
     assert r.roll is None and r.damage == 2 and r.overload_in == 0
     fire = Field("bonfire", HazardKind.EXPOSURE, 1, "1d4 Fire")
-    assert exposure_damage(DiceStream("h", 0, forced=[3]), fire, exposed_size_in=1).fire_values == (3,)
+    assert exposure_damage(DiceStream("h", 0, forced=[3]), fire,
+                           exposed_size_in=1).fire_values == (3,)
 
 
 def test_difficult_terrain_kinds():
@@ -129,7 +130,8 @@ def test_energy_shield_blocks_matching_dice_once_per_turn():
     sword = DiceExpression(2, 6).roll(s, "sword", over_the_top=False)
     r = shield_damage(sh, sword, turn=1, action_die_damage=True)
     assert r.blocked == (5,) and r.damage == 4
-    again = DiceExpression.parse("1d4").roll(DiceStream("d", 0, forced=[4]), "x", over_the_top=False)
+    again = DiceExpression.parse("1d4").roll(DiceStream("d", 0, forced=[4]), "x",
+                                             over_the_top=False)
     assert shield_damage(sh, again, turn=1).blocked == ()   # spent this turn
     assert shield_damage(sh, again, turn=2).blocked == (4,)
     with pytest.raises(RulesError):

@@ -94,7 +94,8 @@ def test_armor_parsing():
 
 def test_cli_reports_invalid_scene_without_traceback(tmp_path):
     p = write(tmp_path, GOOD.replace("width = 24", "width = 0"))
-    r = subprocess.run([sys.executable, "-m", "sandbox.cli", "run", str(p), "--out", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-m", "sandbox.cli", "run", str(p), "--out",
+                        str(tmp_path / "o")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert "battlefield.width" in r.stderr

@@ -65,7 +65,8 @@ def test_turn_order_and_ownership(session):
     assert session.current_player == BF and session.turn == 1
     session.apply(EndTurnAction(type="end_turn", player=BF))
     assert session.current_player == LK and session.turn == 2
-    assert [e["text"] for e in session.events if e["type"] == "turn"][-1] == "Turn 2: Lion Knights' turn"
+    assert ([e["text"] for e in session.events if e["type"] == "turn"][-1]
+            == "Turn 2: Lion Knights' turn")
 
 
 def test_move_within_allowance_then_refused(session):
@@ -101,7 +102,8 @@ def test_sprint_rolls_the_action_die_once(session):
         with pytest.raises(RulesError, match="without Sprinting"):
             forced.apply(move("knight1", (c[0] + 2.0, c[1]), sprint=True))
         forced.apply(move("knight1", (c[0] + 8.0, c[1]), sprint=True))
-        assert forced.skirmish.move_allowance("knight1") == pytest.approx(1.0, abs=1e-6)  # 5 + 4 - 8
+        # 5 + 4 - 8
+        assert forced.skirmish.move_allowance("knight1") == pytest.approx(1.0, abs=1e-6)
         roll = [e for e in forced.events if e["type"] == "roll" and e["stream"] == "sprint"]
         assert [r["result"] for r in roll] == [4]
         pv = forced.skirmish.attack_preview("knight1", 0, "falcon1")
@@ -135,7 +137,8 @@ def test_attack_preview_lists_modifiers_and_attack_rolls_logged_dice(session):
     assert [m.source for m in pv.modifiers] == [f'Out of Range {over}"']
     assert any("Out of Range" in line for line in pv.lines())
     n_rolls = len([e for e in session.events if e["type"] == "roll"])
-    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
+                               target="falcon1"))
     rolls = [e for e in session.events if e["type"] == "roll"][n_rolls:]
     assert rolls and all(r["stream"] == "attack" for r in rolls)
     assert "Action Roll vs Black Hawk" in rolls[0]["reason"]
@@ -176,7 +179,8 @@ def test_undo_restores_the_exact_state(session):
     c = session.footprint_centre("knight1")
     session.apply(move("knight1", (c[0] + 2.0, c[1])))
     after_move = session.state_hash()
-    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
+                               target="falcon1"))
     session.undo()
     assert session.state_hash() == after_move
     session.undo()
@@ -188,7 +192,8 @@ def test_undo_restores_the_exact_state(session):
 def test_save_load_round_trip_and_atomic_failure(session, tmp_path):
     c = session.footprint_centre("knight1")
     session.apply(move("knight1", (c[0] + 4.0, c[1] + 1.0)))
-    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))
+    session.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0,
+                               target="falcon1"))
     session.apply(EndTurnAction(type="end_turn", player=LK))
     path = session.save(tmp_path / "game.save.json")
     doc = json.loads(path.read_text())
@@ -234,7 +239,8 @@ def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, t
 
     assert session.bombardment.strategy_pile() == 0
     before = session.state_hash()
-    with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in the Strategy pile"):
+    with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in "
+                                         "the Strategy pile"):
         session.apply(drop(1))
     assert session.actions == [] and session.state_hash() == before
     # with a pile of 2: one drop of 2 bricks, then the pile is empty and the next is refused

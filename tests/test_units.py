@@ -12,7 +12,8 @@ def test_ldu_inch_constants():
     assert units.ldu_to_inch(63.5) == pytest.approx(1.0)
     assert units.inch_to_ldu(1.0) == pytest.approx(63.5)
     # A 2x4 brick is 80 x 40 x 24 LDU = 1.26 x 0.63 x 0.378 inches.
-    np.testing.assert_allclose(units.ldu_to_inch(np.array([80, 40, 24])), [1.2598, 0.6299, 0.37795], atol=1e-4)
+    np.testing.assert_allclose(units.ldu_to_inch(np.array([80, 40, 24])),
+                               [1.2598, 0.6299, 0.37795], atol=1e-4)
 
 
 def test_gravity_in_inches():
@@ -35,7 +36,8 @@ def test_rotation_is_proper_so_winding_is_kept():
 def test_round_trip_points():
     rng = np.random.default_rng(3)
     pts = rng.normal(size=(50, 3)) * 100
-    np.testing.assert_allclose(units.world_points_to_ldraw(units.ldraw_points_to_world(pts)), pts, atol=1e-9)
+    np.testing.assert_allclose(units.world_points_to_ldraw(units.ldraw_points_to_world(pts)),
+                               pts, atol=1e-9)
 
 
 def test_transform_conversion_matches_point_conversion():

@@ -456,7 +456,8 @@ def main() -> int:
     table = Table(title=f"issue 21 figures ({'quick' if args.quick else 'full'}; "
                   f"{os.cpu_count()} CPUs, load {' '.join(load)})")
     for col in ("figure", "now", "raw pybullet", "ratio", "goal", "met", "notes"):
-        table.add_column(col, justify="right" if col in ("now", "raw pybullet", "ratio") else "left")
+        table.add_column(col, justify="right" if col in ("now", "raw pybullet", "ratio")
+                         else "left")
     skip = {"figure", "label", "value", "unit", "raw", "ratio", "goal", "met", "child_wall_s"}
     for r in records:
         notes = ", ".join(f"{k}={v}" for k, v in r.items() if k not in skip)

@@ -17,7 +17,8 @@ from sandbox.rules.micro_brick_war import EndTurn, new_game
 from sandbox.rules.micro_brick_war_ai import FastDie, choose_action, random_action
 
 
-def play(seed: int, ai_seat: int, iterations: int, turn_limit: int = 30) -> tuple[str | None, str, float, int]:
+def play(seed: int, ai_seat: int, iterations: int,
+         turn_limit: int = 30) -> tuple[str | None, str, float, int]:
     players = ["Red", "Blue"]
     s = new_game(players, turn_limit=turn_limit)
     dice = FastDie(random.Random(f"dice:{seed}"))

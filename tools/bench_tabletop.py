@@ -32,7 +32,8 @@ def main() -> int:
             sys.stderr.write("no DISPLAY and no Xvfb\n")
             return 2
         num = next(n for n in range(200, 300) if not Path(f"/tmp/.X{n}-lock").exists())
-        xvfb = subprocess.Popen([exe, f":{num}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        xvfb = subprocess.Popen([exe, f":{num}", "-screen", "0", "1920x1080x24", "-nolisten",
+                                 "tcp"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
             if Path(f"/tmp/.X11-unix/X{num}").exists():
@@ -55,8 +56,10 @@ def main() -> int:
         app.step(n)
         fps = n / (time.perf_counter() - start)
         parts = sum(a.part_count for a in session.game.assets.values())
-        body_geoms = sum(np_.node().get_num_geoms() for np_ in app.bodies_np.find_all_matches("**/+GeomNode"))
-        all_geoms = sum(np_.node().get_num_geoms() for np_ in app.root.find_all_matches("**/+GeomNode"))
+        body_geoms = sum(np_.node().get_num_geoms()
+                         for np_ in app.bodies_np.find_all_matches("**/+GeomNode"))
+        all_geoms = sum(np_.node().get_num_geoms()
+                        for np_ in app.root.find_all_matches("**/+GeomNode"))
         print(f"scene            {session.spec.name}")
         print(f"renderer         {app.gl_renderer}")
         print(f"window           {w}x{h}, shadows on")

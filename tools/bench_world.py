@@ -44,7 +44,8 @@ def castle_spec(ldrawdir: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=2000, help="physics steps to time")
-    ap.add_argument("--ldrawdir", default=os.environ.get("LDRAWDIR", str(REPO.parent / "shared" / "ldraw")))
+    ap.add_argument("--ldrawdir",
+                    default=os.environ.get("LDRAWDIR", str(REPO.parent / "shared" / "ldraw")))
     args = ap.parse_args()
     ldrawdir = Path(args.ldrawdir)
     console = Console()
@@ -89,17 +90,20 @@ def main() -> None:
     raw_sps = args.steps / (time.perf_counter() - t2)
     game2.close()
 
-    table = Table(title=f"King's Castle ({len(asset.boxes)} parts, {len(body.links)} pybullet links)")
+    table = Table(title=f"King's Castle ({len(asset.boxes)} parts, "
+                        f"{len(body.links)} pybullet links)")
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_row("load + mesh + boxes", f"{t_load:.2f} s")
     table.add_row("physics ready (cumulative)", f"{t_physics:.2f} s")
-    table.add_row(f"render ready, first 1280x720 frame on {backend} (cumulative)", f"{t_render:.2f} s")
+    table.add_row(f"render ready, first 1280x720 frame on {backend} (cumulative)",
+                  f"{t_render:.2f} s")
     table.add_row("triangles drawn", f"{stats.triangles:,}" if stats else "?")
     table.add_row("sandbox world steps/s", f"{sandbox_sps:,.0f}")
     table.add_row("raw pybullet steps/s (same bodies)", f"{raw_sps:,.0f}")
     table.add_row("ratio sandbox / raw", f"{sandbox_sps / raw_sps:.2f}")
-    table.add_row("simulated seconds per wall second (sandbox)", f"{sandbox_sps * world.time_step:.1f}")
+    table.add_row("simulated seconds per wall second (sandbox)",
+                  f"{sandbox_sps * world.time_step:.1f}")
     console.print(table)
 
 

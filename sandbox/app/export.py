@@ -263,7 +263,7 @@ def gif_delays_ms(pictures: int, fps: float) -> list[int]:
     [30, 40, 30, 30, 40, 30]
     """
     ends = [int(round(i * 100.0 / fps)) * 10 for i in range(pictures + 1)]
-    return [b - a for a, b in zip(ends[:-1], ends[1:])]
+    return [b - a for a, b in zip(ends[:-1], ends[1:], strict=True)]
 
 
 class _GifWriter:

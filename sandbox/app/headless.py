@@ -97,13 +97,16 @@ def check_expectations(game: Game) -> list[str]:
     return [f for _, fails in expectation_results(game) for f in fails]
 
 
-def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720) -> Path:
+def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720, *,
+                    edges: bool = False) -> Path:
     """Render the game's current state to a PNG (offscreen Panda3D), written atomically."""
-    return atomic_write_bytes(path, render_game_png_bytes(game, width, height))
+    return atomic_write_bytes(path, render_game_png_bytes(game, width, height, edges=edges))
 
 
-def render_game_png_bytes(game: Game, width: int = 960, height: int = 720) -> bytes:
-    """The game's current state as PNG bytes (offscreen Panda3D)."""
+def render_game_png_bytes(game: Game, width: int = 960, height: int = 720, *,
+                          edges: bool = False) -> bytes:
+    """The game's current state as PNG bytes (offscreen Panda3D); ``edges`` draws the LDraw
+    edge lines (type 2, and optional type-5 lines on silhouettes) over the bricks."""
     import io
 
     from PIL import Image
@@ -118,7 +121,7 @@ def render_game_png_bytes(game: Game, width: int = 960, height: int = 720) -> by
     from ..render.hazard_markers import hazard_markers
 
     view = scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
-                      destroyed=destroyed, aspect=width / height,
+                      destroyed=destroyed, aspect=width / height, edges=edges,
                       markers=list(hazard_markers(game)) + flight_markers(game)
                       + escapade_markers(game))
     buf = io.BytesIO()
@@ -128,7 +131,7 @@ def render_game_png_bytes(game: Game, width: int = 960, height: int = 720) -> by
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,
               ldrawdir: str | Path | None = None, png: bool = True,
-              on_event: Callable[[dict], None] | None = None) -> RunResult:
+              on_event: Callable[[dict], None] | None = None, edges: bool = False) -> RunResult:
     """Run a scene file headless and write ``events.jsonl``, a replay and a PNG.
 
     Parameters
@@ -139,6 +142,8 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
         Output folder (default ``out/<scene name>`` under the current folder).
     seed : int, optional
         Overrides the scene's seed.
+    edges : bool
+        Draw the LDraw edge lines in the PNG.
 
     Raises
     ------
@@ -158,7 +163,7 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
         rp.meta["scene_dir"] = str(base)
         files = {"events.jsonl": text.encode("utf-8"), f"{slug}.replay": replay_bytes(rp)}
         if png:
-            files[f"{slug}.png"] = render_game_png_bytes(game)
+            files[f"{slug}.png"] = render_game_png_bytes(game, edges=edges)
         fails = check_expectations(game)
     finally:
         game.close()
@@ -196,7 +201,7 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
         other = again.tracks.get(key)
         if other is None:
             raise ReplayError(f"re-simulation has no body {key!r}")
-        for frame, pos, quat in zip(track.frames, track.positions, track.quats):
+        for frame, pos, quat in zip(track.frames, track.positions, track.quats, strict=True):
             p2, q2 = other.pose_at(frame)
             max_pos = max(max_pos, float(np.linalg.norm(np.subtract(pos, p2))))
             max_ang = max(max_ang, _angle_between(np.asarray(quat), q2))

@@ -825,15 +825,15 @@ def plot_odds(odds: dict, path: Path, title: str = "") -> Path:
     if bars:
         ys = list(range(len(bars)))
         ps = [b[1]["p"] or 0 for b in bars]
-        err = [[p - b[1]["low"] for p, b in zip(ps, bars)],
-               [b[1]["high"] - p for p, b in zip(ps, bars)]]
+        err = [[p - b[1]["low"] for p, b in zip(ps, bars, strict=True)],
+               [b[1]["high"] - p for p, b in zip(ps, bars, strict=True)]]
         colours = ["#27ae60" if b[0].startswith("expect") else "#2980b9"
                    if b[0].startswith("victory") else "#c0392b" for b in bars]
         top.barh(ys, ps, xerr=err, color=colours, capsize=3, alpha=0.85,
                  error_kw={"elinewidth": 1})
         top.set_yticks(ys, [b[0] for b in bars], fontsize=8)
         top.invert_yaxis()
-        for y, p, b in zip(ys, ps, bars):
+        for y, p, b in zip(ys, ps, bars, strict=True):
             top.text(1.02, y, f"{100 * p:.0f}%  ({b[1]['k']}/{b[1]['n']}; "
                      f"{100 * b[1]['low']:.0f}–{100 * b[1]['high']:.0f}%)",
                      va="center", fontsize=8)
@@ -845,7 +845,7 @@ def plot_odds(odds: dict, path: Path, title: str = "") -> Path:
     top.set_xlabel("chance (error bars: 95% Wilson intervals)")
     top.set_title(f"{title}: {odds['ok']} runs" + (f", {odds['failed']} failed"
                                                   if odds["failed"] else ""))
-    for ax, (label, d) in zip(hist_axes, hists[:n_h]):
+    for ax, (label, d) in zip(hist_axes, hists[:n_h], strict=True):
         xs = sorted(d["counts"], key=float)
         whole = all(float(x).is_integer() for x in xs)
         ax.bar([float(x) for x in xs], [d["counts"][x] for x in xs],

@@ -26,7 +26,8 @@ def print_info(path: Path, rp: Replay, console: Console) -> None:
                   f"{rp.stored_poses()} stored poses", markup=False)
     for t in index.turns():
         lo, hi = index.turn_range(t)
-        console.print(f"  turn {t}: frames {lo}..{hi} ({index.time_of(lo):.3f}..{index.time_of(hi):.3f} s)")
+        console.print(f"  turn {t}: frames {lo}..{hi} "
+                      f"({index.time_of(lo):.3f}..{index.time_of(hi):.3f} s)")
     ranked = index.ranked()
     if ranked:
         console.print("[bold]dramatic moments[/] (export one with --moment N):", markup=True)
@@ -70,7 +71,8 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
                             camera=camera, captions=captions, progress=progress)
     merged = (f" (of {res.rendered} pictures: identical ones merged)"
               if res.frames != res.rendered else "")
-    console.print(f"[bold]wrote[/] {escape(str(res.path))}: {res.frames} frames{merged} {res.width}x"
+    console.print(f"[bold]wrote[/] {escape(str(res.path))}: {res.frames} frames{merged} "
+                  f"{res.width}x"
                   f"{res.height}, {res.rendered / res.fps:.2f} s at {res.fps:g} fps, "
                   f"{camera} camera{'' if captions else ', no captions'}, "
                   f"replay frames {res.first_frame}..{res.last_frame}, "

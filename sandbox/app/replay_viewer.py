@@ -117,7 +117,7 @@ class ReplayViewer:
                  shadows: bool = True, title: str | None = None):
         self.replay = replay
         self.playback = ReplayPlayback(replay)
-        self.drawing = ReplayDrawing.for_replay(replay, assets)
+        self.drawing = ReplayDrawing.for_replay(replay, assets, edges=True)
         name = title or f"BrikWars replay: {replay.scene.get('name', '')}"
         loadPrcFileData("sandbox.replay_viewer", "\n".join([
             "load-display pandagl", "window-type onscreen", f"win-size {int(width)} {int(height)}",
@@ -205,14 +205,8 @@ class ReplayViewer:
                 node = GeomNode(f"{key}:{'scorched' if destroyed else 'whole'}")
                 node.add_geom(geometry.mesh_geom(mesh))
                 np_mesh = holder.attach_new_node(node)
-                edges = geometry.edge_geom(mesh)
-                if edges is not None:
-                    enode = GeomNode(f"{key}:edges")
-                    enode.add_geom(edges)
-                    np_edges = np_mesh.attach_new_node(enode)
-                    np_edges.set_light_off(1)
-                    np_edges.set_shader_off(1)
-                    np_edges.set_depth_offset(1)
+                geometry.attach_edges(np_mesh, f"{key}:edges", geometry.edge_geom(mesh),
+                                      geometry.optional_geom(mesh))
                 parts.append(np_mesh)
             parts[1].hide()
             holder.hide()
@@ -229,7 +223,8 @@ class ReplayViewer:
 
     def _table(self, root: NodePath) -> None:
         w, d = self.drawing.battlefield
-        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -0.75]), np.array([w / 2, d / 2, 0]))
+        v, n = geometry.box_triangles(np.array([-w / 2, -d / 2, -0.75]),
+                                      np.array([w / 2, d / 2, 0]))
         top = np.asarray(self.drawing.ground_colour, np.float32)
         side = top * np.array([0.55, 0.5, 0.45, 1.0], np.float32)
         cols = np.where(n[:, 2:3] > 0.5, top, side).astype(np.float32)
@@ -293,7 +288,8 @@ class ReplayViewer:
         x = -1.22
         for label, action in buttons:
             width = 0.08 + 0.035 * len(label)
-            b = DirectButton(parent=self.bar, text=label, scale=0.045, pos=(x + width / 2, 0, 0.035),
+            b = DirectButton(parent=self.bar, text=label, scale=0.045,
+                             pos=(x + width / 2, 0, 0.035),
                              command=self._do, extraArgs=[action], frameColor=(0.85, 0.85, 0.85, 1),
                              pad=(0.3, 0.2))
             self.buttons[label] = b
@@ -487,7 +483,8 @@ class ReplayViewer:
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
             "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
             "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
-            "wheel_up": lambda: self.camera.zoom(0.9), "wheel_down": lambda: self.camera.zoom(1 / 0.9),
+            "wheel_up": lambda: self.camera.zoom(0.9),
+            "wheel_down": lambda: self.camera.zoom(1 / 0.9),
         }
         for i in range(1, 10):
             binds[str(i)] = (lambda n=i: self._choose_moment(n))

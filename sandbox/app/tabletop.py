@@ -2,7 +2,8 @@
 
 Structure
 ---------
-- :class:`~sandbox.game.engine.Game` (``sandbox.game.engine``) holds the game: turns, actions, undo, saves.
+- :class:`~sandbox.game.engine.Game` (``sandbox.game.engine``) holds the game: turns, actions,
+  undo, saves.
   The window never changes game state except by handing it an action.
 - :class:`InputLayer` is the one entry point for input: the mouse and keyboard handlers call
   it, and so do tests (``pointer_down/move/up``, ``key``, ``wheel``), so what a test does is
@@ -177,10 +178,14 @@ class InputLayer:
     at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
     """
 
-    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, again: fire\n"
-            "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
-            "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
-            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   F3: name plates\n"
+    HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, "
+            "again: fire\n"
+            "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   "
+            "Esc: cancel   E: end turn\n"
+            "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   "
+            "G: grid\n"
+            "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   "
+            "F3: name plates   F4: edge lines\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
@@ -594,7 +599,8 @@ class InputLayer:
             if order is not None:
                 app.submit(order)
             elif n.isdigit() and brig.phase == 2 and app.selected is not None:
-                app.flash(f"Declares: {', '.join(brig.declaring.get(app.selected, [])) or 'nothing'}"
+                app.flash("Declares: "
+                          f"{', '.join(brig.declaring.get(app.selected, [])) or 'nothing'}"
                           " (Enter: declare, hidden)")
             elif n.isdigit() and brig.phase == 5:
                 app.flash(f"Melee by {brig.system.replace('_', '-')}: click an enemy")
@@ -666,12 +672,14 @@ class InputLayer:
                 return
             ms = app.session.flight.launchers()
             if not ms:
-                app.flash(f"{app.session.current_player} has no Launcher on the table (A: Strategic "
+                app.flash(f"{app.session.current_player} has no Launcher on the table "
+                          "(A: Strategic "
                           "Bombardment, V: missile strike, B: The Big Drop)", error=True)
                 return
             self.set_mode("launch")
             self.launcher = ms[0].id
-            app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter to fire")
+            app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter "
+                      "to fire")
         elif n in ("[", "]") and self.mode == "drop":
             self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
             app.overlays_dirty = True
@@ -789,6 +797,8 @@ class InputLayer:
                 self.strike()
         elif n == "f3":
             app.toggle_plates()
+        elif n == "f4":
+            app.toggle_edges()
         elif n == "f2":
             app.log_filter = LOG_FILTERS[(LOG_FILTERS.index(app.log_filter) + 1) % len(LOG_FILTERS)]
             app.log_scroll = 0
@@ -850,7 +860,8 @@ class TabletopApp:
         props = WindowProperties.size(int(width), int(height))
         props.set_title(title)
         if not self.base.openDefaultWindow(type="onscreen", props=props) or self.base.win is None:
-            raise SandboxError(f"could not open a {width}x{height} window on {pipe.get_interface_name()}")
+            raise SandboxError(f"could not open a {width}x{height} window on "
+                               f"{pipe.get_interface_name()}")
         self.base.disableMouse()
         self.width, self.height = width, height
         slug = "".join(c if c.isalnum() else "_" for c in session.spec.name).strip("_") or "game"
@@ -879,6 +890,8 @@ class TabletopApp:
         self._destroyed: set[str] = set()
         self._live: dict = {}
         self._nodes: dict[str, NodePath] = {}
+        #: LDraw edge lines (type 2 and optional type 5) over the bricks; F4 turns them off.
+        self.show_edges = True
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
@@ -923,7 +936,8 @@ class TabletopApp:
         self.view_region.set_clear_color(LColor(0.70, 0.80, 0.90, 1))
         self.view_region.set_clear_depth_active(True)
         b.cam.node().set_camera_mask(_VIEW_MASK)
-        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width * (1 - LOG_COLUMN) / self.height), 40.0)
+        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width * (1 - LOG_COLUMN) / self.height),
+                          40.0)
         self._sun_node = DirectionalLight("sun")
         self._sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
         self._sun = self.root.attach_new_node(self._sun_node)
@@ -1024,20 +1038,15 @@ class TabletopApp:
     def _add_body_node(self, key: str, asset) -> None:
         g = self.session
         destroyed = key in g.bodies and g.bodies[key].damage.destroyed
-        mesh = render_mesh_of(asset, destroyed)
+        mesh = render_mesh_of(asset, destroyed, edges=True)
         node = GeomNode(key)
         node.add_geom(geometry.mesh_geom(mesh))
         np_body = self.bodies_np.attach_new_node(node)
         np_body.set_python_tag("body", key)
-        edges = geometry.edge_geom(mesh)
-        if edges is not None:
-            enode = GeomNode(key + ":edges")
-            enode.add_geom(edges)
-            e = np_body.attach_new_node(enode)
-            e.set_light_off(1)
-            e.set_depth_offset(1)
-            e.set_shader_off(1)
-            e.hide(_SHADOW_MASK)
+        e = geometry.attach_edges(np_body, key + ":edges", geometry.edge_geom(mesh),
+                                  geometry.optional_geom(mesh))
+        if e is not None and not self.show_edges:
+            e.hide()
         self._nodes[key] = np_body
 
     def _sync_from_session(self) -> None:
@@ -1091,7 +1100,8 @@ class TabletopApp:
         self.banner = text((0, -0.1), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
         self.card = text((0.04, -0.1), 0.045, TextNode.ALeft, parent=b.a2dTopLeft)
         self.preview = text((-0.04, -0.1), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1), b.a2dTopRight)
-        self.logpanel = text((0.0, 0.0), 0.036, TextNode.ALeft, (0.92, 0.96, 1, 1), b.a2dBottomRight)
+        self.logpanel = text((0.0, 0.0), 0.036, TextNode.ALeft, (0.92, 0.96, 1, 1),
+                             b.a2dBottomRight)
         self.status = text((0, 0.2), 0.032, TextNode.ACenter, (0.92, 1, 0.92, 1), b.a2dBottomCenter,
                            bg=(0, 0, 0, 0.6))
         self.pile = text((0, -0.17), 0.042, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
@@ -1122,7 +1132,8 @@ class TabletopApp:
         tn.set_shadow(0.06, 0.06)
         tn.set_shadow_color(0, 0, 0, 1)
 
-    def flash(self, text: str, seconds: float = 4.0, *, error: bool = False, ok: bool = False) -> None:
+    def flash(self, text: str, seconds: float = 4.0, *, error: bool = False,
+              ok: bool = False) -> None:
         """A short message under the banner: red for refusals and errors, green for things
         done (saved, loaded), white for hints."""
         self._flash_text = text
@@ -1282,16 +1293,20 @@ class TabletopApp:
         if self.input.sprint:
             extra += "   SPRINT"
         if mode == "drop" and not self.runner.busy:
-            extra += (f"   Strategy bricks {self.input.drop_bricks} of {s.bombardment.strategy_pile()} in "
+            extra += (f"   Strategy bricks {self.input.drop_bricks} of "
+                      f"{s.bombardment.strategy_pile()} in "
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
         if mode == "strike":
             extra += f"   {self.input.strike_dice} Explosive dice ([ and ] to change)"
         if self.input.brig is not None:  # Brigandine: what this phase's gestures order
             extra += "   " + self.input.brig.prompt()
-        text = (InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n") + f"[{mode}]{extra}"
+        text = ((InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n")
+                + f"[{mode}]{extra}")
         self.status.setText(text)
-        self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2, 0.04 + 0.032 * 1.25 * text.count("\n"))
-        self.flashline.setText(self._flash_text if self.message_clock() < self._flash_until else "")
+        self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2,
+                           0.04 + 0.032 * 1.25 * text.count("\n"))
+        shown = self.message_clock() < self._flash_until
+        self.flashline.setText(self._flash_text if shown else "")
         if busy:
             self.tooltip.setText("")
 
@@ -1304,14 +1319,17 @@ class TabletopApp:
             b.accept(f"mouse{btn}-up", self._on_up, [btn])
         b.accept("wheel_up", self._on_wheel, [1])
         b.accept("wheel_down", self._on_wheel, [-1])
-        keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
+        keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]",
+                "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".", ";", "'",
-                "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
-                "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
+                "f2", "f3", "f4", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [
+                    str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])
-            b.accept(k + "-repeat", self.input.key, [k]) if k.startswith(("arrow", "page")) else None
+            if k.startswith(("arrow", "page")):
+                b.accept(k + "-repeat", self.input.key, [k])
         b.accept("shift", self._shift, [True])
         b.accept("shift-up", self._shift, [False])
         for k in ("arrow_left", "arrow_right", "arrow_up", "arrow_down"):
@@ -1402,8 +1420,21 @@ class TabletopApp:
             return
         st = s.bodies[key]
         words = ", ".join(s.status_words(key))
-        self.tooltip.setText(f"{st.name} ({st.owner or 'no owner'})" + (f"\n{words}" if words else ""))
+        self.tooltip.setText(f"{st.name} ({st.owner or 'no owner'})"
+                             + (f"\n{words}" if words else ""))
         self.tooltip.setPos(float(x) * self.aspect + 0.04, float(y) - 0.07)
+
+    def toggle_edges(self) -> None:
+        """F4: the LDraw edge lines of every body on the table, or none."""
+        self.show_edges = not self.show_edges
+        for key, np_body in self._nodes.items():
+            for e in np_body.get_children():
+                if e.get_name() != key + ":edges":
+                    continue
+                if self.show_edges:
+                    e.show()
+                else:
+                    e.hide()
 
     def toggle_plates(self) -> None:
         """F3: name plates over the units on the table, or none."""
@@ -1548,7 +1579,8 @@ class TabletopApp:
         if path is None:
             self.screenshot_dir.mkdir(parents=True, exist_ok=True)
             self._shots += 1
-            path = self.screenshot_dir / f"tabletop-{time.strftime('%Y%m%d-%H%M%S')}-{self._shots}.png"
+            stamp = time.strftime('%Y%m%d-%H%M%S')
+            path = self.screenshot_dir / f"tabletop-{stamp}-{self._shots}.png"
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.base.graphicsEngine.render_frame()
@@ -1759,13 +1791,16 @@ class TabletopApp:
             ok = dist <= left + 1e-9
             start = _edge(lo, hi, dest)
             end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
-            colour = (0.3, 1.0, 0.4, 1.0) if ok else ((1.0, 0.8, 0.2, 1.0) if inp.sprint else (1.0, 0.25, 0.2, 1.0))
+            colour = (0.3, 1.0, 0.4, 1.0) if ok else (
+                (1.0, 0.8, 0.2, 1.0) if inp.sprint else (1.0, 0.25, 0.2, 1.0))
             markers.append(Marker.line(start + [0, 0, 0.05], end + [0, 0, 0.05], colour, 3.0))
             markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
                                        colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
             half = (hi[:2] - lo[:2]) / 2
-            box = [[dest[0] - half[0], dest[1] - half[1], 0.05], [dest[0] + half[0], dest[1] - half[1], 0.05],
-                   [dest[0] + half[0], dest[1] + half[1], 0.05], [dest[0] - half[0], dest[1] + half[1], 0.05],
+            box = [[dest[0] - half[0], dest[1] - half[1], 0.05],
+                   [dest[0] + half[0], dest[1] - half[1], 0.05],
+                   [dest[0] + half[0], dest[1] + half[1], 0.05],
+                   [dest[0] - half[0], dest[1] + half[1], 0.05],
                    [dest[0] - half[0], dest[1] - half[1], 0.05]]
             markers.append(Marker.path(box, colour, 2.0))
             label = f'{dist:.2f}" of {left:.2f}"' + ("" if ok else (
@@ -1786,9 +1821,11 @@ class TabletopApp:
                 end = sight.hit_point if sight.hit_point is not None else sight.end
                 markers.append(Marker.line(sight.start, end, sc, 2.0))
                 if sight.hit_point is not None:
-                    markers.append(Marker.line(sight.hit_point, sight.end, (1, 0.25, 0.2, 0.35), 1.0))
+                    markers.append(Marker.line(sight.hit_point, sight.end,
+                                               (1, 0.25, 0.2, 0.35), 1.0))
                 label = f'{meas.inches:.2f}"  ' + ("line of sight clear" if sight.clear
-                                                    else f"blocked by {self._name(sight.blocked_by)}")
+                                                    else "blocked by "
+                                                    f"{self._name(sight.blocked_by)}")
                 label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
             else:
                 p = s.bounds(a)[0] if isinstance(a, str) else a
@@ -1821,9 +1858,11 @@ class TabletopApp:
             if inp.hover_target is not None and inp.hover_target != unit and pv is not None:
                 tlo, thi = s.bounds(inp.hover_target)
                 tc = (tlo + thi) / 2
-                preview_lines = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
+                preview_lines = pv.lines() + (["Click again or Enter to fire"]
+                                              if pv.allowed else [])
                 sc = (0.3, 1.0, 0.4, 1.0) if pv.sight.clear else (1.0, 0.25, 0.2, 1.0)
-                markers.append(Marker.line(pv.sight.start, pv.sight.hit_point or pv.sight.end, sc, 2.0))
+                markers.append(Marker.line(pv.sight.start, pv.sight.hit_point or pv.sight.end,
+                                           sc, 2.0))
                 if pv.distance_in > (pv.range_in or 0) and not w.close_combat:
                     markers.append(Marker.target((tc[0], tc[1], 0.0), 1.0))  # a long shot
                 if pv.arc_points:
@@ -1836,7 +1875,8 @@ class TabletopApp:
             p = inp.strike_point
             markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
             for k in range(1, inp.strike_dice + 1):  # 2" per Explosive die (8.4)
-                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=(1.0, 0.55, 0.1, 0.8),
+                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k,
+                                           colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
             what = "Strategic Bombardment" if inp.strike_kind == "bombard" else "Missile strike"
             label = f"{what}: {inp.strike_dice}d10 Explosive  (click again or Enter)"
@@ -1854,10 +1894,12 @@ class TabletopApp:
 
             h = big_drop_height(inp.drop_bricks)
             markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
-            markers.append(Marker.path([(p[0], p[1], max(p[2], 0.0) + h), (p[0], p[1], max(p[2], 0.0))],
+            markers.append(Marker.path([(p[0], p[1], max(p[2], 0.0) + h),
+                                        (p[0], p[1], max(p[2], 0.0))],
                                        (1.0, 0.85, 0.2, 1.0), 2.0))
             for k in range(1, inp.drop_bricks + 1):
-                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=(1.0, 0.55, 0.1, 0.8),
+                markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k,
+                                           colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
             label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to drop)'
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
@@ -1893,7 +1935,8 @@ class TabletopApp:
             else:
                 mine = st.owner == s.current_player
                 out.append(Marker.ring((c[0], c[1], max(lo[2], 0.0) + 0.04), r,
-                                       colour=(0.3, 1.0, 0.4, 0.9) if mine else (1.0, 0.3, 0.25, 0.9),
+                                       colour=(0.3, 1.0, 0.4, 0.9) if mine
+                                       else (1.0, 0.3, 0.25, 0.9),
                                        width=0.1))
         return out
 

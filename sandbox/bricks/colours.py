@@ -100,6 +100,17 @@ _BUILTIN: dict[int, tuple[str, str, str, int]] = {
 #: magenta-ish grey; we use the Main_Colour yellow of LDConfig so it is visibly "unknown").
 _UNKNOWN_RGBA = (1.0, 1.0, 0.5, 1.0)
 _UNKNOWN_EDGE = (0.2, 0.2, 0.2, 1.0)
+
+
+def darker_shade(rgba) -> tuple[float, float, float, float]:
+    """The edge colour LDraw viewers give a colour without an ``EDGE`` value: half its
+    brightness, or mid grey when the colour is near black (so the edge still shows)."""
+    r, g, b = (float(v) for v in rgba[:3])
+    if 0.299 * r + 0.587 * g + 0.114 * b < 0.2:
+        return (0.5, 0.5, 0.5, 1.0)
+    return (r * 0.5, g * 0.5, b * 0.5, 1.0)
+
+
 #: What code 16 looks like when nothing above it gave a colour (a top-level "16" placement).
 DEFAULT_MAIN_CODE: int = 7
 
@@ -283,11 +294,15 @@ class ColourTable:
         return out
 
     def edge_rgba(self, code: int) -> tuple[float, float, float, float]:
-        """Edge colour of ``code`` as RGBA floats 0..1 (direct colours: dark grey)."""
+        """Edge colour of ``code`` as RGBA floats 0..1: the table's ``EDGE`` value (LDConfig);
+        for a direct colour or a code the table lacks, a darker shade of the face colour
+        (mid grey under a near-black face, as LDConfig gives Black)."""
         if code == MAIN_COLOUR:
             code = DEFAULT_MAIN_CODE
         c = self._colours.get(code)
-        return c.edge_rgba if c is not None else _UNKNOWN_EDGE
+        if c is not None:
+            return c.edge_rgba
+        return darker_shade(self.rgba(code))
 
     def edge_code(self, code: int) -> int:
         """A colour code for "the edge colour of ``code``" (code 24 under a ``code`` parent).

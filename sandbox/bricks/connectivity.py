@@ -39,7 +39,8 @@ TOUCH_TOL_IN: float = INCH_PER_LDU
 _CHUNK = 2048
 
 
-def placement_studs(model: Model, placements: Sequence[PartPlacement]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def placement_studs(model: Model, placements: Sequence[PartPlacement]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every stud of the placed parts, in inches in the world axes (Z up).
 
     Parameters
@@ -116,7 +117,7 @@ def stud_joints(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndar
         local = np.einsum("nkj,nk->nj", rots[pi], d[ci, pi])  # R^T d
         inside = np.all(np.abs(local) <= halves[pi] - inset, axis=1)
         own = stud_owner[s0 + ci]
-        for a, b in zip(own[inside], pi[inside]):
+        for a, b in zip(own[inside], pi[inside], strict=True):
             if a != b:
                 out.append((int(a), int(b)))
     return out
@@ -132,8 +133,10 @@ def boxes_touch(a, b, tol: float = TOUCH_TOL_IN) -> bool:
     tol : float
         Inches of gap still counted as touching.
     """
-    ca, ha, ra = np.asarray(a.centre, float), np.asarray(a.half_extents, float), np.asarray(a.rotation, float)
-    cb, hb, rb = np.asarray(b.centre, float), np.asarray(b.half_extents, float), np.asarray(b.rotation, float)
+    ca, ha, ra = (np.asarray(a.centre, float), np.asarray(a.half_extents, float),
+                  np.asarray(a.rotation, float))
+    cb, hb, rb = (np.asarray(b.centre, float), np.asarray(b.half_extents, float),
+                  np.asarray(b.rotation, float))
     t = cb - ca
     axes = [ra[:, i] for i in range(3)] + [rb[:, i] for i in range(3)]
     for i in range(3):

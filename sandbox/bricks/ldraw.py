@@ -141,8 +141,13 @@ class LDrawFile:
     tri_certified : (n,) bool
         Winding of the triangle is known (file certified and clipping on).
     edges : (m, 2, 3) float
-        Type 2 lines, LDU. Type 5 (conditional) lines are counted but not kept.
+        Type 2 lines, LDU.
     edge_colours : (m,) int
+    optional : (k, 4, 3) float
+        Type 5 (optional, "conditional") lines, LDU: the two end points, then the two
+        control points. Drawn only where both control points fall on the same side of the
+        line as seen from the camera (a silhouette of a curved surface).
+    optional_colours : (k,) int
     n_conditional : int
         Number of type-5 lines.
     first_geometry_line : int or None
@@ -161,6 +166,8 @@ class LDrawFile:
     tri_certified: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 3)))
     edge_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 3)))
+    optional_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     n_conditional: int = 0
     #: Line of the first type 2-5 line (polygons and edges drawn by the file itself), or None.
     first_geometry_line: int | None = None
@@ -221,6 +228,8 @@ class _FileBuilder:
         self.tri_cert: list[bool] = []
         self.edges: list[list[float]] = []
         self.edge_cols: list[int] = []
+        self.optional: list[list[float]] = []
+        self.opt_cols: list[int] = []
 
     def finish(self) -> LDrawFile:
         f = self.f
@@ -231,6 +240,9 @@ class _FileBuilder:
         if self.edges:
             f.edges = np.asarray(self.edges, dtype=float).reshape(-1, 2, 3)
             f.edge_colours = np.asarray(self.edge_cols, dtype=np.int64)
+        if self.optional:
+            f.optional = np.asarray(self.optional, dtype=float).reshape(-1, 4, 3)
+            f.optional_colours = np.asarray(self.opt_cols, dtype=np.int64)
         return f
 
 
@@ -418,6 +430,8 @@ def parse_ldraw(
             cur.edge_cols.append(colour)
         elif kind == 5:
             cur.f.n_conditional += 1
+            cur.optional.append(v)
+            cur.opt_cols.append(colour)
         else:
             cert = cur.f.certified and cur.clip
             if kind == 3:

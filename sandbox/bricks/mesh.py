@@ -175,6 +175,87 @@ def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, 
     )
 
 
+
+@dataclass(frozen=True, eq=False)
+class LineArrays:
+    """The LDraw edge lines of placed parts, in world inches (Z up).
+
+    Attributes
+    ----------
+    edges : (m, 2, 3) float32
+        Type-2 lines: always drawn.
+    edge_colours : (m, 4) float32
+        RGBA 0..1 (24 resolved to the LDConfig edge colour of the placement's colour).
+    edge_index : (m,) int32
+        Index into the placements of each line.
+    optional : (k, 4, 3) float32
+        Type-5 optional lines: the two end points, then the two control points.
+    optional_colours : (k, 4) float32
+    optional_index : (k,) int32
+    """
+
+    edges: np.ndarray
+    edge_colours: np.ndarray
+    edge_index: np.ndarray
+    optional: np.ndarray
+    optional_colours: np.ndarray
+    optional_index: np.ndarray
+
+
+def model_lines(model: Model, placements: Iterable[PartPlacement] | None = None) -> LineArrays:
+    """Concatenate the placed parts' edge lines (LDraw types 2 and 5) in world inches.
+
+    The lines a viewer like LDView or LeoCAD draws over the faces: type 2 always, type 5
+    only where its control points lie on one side of it on screen (the renderer decides).
+    Colour 24 becomes the edge colour of the placement's colour from the model's colour
+    table (LDConfig.ldr when the library has one; see :meth:`ColourTable.edge_rgba`).
+
+    Parameters
+    ----------
+    model : Model
+    placements : iterable of PartPlacement, optional
+        A subset of ``model.placements`` (default: all).
+
+    Returns
+    -------
+    LineArrays
+        In the frame :func:`model_mesh` uses (inches, Z up).
+    """
+    pls = list(model.placements if placements is None else placements)
+    out: dict[str, list] = {k: [] for k in ("e", "ec", "ei", "o", "oc", "oi")}
+    by_part: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pls):
+        by_part[p.part].append(i)
+    for name, members in by_part.items():
+        pm = model.parts[name]
+        edges, optional = pm.edges, pm.optional
+        if not len(edges) and not len(optional):
+            continue
+        for i in members:
+            p = pls[i]
+            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
+            if len(edges):
+                out["e"].append(edges @ a.T + t)
+                out["ec"].append(_resolve_codes(pm.edge_colours, p.colour, model))
+                out["ei"].append(np.full(len(edges), i, dtype=np.int32))
+            if len(optional):
+                out["o"].append(optional @ a.T + t)
+                out["oc"].append(_resolve_codes(pm.optional_colours, p.colour, model))
+                out["oi"].append(np.full(len(optional), i, dtype=np.int32))
+
+    def cat(key: str, shape: tuple, dtype) -> np.ndarray:
+        return np.concatenate(out[key]).astype(dtype) if out[key] else np.zeros(shape, dtype)
+
+    return LineArrays(
+        edges=ldraw_points_to_world(cat("e", (0, 2, 3), np.float64)).astype(np.float32),
+        edge_colours=cat("ec", (0, 4), np.float32),
+        edge_index=cat("ei", (0,), np.int32),
+        optional=ldraw_points_to_world(cat("o", (0, 4, 3), np.float64)).astype(np.float32),
+        optional_colours=cat("oc", (0, 4), np.float32),
+        optional_index=cat("oi", (0,), np.int32),
+    )
+
+
 def _body_bounds(model: Model, p: PartPlacement, studs: bool) -> np.ndarray:
     pm = model.parts[p.part]
     b = np.array(pm.bounds, dtype=float)

@@ -22,7 +22,7 @@ odd shapes (thin, long, round) less well. Each bounding-box side is taken as at 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -117,6 +117,9 @@ class Geometry:
     tubes : (j, 3) float
         Underside-tube primitive origins.
     warnings : tuple of LoadWarning
+    optional : (k, 4, 3) float
+        Type-5 optional lines: end points, then control points.
+    optional_colours : (k,) int
     """
 
     triangles: np.ndarray
@@ -128,6 +131,8 @@ class Geometry:
     stud_axes: np.ndarray
     tubes: np.ndarray
     warnings: tuple[LoadWarning, ...] = ()
+    optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 3)))
+    optional_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _empty3(n: int = 0) -> np.ndarray:
@@ -136,7 +141,7 @@ def _empty3(n: int = 0) -> np.ndarray:
 
 def _geometry_from_file(f: LDrawFile, warnings: tuple[LoadWarning, ...]) -> Geometry:
     return Geometry(f.triangles, f.tri_colours, f.tri_certified, f.edges, f.edge_colours,
-                    _empty3(), _empty3(), _empty3(), warnings)
+                    _empty3(), _empty3(), _empty3(), warnings, f.optional, f.optional_colours)
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,6 +178,9 @@ class PartMesh:
         ``"catalogue"`` (generated) or ``"missing"`` (placeholder box).
     warnings : tuple of LoadWarning
         Problems met while expanding the part's files.
+    optional : (k, 4, 3) float
+        Type-5 optional lines (end points, then control points), LDU.
+    optional_colours : (k,) int
     """
 
     name: str
@@ -189,6 +197,8 @@ class PartMesh:
     mass_g: float
     source: str
     warnings: tuple[LoadWarning, ...] = ()
+    optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 3)))
+    optional_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def missing(self) -> bool:
@@ -206,7 +216,8 @@ class PartMesh:
     def geometry(self) -> Geometry:
         """This part as a :class:`Geometry` (to be referenced from another file)."""
         return Geometry(self.triangles, self.colours, self.certified, self.edges,
-                        self.edge_colours, self.studs, self.stud_axes, self.tubes, self.warnings)
+                        self.edge_colours, self.studs, self.stud_axes, self.tubes, self.warnings,
+                        self.optional, self.optional_colours)
 
     @classmethod
     def from_geometry(cls, name: str, title: str, g: Geometry, source: str) -> PartMesh:
@@ -217,12 +228,12 @@ class PartMesh:
         else:
             bounds = np.zeros((2, 3))
         arrays = [g.triangles, g.colours, g.certified, g.edges, g.edge_colours, g.studs,
-                  g.stud_axes, g.tubes, bounds]
+                  g.stud_axes, g.tubes, bounds, g.optional, g.optional_colours]
         for a in arrays:
             a.setflags(write=False)
         return cls(name, title, g.triangles, g.colours, g.certified, g.edges, g.edge_colours,
                    g.studs, g.stud_axes, g.tubes, bounds, nominal_mass_g(bounds), source,
-                   g.warnings)
+                   g.warnings, g.optional, g.optional_colours)
 
 
 def placeholder_part(name: str, message: str = "") -> PartMesh:
@@ -296,17 +307,20 @@ def transform_geometry(g: Geometry, matrix: np.ndarray, colour: int, invert: boo
         tris = tris[:, [0, 2, 1]]
     cols = g.colours
     ecols = g.edge_colours
+    ocols = g.optional_colours
     if colour != MAIN_COLOUR:
         edge = colours.edge_code(colour)
         cols = np.where(cols == MAIN_COLOUR, colour, np.where(cols == EDGE_COLOUR, edge, cols))
         ecols = np.where(ecols == MAIN_COLOUR, colour,
                          np.where(ecols == EDGE_COLOUR, edge, ecols))
+        ocols = np.where(ocols == MAIN_COLOUR, colour,
+                         np.where(ocols == EDGE_COLOUR, edge, ocols))
     cert = g.certified if certified else np.zeros_like(g.certified)
     axes = g.stud_axes @ a.T
     if len(axes):
         axes = axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-12)
     return Geometry(tris, cols, cert, g.edges @ a.T + t, ecols, g.studs @ a.T + t, axes,
-                    g.tubes @ a.T + t, g.warnings)
+                    g.tubes @ a.T + t, g.warnings, g.optional @ a.T + t, ocols)
 
 
 def merge_geometry(parts: list[Geometry]) -> Geometry:
@@ -325,6 +339,8 @@ def merge_geometry(parts: list[Geometry]) -> Geometry:
         np.concatenate([p.stud_axes for p in parts]).reshape(-1, 3),
         np.concatenate([p.tubes for p in parts]).reshape(-1, 3),
         tuple(warns),
+        np.concatenate([p.optional for p in parts]).reshape(-1, 4, 3),
+        np.concatenate([p.optional_colours for p in parts]).astype(np.int64),
     )
 
 
@@ -485,7 +501,7 @@ class Resolver:
                 t_arr = np.concatenate([t_arr, np.array([m[:3, 3] for m in tubes])])
         ws = dict.fromkeys(list(g.warnings) + warns)
         return Geometry(g.triangles, g.colours, g.certified, g.edges, g.edge_colours,
-                        s_arr, a_arr, t_arr, tuple(ws))
+                        s_arr, a_arr, t_arr, tuple(ws), g.optional, g.optional_colours)
 
     def part_mesh(self, key: str) -> PartMesh:
         """The :class:`PartMesh` for part ``key`` (library, embedded, catalogue or placeholder)."""

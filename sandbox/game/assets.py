@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bricks.library import library_dir
-from ..bricks.mesh import model_mesh, placement_boxes
+from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
@@ -29,7 +29,8 @@ from ..physics.world import BoxShape
 def rotation_xyz_deg(angles) -> np.ndarray:
     """Rotation matrix (3, 3) for angles in degrees about X, then Y, then Z (world axes)."""
     ax, ay, az = (math.radians(float(a)) for a in angles)
-    cx, sx, cy, sy, cz, sz = math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay), math.cos(az), math.sin(az)
+    cx, sx, cy, sy, cz, sz = (math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay),
+                              math.cos(az), math.sin(az))
     rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
     ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
@@ -84,6 +85,8 @@ class BodyAsset:
     #: places parts: inches, Z up) to the frame of ``vertices`` (world) and, after
     #: :meth:`attach`, of ``local_vertices`` (the body frame); None when not known.
     model_frame: np.ndarray | None = None
+    #: :meth:`edge_lines`, computed on first use (cleared when the frame changes).
+    _lines: LineArrays | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -107,6 +110,7 @@ class BodyAsset:
         ]
         if self.model_frame is not None:
             self.model_frame = rigid_matrix(r, t) @ self.model_frame
+        self._lines = None
 
     def move_to_drop(self, xy, height: float) -> None:
         """Place the footprint centre over ``xy`` (inches) with the lowest point at ``height``."""
@@ -123,15 +127,40 @@ class BodyAsset:
         self.local_colours = self.colours.astype(np.float32)
         if self.model_frame is not None:
             self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
+        self._lines = None
+
+    def edge_lines(self) -> LineArrays | None:
+        """The LDraw edge lines (types 2 and 5) of the parts this body holds, in the frame of
+        ``local_vertices`` after :meth:`attach` (of ``vertices`` before), inches.
+
+        Made once from the model (:func:`~sandbox.bricks.mesh.model_lines`) on first use:
+        rendering asks, the physics never does. ``edge_index``/``optional_index`` are the
+        lines' placement indices (tags). None for a body without a model or a known model
+        frame.
+        """
+        if (self.model is None or self.model_frame is None or self.placement_index is None
+                or not self.placements):
+            return None
+        if self._lines is None:
+            tags = np.unique(np.asarray(self.placement_index))
+            lines = model_lines(self.model, [self.placements[int(t)] for t in tags])
+            r, t = self.model_frame[:3, :3], self.model_frame[:3, 3]
+            self._lines = LineArrays(
+                (lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
+                tags[lines.edge_index].astype(np.int32),
+                (lines.optional @ r.T + t).astype(np.float32), lines.optional_colours,
+                tags[lines.optional_index].astype(np.int32))
+        return self._lines
 
 
-def _asset_from_model(model: Model, name: str, placements=None, default_colour: int | None = None) -> BodyAsset:
+def _asset_from_model(model: Model, name: str, placements=None,
+                      default_colour: int | None = None) -> BodyAsset:
     pls = list(model.placements if placements is None else placements)
     if not pls:
         raise SceneError(f"{name}: the model has no parts to put on the table")
     mesh = model_mesh(model, pls)
     boxes = []
-    for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls))):
+    for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls), strict=True)):
         mass = float(model.parts[p.part].mass_g)
         boxes.append(BoxShape(tuple(float(v) for v in box.centre),
                               tuple(float(v) for v in box.half_extents),
@@ -184,7 +213,8 @@ def _ldraw_line(part: str, colour: int, position_in, rotation_deg) -> str:
 def _load_inline(lines: list[str], name: str, ldrawdir) -> Model:
     with tempfile.TemporaryDirectory(prefix="sandbox-inline-") as tmp:
         path = Path(tmp) / f"{name}.ldr"
-        path.write_text(f"0 {name}\n0 Name: {name}.ldr\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text(f"0 {name}\n0 Name: {name}.ldr\n" + "\n".join(lines) + "\n",
+                        encoding="utf-8")
         return load_model(path, ldrawdir=ldrawdir)
 
 

@@ -185,7 +185,8 @@ class Bombardment(System):
         else:
             assert isinstance(p, ExplosivePayload)
             asset = build_part_asset(p.part, p.colour, g.ldrawdir)
-            name, stats, owner = f"{a.strategy_bricks}d10 Explosive", Stats(size=1.0, armor=0), a.player
+            name, stats, owner = (f"{a.strategy_bricks}d10 Explosive", Stats(size=1.0, armor=0),
+                                  a.player)
             explosive = a.strategy_bricks
         self.piles[a.player] = have - a.strategy_bricks
         asset.move_to_drop(np.array([a.target[0], a.target[1]]), height)
@@ -308,7 +309,7 @@ class Bombardment(System):
         o.status = "arrived"
         spots = self._spots(o)
         heights = []
-        for i, (item, spot) in enumerate(zip(o.items, spots)):
+        for i, (item, spot) in enumerate(zip(o.items, spots, strict=True)):
             if o.big_drop:
                 height = collision_rules.big_drop_height(o.bricks)
             else:
@@ -320,7 +321,7 @@ class Bombardment(System):
         g.log("release", f"Bombardment {o.id} is released"
               + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
               order=o.id, bodies=list(o.keys))
-        for key, item in zip(o.keys, o.items):
+        for key, item in zip(o.keys, o.items, strict=True):
             if item["kind"] == "smoke":
                 self._smoke_bombs[key] = o
         g.world.step_until_rest(max_seconds=LANDING_MAX_SECONDS, min_seconds=0.05,
@@ -364,10 +365,12 @@ class Bombardment(System):
         if item["kind"] == "unit":
             entry = next(r for r in g.spec.reserves if r.id == item["unit"])
             asset = g.build_asset(entry, placed=False)
-            key, name, stats, owner, dice = entry.id, entry.name or entry.id, entry.stats, entry.owner, 0
+            key, name, stats, owner, dice = (entry.id, entry.name or entry.id, entry.stats,
+                                             entry.owner, 0)
         elif item["kind"] == "supply":
             asset = build_part_asset(item["part"], item["colour"], g.ldrawdir)
-            key, name, owner, dice = f"{o.id}_supply{i + 1}", f"supply crate ({item['part']})", o.player, 0
+            key, name, owner, dice = (f"{o.id}_supply{i + 1}", f"supply crate ({item['part']})",
+                                      o.player, 0)
             stats = Stats(size=item["size"], armor=item["armor"])
         elif item["kind"] == "smoke":
             asset = build_part_asset(item["part"], 15, g.ldrawdir)

@@ -833,7 +833,8 @@ class BrigandineCombat(System):
             a.joust_points += res.points[0]
             b.joust_points += res.points[1]
             a.in_melee = b.in_melee = True
-            self.game.log("brig_joust", f"Joust: {a.name} ({j.aim}, {j.stance}) -> {res.outcomes[0]}"
+            self.game.log("brig_joust", f"Joust: {a.name} ({j.aim}, {j.stance}) -> "
+                          f"{res.outcomes[0]}"
                           f"; {b.name} ({other.aim}, {other.stance}) -> {res.outcomes[1]}",
                           units=[key, j.opponent], outcomes=list(res.outcomes),
                           points=[a.joust_points, b.joust_points])

@@ -1,5 +1,6 @@
 """An Escapade battle driven by the game (BrikWars ch. 13): the scene's forces, the table's
-edges, and the game's events turned into the facts of :class:`~sandbox.rules.escapade.EscapadeLedger`.
+edges, and the game's events turned into the facts of
+:class:`~sandbox.rules.escapade.EscapadeLedger`.
 
 The rules layer does the arithmetic (Unit Inches, underdogs, edges, Strategy bricks, victory);
 this module only connects it to a running :class:`~sandbox.game.engine.Game`:
@@ -136,7 +137,8 @@ def build_escapade_spec(spec, section: EscapadeSection) -> EscapadeSpec:
                     propulsion="flight" if s.flight else "legs"))
             for j, uid in enumerate(f.new_units):
                 if uid not in reserves:
-                    raise SceneError(f"{where}.new_units[{j}] {uid!r} is not a unit in [[reserves]]")
+                    raise SceneError(f"{where}.new_units[{j}] {uid!r} is not a unit in "
+                                     "[[reserves]]")
             forces.append(ForceSpec(
                 f.name, f.player, Role(f.role), tuple(fus),
                 irresponsibility=f.irresponsibility if f.role != "garrison" else None,
@@ -203,7 +205,7 @@ class EscapadeDriver(System):
         for type_ in ("attack", "rest", "turn", "end_turn", "destroyed", "off_table"):
             game.subscribe(type_, self.on_event)
         self._units_of = {u.name: f.name for f in self.spec.forces for u in f.units}
-        for i, f in enumerate(self.section.forces):
+        for f in self.section.forces:
             for uid in f.new_units:
                 self._units_of.setdefault(uid, f.name)
         for i, key in enumerate(self.section.loot):
@@ -308,20 +310,23 @@ class EscapadeDriver(System):
                 if fu.in_reserve:
                     continue
                 p = self._centre(ue.id)
-                chk = self.ledger.check_deployment(ue.id, p, ambush=ambush, enemy_formations=enemies)
+                chk = self.ledger.check_deployment(ue.id, p, ambush=ambush,
+                                                   enemy_formations=enemies)
                 if not chk.legal and ue.deploy_sprint and chk.edge_distance is not None:
                     r = self.game.dice.stream("sprint").roll(
                         fu.action_die, f"Sprint placement of {ue.id} (13.2)")
                     chk = self.ledger.check_deployment(ue.id, p, sprint_inches=float(r.result))
                 ok = "legal" if chk.legal else "ILLEGAL"
                 self._log(f"Deployment of {ue.id} at ({p[0]:.2f}, {p[1]:.2f}): {ok}, {chk.reason}"
-                          + (" (Sprint: no Action before its first turn)" if chk.used_sprint else ""),
+                          + (" (Sprint: no Action before its first turn)"
+                             if chk.used_sprint else ""),
                           event="deployment", unit=ue.id, force=fname, position=list(p),
                           legal=chk.legal, reason=chk.reason, used_sprint=chk.used_sprint,
                           edge_distance=chk.edge_distance)
                 if not chk.legal and self.spec.strict:
                     raise SceneError(f"escapade.forces[{i}].units[{j}] {ue.id!r} at "
-                                     f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} (13.2 Deploying Forces)")
+                                     f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} "
+                                     "(13.2 Deploying Forces)")
                 # chk.used_sprint: the Sprint is the unit's Action before its first turn (the
                 # Deployment Rush, which is no separate turn here): turn 1 finds it ready.
                 pts.append(p)
@@ -368,7 +373,8 @@ class EscapadeDriver(System):
                 return
         except RulesError:
             return
-        killer = self._attacker if self._attacker in self._units_of and self._attacker != key else None
+        killer = (self._attacker if self._attacker in self._units_of
+                  and self._attacker != key else None)
         if killer is not None and led.status(killer).value != "deployed":
             killer = None
         witnesses = self.witnesses(key)
@@ -597,7 +603,8 @@ class EscapadeDriver(System):
         out = {e.value: "uncontrolled" for e in Edge}
         for side in (Side.ATTACKERS, Side.DEFENDERS):
             if led.side_present(side):
-                e = self.spec.plan.attackers_edge if side is Side.ATTACKERS else self.spec.plan.defenders_edge
+                e = (self.spec.plan.attackers_edge if side is Side.ATTACKERS
+                     else self.spec.plan.defenders_edge)
                 if e is not None:
                     out[e.value] = side.value
         return out

@@ -25,7 +25,8 @@
    and when the piece lands its Collision roll hits its riders too ("the ground does 1d6
    Collision Damage to the both of them"). One fall, one roll: a thrown body (or rider) takes
    one Collision roll when it lands; tumbling over afterwards in the same action rolls no
-   more (a fall is what the book rolls for, not each bounce of it). A unit thrown by KnockBack that comes to rest
+   more (a fall is what the book rolls for, not each bounce of it). A unit thrown by
+   KnockBack that comes to rest
    tipped over more than 45° is Disrupted (the physical reading of "the usual potential for
    being Disrupted").
 6. **Chains**: Explosives damaged on the way (``[[explosives]]`` of the scene, dropped bombs,
@@ -238,7 +239,8 @@ class Blasts(System):
         name = action.name or (f"Size {action.size:g}\" missile" if action.size else "missile")
         point = np.asarray(action.point, float)
         damage_dice = action.xsize - action.hazard_dice
-        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {action.variant}) strikes "
+        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {action.variant}) "
+              "strikes "
               f"{np.round(point, 3).tolist()}", action="missile", player=action.player,
               point=[float(v) for v in point], xsize=action.xsize, variant=action.variant)
         if action.hazard:
@@ -542,8 +544,8 @@ class Blasts(System):
         del self.game.assets[key]
         g.log("break", f"{st.name} breaks into {len(groups)} piece(s) and "
               f"{sum(k == 'debris' for k in kinds)} destroyed part(s)", body=key,
-              pieces=[p.key for p, k in zip(plans, kinds) if k == "piece"],
-              debris=[p.key for p, k in zip(plans, kinds) if k == "debris"])
+              pieces=[p.key for p, k in zip(plans, kinds, strict=True) if k == "piece"],
+              debris=[p.key for p, k in zip(plans, kinds, strict=True) if k == "debris"])
         thrown = []
         if old_asset.placement_index is None or old_asset.local_vertices is None:
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
@@ -560,7 +562,7 @@ class Blasts(System):
         tri_plan = plan_of[pidx]
         order = np.argsort(tri_plan, kind="stable")
         cuts = np.searchsorted(tri_plan[order], np.arange(len(plans) + 1), "left")
-        for i, (plan, kind) in enumerate(zip(plans, kinds)):
+        for i, (plan, kind) in enumerate(zip(plans, kinds, strict=True)):
             body = new[plan.key]
             tri = order[cuts[i]:cuts[i + 1]]
             asset = self._piece_asset(old_asset, plan, body, world_v, world_n, tri,
@@ -678,7 +680,8 @@ class Blasts(System):
         world = self.game.world
         com, _ = world.pose(key)
         lo, hi = world.aabb(key)
-        below = (lo[0] - 1e-6 <= point[0] <= hi[0] + 1e-6 and lo[1] - 1e-6 <= point[1] <= hi[1] + 1e-6
+        below = (lo[0] - 1e-6 <= point[0] <= hi[0] + 1e-6
+                 and lo[1] - 1e-6 <= point[1] <= hi[1] + 1e-6
                  and point[2] <= lo[2] + 1e-6)
         direction = np.array([0.0, 0.0, 1.0]) if below else com - np.asarray(point, float)
         if np.linalg.norm(direction) < 1e-9:

@@ -172,7 +172,7 @@ class FireController:
         idx = np.flatnonzero(up) if up.any() else np.arange(len(pts))
         cells = np.floor(wp[idx, :2] / 0.5).astype(np.int64)
         best: dict[tuple[int, int], int] = {}
-        for i, c in zip(idx, map(tuple, cells)):
+        for i, c in zip(idx, map(tuple, cells), strict=True):
             if c not in best or wp[i, 2] > wp[best[c], 2] + 1e-9:
                 best[c] = int(i)
         return np.array(sorted(best.values()), dtype=np.int64)

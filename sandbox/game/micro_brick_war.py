@@ -140,7 +140,8 @@ def unit_parts(kind: str, colour: int) -> list[PartRef]:
         return [_part("3004", colour, top=BRICK_IN),
                 _part("3024", 14, x=h, top=BRICK_IN + PLATE_IN)]
     if kind == "catapult":
-        return [_part("3023", colour, top=PLATE_IN), _part("3005", 6, x=-h, top=PLATE_IN + BRICK_IN),
+        return [_part("3023", colour, top=PLATE_IN),
+                _part("3005", 6, x=-h, top=PLATE_IN + BRICK_IN),
                 _part("3024", 0, x=-h, top=PLATE_IN + BRICK_IN + PLATE_IN)]
     if kind == "caravan":
         return [_part("3004", 19, top=BRICK_IN), _part("3023", colour, top=BRICK_IN + PLATE_IN)]
@@ -149,8 +150,10 @@ def unit_parts(kind: str, colour: int) -> list[PartRef]:
 
 #: Where a figure's head is: (x offset from its centre, height of its top), inches (the
 #: Golden Goblet rides there).
-FIGURE_HEAD = {"infantry": (0.0, BRICK_IN + PLATE_IN), "cavalry": (STUD_IN / 2, BRICK_IN + PLATE_IN),
-               "catapult": (-STUD_IN / 2, BRICK_IN + 2 * PLATE_IN), "caravan": (0.0, BRICK_IN + PLATE_IN)}
+FIGURE_HEAD = {"infantry": (0.0, BRICK_IN + PLATE_IN),
+               "cavalry": (STUD_IN / 2, BRICK_IN + PLATE_IN),
+               "catapult": (-STUD_IN / 2, BRICK_IN + 2 * PLATE_IN),
+               "caravan": (0.0, BRICK_IN + PLATE_IN)}
 
 
 class MicroBrickWar(System):

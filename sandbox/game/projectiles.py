@@ -845,7 +845,8 @@ class FlightControl(System):
         f.marker = _round([aim[0], aim[1], min(ground_z, aim[2])])
         f.remaining_in = round(float(math.hypot(*(aim[:2] - pos[:2]))), 5)
         g.log("tracking", f"{g.bodies[f.body].name} turns {math.degrees(turned):.1f}° toward "
-              f"{f.target_body} (at most 45° a turn)", flight=f.id, turned_deg=round(math.degrees(turned), 4),
+              f"{f.target_body} (at most 45° a turn)", flight=f.id,
+              turned_deg=round(math.degrees(turned), 4),
               aim=f.aim)
         return new_dir * f.speed
 

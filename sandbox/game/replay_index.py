@@ -197,7 +197,7 @@ class ReplayIndex:
             if _sorted(self.event_frames) else None
         if n is not None:
             return self.replay.events[:n]
-        return [e for e, f in zip(self.replay.events, self.event_frames) if f <= frame]
+        return [e for e, f in zip(self.replay.events, self.event_frames, strict=True) if f <= frame]
 
     def turn_at(self, frame: int) -> int:
         """The turn being played at ``frame`` (0 before the first turn)."""
@@ -293,7 +293,7 @@ class ReplayIndex:
             breaks = np.nonzero(np.diff(fr) > 1)[0]
             starts = np.concatenate([[0], breaks + 1])
             ends = np.concatenate([breaks, [len(fr) - 1]])
-            for a, b in zip(starts, ends):
+            for a, b in zip(starts, ends, strict=True):
                 # the run starts from the last pose before it (the body's resting place)
                 a0 = a - 1 if a > 0 else a
                 if b <= a0:
@@ -307,7 +307,8 @@ class ReplayIndex:
                 out.append(DramaticMoment(
                     "flight", frame=first, start_frame=lo, end_frame=hi,
                     time=self.time_of(first), turn=self.turn_at(first), score=round(path, 4),
-                    text=f"{self.body_name(key)} flies {path:.1f}\" in {self.time_of(last) - self.time_of(first):.2f} s"
+                    text=f"{self.body_name(key)} flies {path:.1f}\" in "
+                         f"{self.time_of(last) - self.time_of(first):.2f} s"
                          f" (drops {drop:.1f}\")", bodies=(key,)))
         return out
 

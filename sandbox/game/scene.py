@@ -167,7 +167,8 @@ class _Placed(_Strict):
     name: str | None = None
     model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the scene")
     submodel: str | None = Field(None, description="embedded file of an MPD to take alone")
-    instance: int | None = Field(None, ge=1, description="which placement of a submodel used more than once (1-based)")
+    instance: int | None = Field(
+        None, ge=1, description="which placement of a submodel used more than once (1-based)")
     keep_model_placement: bool = True
     parts: list[PartRef] | None = None
     colour: ColourCode = Field(16, description="colour of the whole model where its lines say 16")
@@ -224,7 +225,8 @@ class UnitPayload(_Strict):
     unit: str = Field(description="id of a unit in 'reserves' delivered as Reinforcements")
 
 
-Payload = Annotated[Union[ExplosivePayload, SupplyPayload, UnitPayload], Field(discriminator="kind")]
+Payload = Annotated[Union[ExplosivePayload, SupplyPayload, UnitPayload],
+                    Field(discriminator="kind")]
 
 
 class BigDrop(Action):
@@ -433,7 +435,7 @@ def _reject_bools(raw, model, path: tuple, source: str) -> None:
                     continue
                 stack.append((path + (str(k),), x, sub))
         elif isinstance(r, (list, tuple)) and isinstance(m, (list, tuple)):
-            stack.extend((path + (i,), x, y) for i, (x, y) in enumerate(zip(r, m)))
+            stack.extend((path + (i,), x, y) for i, (x, y) in enumerate(zip(r, m, strict=False)))
 
 
 def scene_from_dict(data: dict, source: str = "<scene>") -> SceneSpec:

@@ -33,7 +33,8 @@ class MissileStrike(Action):
     player: str
     point: Vec3 = Field(description="blast centre (x, y, z), inches")
     xsize: int = Field(ge=1, le=40, description="Explosive Size: number of Damage dice")
-    variant: Literal["explosive", "incendiary", "armor_piercing", "concussion", "phased"] = "explosive"
+    variant: Literal["explosive", "incendiary", "armor_piercing", "concussion",
+                     "phased"] = "explosive"
     hazard: str | None = Field(None, description="Field Hazard replacing some dice (Smoke, ...)")
     hazard_dice: int = Field(0, ge=0, le=40)
     size: float | None = Field(None, gt=0, description="the missile's Size in inches")

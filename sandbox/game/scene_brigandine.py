@@ -18,7 +18,8 @@ the next player, and when the last player ends it the phase is resolved, in init
 ``[[brigandine.units]]``
     ``id`` (a scene unit), ``strength`` ("attk 2HF, def 1LC"), ``atk``, ``aim``, ``iq``,
     ``def_die`` (die sizes), ``morale``, ``move`` (inches), ``weapon`` (a weapon type of the
-    man-to-man table), ``side_arm`` (another, drawn in phase 3), ``missile`` (bow, longbow, crossbow, arquebus, sling, javelin),
+    man-to-man table), ``side_arm`` (another, drawn in phase 3), ``missile`` (bow, longbow,
+    crossbow, arquebus, sling, javelin),
     ``artillery`` (a weapon of the artillery table the unit crews; an arquebus is its own),
     ``firing``, ``armor``, ``fc_class``, ``legendary``, ``magic_weapon``.
 ``[brigandine.expect]``

@@ -71,7 +71,8 @@ class StrongholdEntry(_Strict):
 
 
 class ForceUnitEntry(_Strict):
-    """One unit of a force: a scene unit (or reserve) by id, with its Escapade roles (13.1, 13.2)."""
+    """One unit of a force: a scene unit (or reserve) by id, with its Escapade roles (13.1,
+    13.2)."""
 
     id: str = Field(min_length=1, pattern=_ID)
     hero: bool = False
@@ -111,10 +112,12 @@ class EscapadeExpect(_Strict):
 
     outcome: Literal["host_holds", "escapading_hero", "snatched", "no_clear_victor"] | None = None
     victors: list[str] | None = None
-    bennies: dict[str, int] = Field(default_factory=dict, description="underdog Bennies at the start")
+    bennies: dict[str, int] = Field(default_factory=dict,
+                                    description="underdog Bennies at the start")
     strategy_bricks: dict[str, int] = Field(default_factory=dict, description="piles at the end")
     exits: list[ExitExpect] = Field(default_factory=list)
-    destroyed: list[str] = Field(default_factory=list, description="units the ledger marks destroyed")
+    destroyed: list[str] = Field(default_factory=list,
+                                 description="units the ledger marks destroyed")
 
 
 class EscapadeSection(_Strict):

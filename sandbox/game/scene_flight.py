@@ -222,7 +222,8 @@ def check_landed(expectations: list[LandedNear], events: list[dict],
             fails.append(f"expected {e.body!r} within {e.within:g}\" of {list(e.near)}, it is "
                          f"{off:.2f}\" away at {[round(v, 2) for v in pos[:2]]}")
         if e.turn is not None:
-            turns = [ev["turn"] for ev in events if ev["type"] == "landed" and ev.get("body") == e.body]
+            turns = [ev["turn"] for ev in events
+                     if ev["type"] == "landed" and ev.get("body") == e.body]
             if e.turn not in turns:
                 fails.append(f"expected {e.body!r} to land on turn {e.turn}, landed on {turns}")
     return fails

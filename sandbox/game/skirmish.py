@@ -150,7 +150,8 @@ class AttackPreview:
 
     def lines(self) -> list[str]:
         """The preview in words, one line each."""
-        rng = "CC" if self.range_in == 0 else (f'{self.range_in:g}"' if self.range_in is not None else "-")
+        rng = "CC" if self.range_in == 0 else (
+            f'{self.range_in:g}"' if self.range_in is not None else "-")
         out = [f"{self.weapon.name}: Use {self.use}, Range {rng}, Damage {self.weapon.damage}",
                f'Distance {self.distance_in:.2f}" ({self.measured_from} to base edge)']
         if self.arc_points:
@@ -195,7 +196,8 @@ class SprintShort(RulesError):
 
 def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
     """The rules profile of a scene weapon entry (BrikWars 8.1)."""
-    prof = bastard_gun(spec.bastard) if spec.bastard is not None else weapon_profile(spec.type, spec.size)
+    prof = (bastard_gun(spec.bastard) if spec.bastard is not None
+            else weapon_profile(spec.type, spec.size))
     return replace(prof, name=spec.name) if spec.name else prof
 
 
@@ -215,7 +217,8 @@ def describe_action(a, names: dict[str, str] | None = None) -> str:
 
     t = getattr(a, "type", None)
     if t == "move":
-        return f"{a.player} moves {n(a.unit)} to ({a.to[0]:.2f}, {a.to[1]:.2f})" + (" sprinting" if a.sprint else "")
+        return (f"{a.player} moves {n(a.unit)} to ({a.to[0]:.2f}, {a.to[1]:.2f})"
+                + (" sprinting" if a.sprint else ""))
     if t == "attack":
         return f"{a.player}: {n(a.unit)} attacks {n(a.target)} with weapon {a.weapon + 1}"
     if t == "end_turn":
@@ -315,7 +318,8 @@ class Skirmish(System):
             lines.append(f'Move left this turn {self.move_allowance(key):.2f}"'
                          + ("   (acted)" if key in self.turn_state.acted else ""))
         for i, w in enumerate(self.weapons(key)):
-            rng = "CC" if w.range_in == 0 else (f'{w.range_in:g}"' if w.range_in is not None else "-")
+            rng = "CC" if w.range_in == 0 else (
+                f'{w.range_in:g}"' if w.range_in is not None else "-")
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
@@ -430,12 +434,14 @@ class Skirmish(System):
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
                     "use The Big Drop, or L for a scene Launcher")
-        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) and g.hazards.fire.is_minifig(unit) \
+        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) \
+                and g.hazards.fire.is_minifig(unit) \
                 and not getattr(st.stats, "on_fire_ok", False):
             return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
                     "needs two")
         if w.close_combat and dist > 0.5:
-            return f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away (touch it first)'
+            return (f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away '
+                    "(touch it first)")
         if not sight.clear:
             return f"no line of sight: blocked by {sight.blocked_by}"
         return ""
@@ -456,7 +462,8 @@ class Skirmish(System):
                 return reason
             if action.sprint and action.unit not in self.turn_state.sprint_in \
                     and action.unit in self.turn_state.acted:
-                return f"{g.bodies[action.unit].name} has already used its Action: no Sprint this turn"
+                return (f"{g.bodies[action.unit].name} has already used its Action: "
+                        "no Sprint this turn")
             w, d = g.spec.battlefield.width, g.spec.battlefield.depth
             to = action.to
             if abs(to[0]) > w / 2 or abs(to[1]) > d / 2:

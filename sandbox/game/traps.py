@@ -113,7 +113,8 @@ class Traps(System):
 
     # ------------------------------------------------------------------ triggers
     def on_step(self, world, events: Sequence) -> None:
-        """Contact and region triggers during a physics step (called by the engine's per-step hook)."""
+        """Contact and region triggers during a physics step (called by the engine's per-step
+        hook)."""
         if not self.traps or self._busy:
             return
         for ev in events:

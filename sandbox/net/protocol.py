@@ -250,7 +250,8 @@ def first_difference(ours: dict, theirs: dict[str, str]) -> dict:
                 elif name not in mine:
                     text = f"body {key!r}: the server has no such body"
                 else:
-                    text = f"body {key!r} differs ({'position or rotation' if part == 'pose' else 'its state'})"
+                    what = "position or rotation" if part == "pose" else "its state"
+                    text = f"body {key!r} differs ({what})"
                 value = (ours.get("poses" if part == "pose" else "bodies") or {}).get(key)
                 if part == "pose" and value is not None:
                     text += f"; the server has it at {value[0]}"

@@ -127,7 +127,7 @@ def part_distances(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],
     """
     now = boxes_now(world, key, boxes)
     d = point_box_distances(point, now)
-    return {b.tag: float(v) for b, v in zip(now, d)}
+    return {b.tag: float(v) for b, v in zip(now, d, strict=True)}
 
 
 def split_body(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],

@@ -183,7 +183,8 @@ def position_at(origin: Sequence[float], velocity: Sequence[float], t: float | n
 def sample_path(origin: Sequence[float], velocity: Sequence[float], t_end: float, n: int = 32,
                 g: float = GRAVITY_IN_S2) -> np.ndarray:
     """(n, 3) points of the parabola from ``t = 0`` to ``t_end`` (for a trajectory marker)."""
-    return position_at(origin, velocity, np.linspace(0.0, max(float(t_end), 0.0), max(int(n), 2)), g)
+    return position_at(origin, velocity,
+                       np.linspace(0.0, max(float(t_end), 0.0), max(int(n), 2)), g)
 
 
 def time_to_horizontal(velocity: Sequence[float], inches: float) -> float:

@@ -23,6 +23,9 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..core.transforms import matrix_to_quat, quat_to_matrix  # noqa: F401 (re-exported)
+from ..core.units import GRAVITY_IN_S2
+
 
 @contextlib.contextmanager
 def _quiet_c_stdout():
@@ -64,9 +67,6 @@ with _quiet_c_stdout():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
 
-from ..core.transforms import matrix_to_quat, quat_to_matrix  # noqa: F401 (re-exported)
-from ..core.units import GRAVITY_IN_S2
-
 #: Fixed physics time step in seconds. 1/480 s keeps a brick falling at 100 in/s to a
 #: 0.21" step, below half the height of a brick (0.378"), so thin parts do not tunnel.
 DEFAULT_TIME_STEP: float = 1.0 / 480.0
@@ -83,7 +83,8 @@ MAX_SPEED_IN_S: float = 20000.0
 #: tunnelling before the step (see PhysicsWorld.guard_step); the guard stops it this far short.
 GUARD_MIN_STEP_IN: float = 0.1
 GUARD_GAP_IN: float = 0.01
-_GUARD_GRID = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1) for sz in (-1, 0, 1)],
+_GUARD_GRID = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1)
+                        for sz in (-1, 0, 1)],
                        dtype=float)
 
 #: pybullet's limit on children of one compound shape made by createCollisionShapeArray;
@@ -247,7 +248,7 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
     centres = np.array([b.centre for b in boxes], dtype=float)
     com = (masses[:, None] * centres).sum(axis=0) / total
     inertia = np.zeros((3, 3))
-    for b, m, c in zip(boxes, masses, centres):
+    for b, m, c in zip(boxes, masses, centres, strict=True):
         r = np.asarray(b.rotation, dtype=float)
         i_local = _inertia_box(m, np.asarray(b.half_extents, dtype=float))
         d = c - com
@@ -483,7 +484,8 @@ class PhysicsWorld:
             lines.append(
                 f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
                 f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
-                f'<geometry><box size="{num(h[0])} {num(h[1])} {num(h[2])}"/></geometry></collision>')
+                f'<geometry><box size="{num(h[0])} {num(h[1])} {num(h[2])}"/></geometry>'
+                '</collision>')
         lines += ["</link>", "</robot>", ""]
         with tempfile.TemporaryDirectory(prefix="sandbox-body-") as tmp:
             path = os.path.join(tmp, "body.urdf")
@@ -495,7 +497,8 @@ class PhysicsWorld:
                                  flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
         return uid
 
-    def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray, rot: np.ndarray) -> int:
+    def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray,
+                        rot: np.ndarray) -> int:
         """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""
         halfs, positions, orientations = [], [], []
         for b in boxes:
@@ -574,7 +577,8 @@ class PhysicsWorld:
         """Keys of the movable bodies, in creation order."""
         return [k for k, b in self.bodies.items() if not b.static]
 
-    def closest_distance(self, key: str, point: Sequence[float], max_distance: float) -> float | None:
+    def closest_distance(self, key: str, point: Sequence[float],
+                         max_distance: float) -> float | None:
         """Distance (inches) from a point to a body's surface, or None beyond ``max_distance``.
 
         Uses a tiny sphere probe and pybullet's closest-point query, so it measures to the
@@ -813,7 +817,8 @@ class PhysicsWorld:
                 break
         return events
 
-    def poses(self, keys: Iterable[str] | None = None) -> dict[str, tuple[list[float], list[float]]]:
+    def poses(self, keys: Iterable[str] | None = None
+              ) -> dict[str, tuple[list[float], list[float]]]:
         """Poses of bodies as plain lists ``{key: ([x, y, z], [qx, qy, qz, qw])}``."""
         out = {}
         for k in keys if keys is not None else self.bodies:

@@ -18,13 +18,30 @@ DESTROYED_TINT = np.array([0.18, 0.17, 0.16, 1.0], dtype=np.float32)
 DESTROYED_MIX = 0.55
 
 
-def render_mesh_of(asset, destroyed: bool = False) -> RenderMesh:
-    """A RenderMesh from a game asset's body-frame arrays (vertices, normals, colours)."""
+def _scorch(colours: np.ndarray) -> np.ndarray:
+    return (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
+
+
+def render_mesh_of(asset, destroyed: bool = False, edges: bool = False) -> RenderMesh:
+    """A RenderMesh from a game asset's body-frame arrays (vertices, normals, colours).
+
+    With ``edges`` the mesh carries the asset's LDraw edge lines (type 2, and type-5
+    optional lines) from ``asset.edge_lines()`` when the asset has them (bodies built from
+    LDraw models), in LDConfig's edge colours (scorched too when ``destroyed``).
+    """
     colours = asset.local_colours
     if destroyed:
-        colours = (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
+        colours = _scorch(colours)
+    lines = asset.edge_lines() if edges and hasattr(asset, "edge_lines") else None
+    if lines is None:
+        return RenderMesh(asset.local_vertices, asset.local_normals, colours,
+                          edges=asset.local_edges if edges else None, name=asset.name)
+    ecol, ocol = lines.edge_colours, lines.optional_colours
+    if destroyed:
+        ecol, ocol = _scorch(ecol), _scorch(ocol)
     return RenderMesh(asset.local_vertices, asset.local_normals, colours,
-                      edges=asset.local_edges, name=asset.name)
+                      edges=lines.edges, edge_colours=ecol, name=asset.name,
+                      optional=lines.optional, optional_colours=ocol)
 
 
 def _world_bounds(body: RenderBody) -> np.ndarray:
@@ -46,6 +63,7 @@ def scene_view(
     camera: Camera | None = None,
     frame_keys: Sequence[str] | None = None,
     aspect: float = 4 / 3,
+    edges: bool = False,
 ) -> SceneView:
     """A view of bodies at given poses.
 
@@ -62,6 +80,8 @@ def scene_view(
         Keys drawn scorched.
     camera : Camera, optional
         Default: a 3/4 view framing the bodies listed in ``frame_keys`` (all when None).
+    edges : bool
+        Draw the LDraw edge lines (type 2 and optional type 5) over the faces.
     """
     bodies = []
     dead = set(destroyed)
@@ -69,7 +89,8 @@ def scene_view(
         if key not in poses:
             continue
         pos, quat = poses[key]
-        bodies.append(RenderBody(render_mesh_of(asset, key in dead), np.asarray(pos, float),
+        bodies.append(RenderBody(render_mesh_of(asset, key in dead, edges),
+                                 np.asarray(pos, float),
                                  np.asarray(quat, float), key=key))
     if camera is None and bodies:
         chosen = [b for b in bodies if frame_keys is None or b.key in frame_keys] or bodies
@@ -80,4 +101,4 @@ def scene_view(
         camera = Camera.framing(lo, hi, aspect=aspect)
     rgba = tuple(ground_colour) + ((1.0,) if len(ground_colour) == 3 else ())
     return SceneView(bodies=bodies, markers=markers, battlefield=tuple(battlefield),
-                     ground_colour=rgba, camera=camera)
+                     ground_colour=rgba, camera=camera, edges=edges)

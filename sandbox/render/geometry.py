@@ -12,6 +12,7 @@ import math
 import numpy as np
 from panda3d.core import (
     BitMask32,
+    DepthOffsetAttrib,
     Geom,
     GeomLines,
     GeomNode,
@@ -19,7 +20,9 @@ from panda3d.core import (
     GeomVertexArrayFormat,
     GeomVertexData,
     GeomVertexFormat,
+    InternalName,
     NodePath,
+    Shader,
     TransparencyAttrib,
 )
 
@@ -35,6 +38,8 @@ __all__ = [
     "attach_marker",
     "mesh_geom",
     "edge_geom",
+    "optional_geom",
+    "attach_edges",
     "lines_geom",
     "triangles_geom",
     "marker_geom",
@@ -53,6 +58,31 @@ def _format(with_normal: bool) -> GeomVertexFormat:
 
 _FMT_LIT = _format(True)
 _FMT_UNLIT = _format(False)
+
+
+def _optional_format() -> GeomVertexFormat:
+    array = GeomVertexArrayFormat()
+    array.add_column("vertex", 3, Geom.NT_float32, Geom.C_point)
+    array.add_column("color", 4, Geom.NT_float32, Geom.C_color)
+    for name in ("a_other", "a_control0", "a_control1"):
+        array.add_column(InternalName.make(name), 3, Geom.NT_float32, Geom.C_point)
+    return GeomVertexFormat.register_format(GeomVertexFormat(array))
+
+
+_FMT_OPTIONAL = _optional_format()
+#: Faces under edge lines are drawn this far back (polygon offset units; see attach_edges).
+_FACES_BEHIND_LINES = DepthOffsetAttrib.make(-1)
+_OPTIONAL_SHADER: Shader | None = None
+
+
+def _optional_shader() -> Shader:
+    global _OPTIONAL_SHADER
+    if _OPTIONAL_SHADER is None:
+        from sandbox.render import shaders
+
+        _OPTIONAL_SHADER = Shader.make(Shader.SL_GLSL, shaders.OPTIONAL_VERTEX,
+                                       shaders.OPTIONAL_FRAGMENT)
+    return _OPTIONAL_SHADER
 
 
 def _vertex_data(name: str, columns: list[np.ndarray], fmt: GeomVertexFormat) -> GeomVertexData:
@@ -116,6 +146,68 @@ def edge_geom(mesh: RenderMesh) -> Geom | None:
     if mesh.edges is None or mesh.n_edges == 0:
         return None
     return lines_geom(mesh.name + ":edges", mesh.edges, mesh.edge_colours)
+
+
+def optional_geom(mesh: RenderMesh) -> Geom | None:
+    """The single line Geom of a mesh's optional (type-5) lines, or ``None`` without any.
+
+    Each segment's two vertices carry the other end (``a_other``) and both control points
+    (``a_control0``, ``a_control1``) for the view-dependent test of
+    :data:`sandbox.render.shaders.OPTIONAL_VERTEX`.
+    """
+    if mesh.optional is None or mesh.n_optional == 0:
+        return None
+    o = np.asarray(mesh.optional, np.float32)
+    ends = o[:, :2].reshape(-1, 3)  # a0, b0, a1, b1, ...
+    other = o[:, [1, 0]].reshape(-1, 3)  # b0, a0, b1, a1, ...
+    c0 = np.repeat(o[:, 2], 2, axis=0)
+    c1 = np.repeat(o[:, 3], 2, axis=0)
+    cols = np.repeat(np.asarray(mesh.optional_colours, np.float32), 2, axis=0)
+    vdata = _vertex_data(mesh.name + ":optional", [ends, cols, other, c0, c1], _FMT_OPTIONAL)
+    prim = GeomLines(Geom.UH_static)
+    prim.add_consecutive_vertices(0, len(ends))
+    geom = Geom(vdata)
+    geom.add_primitive(prim)
+    return geom
+
+
+def attach_edges(parent: NodePath, name: str, edges: Geom | None,
+                 optional: Geom | None) -> NodePath | None:
+    """Attach a body's edge lines under ``parent`` (its mesh node): one node ``name`` holding
+    the type-2 lines (fixed-function, unlit) and the optional lines (their GLSL test), drawn
+    over the faces, casting no shadow. Shared by the offscreen renderer, the tabletop and the
+    replay window; hide the returned node to turn the lines off.
+
+    The faces of ``parent`` (a GeomNode) are pushed back by a polygon offset, as LDView does:
+    a polygon offset grows with the face's depth slope, so a line on the seam between two
+    bricks stays in front of the end face meeting it at a grazing angle, also at the
+    off-centre samples of multisampling (lifting the lines by a fixed depth offset alone lost
+    those seams under 4x MSAA).
+
+    Returns
+    -------
+    NodePath or None
+        None when the mesh has no lines at all.
+    """
+    if edges is None and optional is None:
+        return None
+    faces = parent.node()
+    if isinstance(faces, GeomNode):
+        for i in range(faces.get_num_geoms()):
+            faces.set_geom_state(i, faces.get_geom_state(i).add_attrib(_FACES_BEHIND_LINES))
+    holder = parent.attach_new_node(name)
+    holder.set_light_off(1)
+    holder.set_depth_offset(1)
+    holder.hide(SHADOW_MASK)
+    if edges is not None:
+        node = GeomNode(name + ":type2")
+        node.add_geom(edges)
+        holder.attach_new_node(node).set_shader_off(1)
+    if optional is not None:
+        node = GeomNode(name + ":optional")
+        node.add_geom(optional)
+        holder.attach_new_node(node).set_shader(_optional_shader(), 1)
+    return holder
 
 
 def box_triangles(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

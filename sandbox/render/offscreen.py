@@ -95,7 +95,8 @@ class RenderStats:
     bodies : int
         Bodies drawn.
     body_geoms : int
-        Geoms (draw calls) the bodies used: 1 per body plus 1 per body with edges.
+        Geoms (draw calls) the bodies used: 1 per body plus 1 per body with edges and 1
+        per body with optional lines.
     geoms : int
         All Geoms in the scene (bodies, table, grid, markers).
     triangles : int
@@ -312,12 +313,13 @@ class OffscreenRenderer:
     def _mesh_nodes(self, mesh: RenderMesh):
         cached = self._mesh_cache.get(mesh)
         if cached is None:
-            cached = (geometry.mesh_geom(mesh), geometry.edge_geom(mesh))
+            cached = (geometry.mesh_geom(mesh), geometry.edge_geom(mesh),
+                      geometry.optional_geom(mesh))
             self._mesh_cache[mesh] = cached
         return cached
 
-    def _body_node(self, body: RenderBody, parent: NodePath) -> None:
-        geom, edges = self._mesh_nodes(body.mesh)
+    def _body_node(self, body: RenderBody, parent: NodePath, edge_lines: bool = True) -> None:
+        geom, edges, optional = self._mesh_nodes(body.mesh)
         node = GeomNode(body.key)
         node.add_geom(geom)
         np_body = parent.attach_new_node(node)
@@ -325,14 +327,9 @@ class OffscreenRenderer:
         np_body.set_pos_quat(LPoint3(*body.position), LQuaternion(w, x, y, z))
         if body.highlight:
             np_body.set_color_scale(*_HIGHLIGHT_SCALE)
-        if edges is not None:
-            enode = GeomNode(body.key + ":edges")
-            enode.add_geom(edges)
-            np_edges = np_body.attach_new_node(enode)
-            np_edges.set_light_off(1)
-            np_edges.set_depth_offset(1)
-            np_edges.set_shader_off(1)
-            np_edges.hide(_SHADOW_MASK)
+        np_edges = (geometry.attach_edges(np_body, body.key + ":edges", edges, optional)
+                    if edge_lines else None)
+        if np_edges is not None:
             if body.highlight:
                 np_edges.set_color_scale_off(1)
                 np_edges.set_color(*_HIGHLIGHT_EDGE, 1)
@@ -343,7 +340,7 @@ class OffscreenRenderer:
         bodies = scene.attach_new_node("bodies")
         triangles = 0
         for body in view.bodies:
-            self._body_node(body, bodies)
+            self._body_node(body, bodies, view.edges)
             triangles += body.mesh.n_triangles
         self._table(view, scene)
         markers = scene.attach_new_node("markers")

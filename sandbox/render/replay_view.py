@@ -38,11 +38,14 @@ class ReplayDrawing:
         Table size, inches.
     ground_colour : (3,) or (4,) float
         Table top RGB(A) 0..1.
+    edges : bool
+        Meshes carry the LDraw edge lines (type 2 and optional type 5).
     """
 
     def __init__(self, assets: Mapping[str, object], battlefield: tuple[float, float],
-                 ground_colour: Sequence[float] = (0.36, 0.5, 0.3)):
+                 ground_colour: Sequence[float] = (0.36, 0.5, 0.3), edges: bool = False):
         self.assets = dict(assets)
+        self.edges = bool(edges)
         self.battlefield = (float(battlefield[0]), float(battlefield[1]))
         self.ground_colour = tuple(ground_colour) + ((1.0,) if len(ground_colour) == 3 else ())
         self._meshes: dict[tuple[str, bool], RenderMesh] = {}
@@ -51,17 +54,19 @@ class ReplayDrawing:
                        if len(a.local_vertices) else 0.0 for k, a in self.assets.items()}
 
     @classmethod
-    def for_replay(cls, replay, assets: Mapping[str, object]) -> ReplayDrawing:
+    def for_replay(cls, replay, assets: Mapping[str, object],
+                   edges: bool = False) -> ReplayDrawing:
         """A drawing with the battlefield of the replay's scene."""
         bf = replay.scene.get("battlefield", {})
         return cls(assets, (bf.get("width", 48.0), bf.get("depth", 48.0)),
-                   bf.get("ground_colour", (0.36, 0.5, 0.3)))
+                   bf.get("ground_colour", (0.36, 0.5, 0.3)), edges)
 
     def mesh(self, key: str, destroyed: bool = False) -> RenderMesh:
         """The body's mesh (made once; scorched when ``destroyed``)."""
         k = (key, bool(destroyed))
         if k not in self._meshes:
-            self._meshes[k] = render_mesh_of(self.assets[key], destroyed=bool(destroyed))
+            self._meshes[k] = render_mesh_of(self.assets[key], destroyed=bool(destroyed),
+                                             edges=self.edges)
         return self._meshes[k]
 
     def action_bounds(self, poses: Mapping[str, tuple], keys: Iterable[str] | None = None,

@@ -108,3 +108,56 @@ void main() {
     o_colour = vec4(base.rgb * light, base.a);
 }
 """
+
+#: Optional lines (LDraw type 5), after LDView and LeoCAD: a segment is drawn only where its
+#: two control points fall on the same side of it on screen, i.e. where the curved surface it
+#: stands for turns away from the viewer (a silhouette). Decided per vertex on the GPU: each
+#: vertex carries the segment's other end and both control points (vertex columns
+#: ``a_other``, ``a_control0``, ``a_control1``), projects all four and compares the signs of
+#: two 2-D cross products; both ends of a segment reach the same verdict, and the fragment
+#: program drops the hidden ones. No per-frame CPU work: the camera may move freely.
+OPTIONAL_VERTEX = """
+#version 130
+uniform mat4 p3d_ModelViewProjectionMatrix;
+
+in vec4 p3d_Vertex;
+in vec4 p3d_Color;
+in vec3 a_other;
+in vec3 a_control0;
+in vec3 a_control1;
+
+out vec4 v_colour;
+out float v_hide;
+
+vec2 on_screen(vec3 p) {
+    vec4 c = p3d_ModelViewProjectionMatrix * vec4(p, 1.0);
+    return c.xy / max(abs(c.w), 1e-6);
+}
+
+void main() {
+    vec2 a = on_screen(p3d_Vertex.xyz);
+    vec2 d = on_screen(a_other) - a;
+    vec2 c0 = on_screen(a_control0) - a;
+    vec2 c1 = on_screen(a_control1) - a;
+    float s0 = d.x * c0.y - d.y * c0.x;
+    float s1 = d.x * c1.y - d.y * c1.x;
+    v_hide = (s0 * s1 < 0.0) ? 1.0 : 0.0;
+    v_colour = p3d_Color;
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+OPTIONAL_FRAGMENT = """
+#version 130
+uniform vec4 p3d_ColorScale;
+
+in vec4 v_colour;
+in float v_hide;
+
+out vec4 o_colour;
+
+void main() {
+    if (v_hide > 0.5) discard;
+    o_colour = v_colour * p3d_ColorScale;
+}
+"""

@@ -86,6 +86,12 @@ class RenderMesh:
         Line segments in inches, body frame (LDraw type-2 lines).
     edge_colours : (m, 4) float32, optional
         RGBA per segment; :data:`DEFAULT_EDGE_COLOUR` when omitted.
+    optional : (k, 4, 3) float32, optional
+        LDraw type-5 optional lines in inches, body frame: the two end points, then the two
+        control points. Drawn only where the control points lie on one side of the line on
+        screen (silhouettes of curved surfaces).
+    optional_colours : (k, 4) float32, optional
+        RGBA per optional line; :data:`DEFAULT_EDGE_COLOUR` when omitted.
     name : str
         For messages and the scene graph.
 
@@ -101,6 +107,8 @@ class RenderMesh:
     edges: np.ndarray | None = None
     edge_colours: np.ndarray | None = None
     name: str = "mesh"
+    optional: np.ndarray | None = None
+    optional_colours: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         v = np.ascontiguousarray(self.vertices, dtype=np.float32)
@@ -122,6 +130,7 @@ class RenderMesh:
         object.__setattr__(self, "vertices", _frozen(v))
         object.__setattr__(self, "normals", _frozen(n))
         object.__setattr__(self, "colours", _frozen(np.clip(c, 0.0, 1.0)))
+        self._check_optional()
         if self.edges is None:
             if self.edge_colours is not None:
                 raise RenderError(f"mesh {self.name!r}: edge_colours given without edges")
@@ -139,6 +148,31 @@ class RenderMesh:
                 )
         object.__setattr__(self, "edges", _frozen(e))
         object.__setattr__(self, "edge_colours", _frozen(np.clip(ec, 0.0, 1.0)))
+
+    def _check_optional(self) -> None:
+        if self.optional is None:
+            if self.optional_colours is not None:
+                raise RenderError(f"mesh {self.name!r}: optional_colours given without optional")
+            return
+        o = np.ascontiguousarray(self.optional, dtype=np.float32)
+        if o.ndim != 3 or o.shape[1:] != (4, 3):
+            raise RenderError(f"mesh {self.name!r}: optional must be (k, 4, 3), got {o.shape}")
+        if not np.all(np.isfinite(o)):
+            raise RenderError(f"mesh {self.name!r}: non-finite optional lines")
+        if self.optional_colours is None:
+            oc = np.tile(np.asarray(DEFAULT_EDGE_COLOUR, np.float32), (o.shape[0], 1))
+        else:
+            oc = np.ascontiguousarray(self.optional_colours, dtype=np.float32)
+            if oc.shape != (o.shape[0], 4):
+                raise RenderError(f"mesh {self.name!r}: optional_colours must be "
+                                  f"({o.shape[0]}, 4), got {oc.shape}")
+        object.__setattr__(self, "optional", _frozen(o))
+        object.__setattr__(self, "optional_colours", _frozen(np.clip(oc, 0.0, 1.0)))
+
+    @property
+    def n_optional(self) -> int:
+        """Number of optional (type-5) lines (0 when there are none)."""
+        return 0 if self.optional is None else self.optional.shape[0]
 
     @property
     def n_triangles(self) -> int:
@@ -181,6 +215,7 @@ class RenderMesh:
         if not meshes:
             raise RenderError("concatenate needs at least one mesh")
         with_edges = [m for m in meshes if m.edges is not None]
+        with_optional = [m for m in meshes if m.optional is not None]
         return cls(
             vertices=np.concatenate([m.vertices for m in meshes]),
             normals=np.concatenate([m.normals for m in meshes]),
@@ -190,6 +225,10 @@ class RenderMesh:
                 np.concatenate([m.edge_colours for m in with_edges]) if with_edges else None
             ),
             name=name,
+            optional=(np.concatenate([m.optional for m in with_optional])
+                      if with_optional else None),
+            optional_colours=(np.concatenate([m.optional_colours for m in with_optional])
+                              if with_optional else None),
         )
 
 
@@ -417,6 +456,9 @@ class SceneView:
         Sky RGBA 0..1.
     sun_direction : (3,) float
         Direction the sunlight travels (world, need not be unit), pointing down.
+    edges : bool
+        Draw the meshes' edge lines (LDraw type 2, and type-5 optional lines on
+        silhouettes); False draws faces only.
     """
 
     bodies: Sequence[RenderBody] = ()
@@ -427,6 +469,7 @@ class SceneView:
     camera: Camera | None = None
     background: tuple[float, float, float, float] = (0.70, 0.80, 0.90, 1.0)
     sun_direction: tuple[float, float, float] = (0.45, 0.75, -1.0)
+    edges: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bodies", tuple(self.bodies))

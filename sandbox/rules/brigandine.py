@@ -762,7 +762,8 @@ class FantasyResult:
     slays: tuple[bool, bool]   # the strike takes #def off (else it only drives an FC-only off)
 
 
-def fantasy_exchange(stream: DiceStream, tables: Tables, a: UnitStats, b: UnitStats) -> FantasyResult:
+def fantasy_exchange(stream: DiceStream, tables: Tables, a: UnitStats,
+                     b: UnitStats) -> FantasyResult:
     """One round of Fantasy Combat: both roll their ATK die at once; each strikes when it
     reaches the number of the other's class (mortal by default). No initiative: both may fall.
     A strike costs one #def -- unless it lands on an FC-only creature from someone who may not

@@ -193,7 +193,8 @@ def apply_damage(
     if damage < 0:
         raise RulesError(f"Damage cannot be negative, got {damage}")
     if (armor_fixed is None) == (armor_dice is None):
-        raise RulesError(f"{victim}: give Armor either as a number or as dice, not {armor_fixed!r}/{armor_dice!r}")
+        raise RulesError(f"{victim}: give Armor either as a number or as dice, not "
+                         f"{armor_fixed!r}/{armor_dice!r}")
     rolls: tuple[Roll, ...] = ()
     if state.armor_roll is None:
         if armor_fixed is not None:

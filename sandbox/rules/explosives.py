@@ -89,7 +89,8 @@ def explosive_dice(xsize: int, variant: Variant | str = Variant.EXPLOSIVE) -> Di
 
     Examples
     --------
-    >>> str(explosive_dice(3)), str(explosive_dice(4, "phased")), str(explosive_dice(2, "incendiary"))
+    >>> (str(explosive_dice(3)), str(explosive_dice(4, "phased")),
+    ...  str(explosive_dice(2, "incendiary")))
     ('3d10 Exp', '2d12 Phased', '2d4 Fire')
     """
     v = Variant.parse(variant)
@@ -114,7 +115,8 @@ def variant_rings(roll: ExpressionRoll, variant: Variant | str) -> tuple[Explosi
     --------
     >>> from sandbox.core.dice import Dice
     >>> s = Dice(0, forced={"c": [2, 5]}).stream("c")
-    >>> [(r.damage, r.knockback_in) for r in variant_rings(explosive_dice(2, "concussion").roll(s), "concussion")]
+    >>> rings = variant_rings(explosive_dice(2, "concussion").roll(s), "concussion")
+    >>> [(r.damage, r.knockback_in) for r in rings]
     [(0, 7.0), (0, 2.0)]
     """
     v = Variant.parse(variant)
@@ -141,7 +143,8 @@ def ring_damage(ring: ExplosionRing, variant: Variant | str, deflection_layers: 
     Examples
     --------
     >>> r = ExplosionRing(0.0, 2.0, 13, 0.0, (6, 4, 3))
-    >>> ring_damage(r, "explosive", 1), ring_damage(r, "armor_piercing", 2), ring_damage(r, "phased", 5)
+    >>> (ring_damage(r, "explosive", 1), ring_damage(r, "armor_piercing", 2),
+    ...  ring_damage(r, "phased", 5))
     (7, 13, 13)
     """
     v = Variant.parse(variant)
@@ -249,7 +252,8 @@ def physical_opposition_dice(size_in: float) -> int:
     return max(1, int(math.floor(size_in + 1e-9)))
 
 
-def opposed_knockback(stream: DiceStream, inches: float, size_in: float, victim: str) -> tuple[float, list[Roll]]:
+def opposed_knockback(stream: DiceStream, inches: float, size_in: float,
+                      victim: str) -> tuple[float, list[Roll]]:
     """Concussion KnockBack after the target's Physical Opposition (BrikWars 8.4, 8.1).
 
     Returns
@@ -264,7 +268,8 @@ def opposed_knockback(stream: DiceStream, inches: float, size_in: float, victim:
     return max(0.0, float(inches) - sum(r.result for r in rolls)), rolls
 
 
-def is_dud(roll: ExpressionRoll, action_critical_failure: bool = False, declare: bool = True) -> bool:
+def is_dud(roll: ExpressionRoll, action_critical_failure: bool = False,
+           declare: bool = True) -> bool:
     """Whether an Explosive is a Dud (BrikWars 8.4, Critical Failures).
 
     A Critical Failure of the Action Roll or the Damage Roll lets the defender declare a Dud;
@@ -302,7 +307,8 @@ def crash_dice(armor: int | str) -> int:
     return expr.count if expr.sides == 10 and expr.count else 1
 
 
-def roll_crash_damage(stream: DiceStream, normal_speed: float, armor: int | str, victim: str) -> list[Roll]:
+def roll_crash_damage(stream: DiceStream, normal_speed: float, armor: int | str,
+                      victim: str) -> list[Roll]:
     """Roll Crash Damage of a launched Payload hitting at ``normal_speed`` in/s (none if slow).
 
     Raises

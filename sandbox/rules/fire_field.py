@@ -175,7 +175,8 @@ class ObjectFire:
         if self.weight_class < 0:
             raise RulesError(f"{self.target}: Weight class must be >= 0, got {self.weight_class}")
         if int(self.size_in) != self.size_in or self.size_in < 0:
-            raise RulesError(f"{self.target}: Fire Size must be whole inches >= 0, got {self.size_in}")
+            raise RulesError(f"{self.target}: Fire Size must be whole inches >= 0, got "
+                             f"{self.size_in}")
         if self.size_in > self.max_size_in:
             raise RulesError(f"{self.target}: a {self.size_in}\" Fire does not fit an object of "
                              f"Size {self.object_size_in}\"")

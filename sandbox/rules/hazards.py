@@ -118,13 +118,15 @@ class Field:
         if not (self.size_in > 0 and math.isfinite(self.size_in)):
             raise RulesError(f"Field {self.name!r}: Size must be > 0 inches, got {self.size_in!r}")
         if not (self.height_in > 0 and math.isfinite(self.height_in)):
-            raise RulesError(f"Field {self.name!r}: height must be > 0 inches, got {self.height_in!r}")
+            raise RulesError(f"Field {self.name!r}: height must be > 0 inches, got "
+                             f"{self.height_in!r}")
         if kind is HazardKind.SMOKE:
             if self.dice is not None:
                 raise RulesError(f"Smoke Field {self.name!r} has no Hazard dice, got {self.dice}")
             return
         if self.dice is None or self.dice.count < 1 or self.dice.sides is None:
-            raise RulesError(f"Field {self.name!r} ({kind.value}) needs Hazard dice, got {self.dice}")
+            raise RulesError(f"Field {self.name!r} ({kind.value}) needs Hazard dice, got "
+                             f"{self.dice}")
         n = self.dice.count
         if n > math.floor(self.size_in + 1e-9):
             raise RulesError(f"Field {self.name!r}: {n} Hazard dice exceed its "

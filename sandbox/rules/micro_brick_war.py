@@ -577,7 +577,8 @@ class State:
                 bad = [f for f in farms if f not in around]
                 if bad:
                     return (f"no farm around the City on {where} at "
-                            f"{', '.join(square_name(b) if self.on_board(b) else str(b) for b in bad)}")
+                            + ", ".join(square_name(b) if self.on_board(b) else str(b)
+                                        for b in bad))
                 if len(farms) != kind.cost:
                     return f"a {kind.name} costs {kind.cost} farms, {len(farms)} named"
             elif len(around) < kind.cost:
@@ -817,7 +818,8 @@ class State:
             side, dname, dmod = d.owner, d.id, d.type.defend
         else:
             d = None
-            side, dname, dmod = self.farms[target], f"the farm on {square_name(target)}", FARM_DEFEND
+            side, dname, dmod = (self.farms[target], f"the farm on {square_name(target)}",
+                                 FARM_DEFEND)
         bonus = self.defend_bonus(target, side)
         aroll = int(rng.roll(6, f"{u.id} attacks {square_name(target)} (Attack "
                              f"{u.type.attack})").result)
@@ -973,7 +975,7 @@ def new_game(players: Iterable[str], width: int = 8, height: int = 8,
             raise RulesError(f"Block {b} is off the board")
         s.blocks.add(tuple(b))
     s.blocks = frozenset(s.blocks)
-    for p, c in zip(players, caps):
+    for p, c in zip(players, caps, strict=True):
         c = tuple(c)
         if not s.on_board(c) or c in s.blocks or c in s.cities:
             raise RulesError(f"{p}'s Capital {c} must be on a free square of the board")

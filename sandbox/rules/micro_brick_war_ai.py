@@ -218,7 +218,7 @@ def evaluate(s: State, player: str) -> float:
     score = {p: 0.0 for p in s.players}
     for u in s.units.values():
         score[u.owner] += UNIT_TYPES[u.kind].cost + 1
-    for f, o in s.farms.items():
+    for o in s.farms.values():
         if o in score:
             score[o] += 0.6
     for c, city in s.cities.items():
