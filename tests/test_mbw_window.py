@@ -8,6 +8,7 @@ import time
 
 import pytest
 from conftest import REPO
+from pointer import move_pointer
 
 pytestmark = pytest.mark.window
 W, H = 640, 480
@@ -48,8 +49,7 @@ def click_square(app, name):
 
     c = app.mbw.system.centre(parse_square(name))
     xy = app.world_to_screen((float(c[0]), float(c[1]), 0.15))
-    app.base.win.movePointer(0, *_px(xy))
-    app.step(2)
+    move_pointer(app, *_px(xy), frames=2)
     app.base.messenger.send("mouse1")
     app.step(1)
     app.base.messenger.send("mouse1-up")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import REPO
+from pointer import move_pointer
 
 pytestmark = pytest.mark.window
 W, H = 800, 600
@@ -20,8 +21,7 @@ def _px(xy):
 def point_at(app, world):
     xy = app.world_to_screen(world)
     assert xy is not None, f"{world} is not in view"
-    app.base.win.movePointer(0, *_px(xy))
-    app.step(2)
+    move_pointer(app, *_px(xy), frames=2)
     return xy
 
 
@@ -61,8 +61,7 @@ def drag_unit(app, unit, to, steps=6, during=None):
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
-        app.base.win.movePointer(0, *_px((x, y)))
-        app.step(1)
+        move_pointer(app, *_px((x, y)), frames=1)
     if during is not None:
         app.step(1)
         during()
@@ -325,8 +324,7 @@ def test_log_column_beside_the_table_scrolls_filters_and_names(app):
     dist = app.rig.distance
     key(app, "wheel_up")
     assert app.rig.distance < dist and app.log_scroll == 0
-    app.base.win.movePointer(0, W - 20, H - 40)
-    app.step(2)
+    move_pointer(app, W - 20, H - 40, frames=2)
     key(app, "wheel_up")
     app.step(2)
     assert app.log_scroll == 3 and "3 back" in app.logpanel.getText()

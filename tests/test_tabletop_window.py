@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pointer import move_pointer
 
 pytestmark = pytest.mark.window
 REPO = Path(__file__).resolve().parents[1]
@@ -36,8 +37,7 @@ def _px(app, xy):
 
 def point_at(app, world):
     xy = app.world_to_screen(world)
-    app.base.win.movePointer(0, *_px(app, xy))
-    app.step(2)
+    move_pointer(app, *_px(app, xy), frames=2)
     return xy
 
 
@@ -57,8 +57,7 @@ def drag(app, world_from, world_to, steps=6):
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
-        app.base.win.movePointer(0, *_px(app, (x, y)))
-        app.step(1)
+        move_pointer(app, *_px(app, (x, y)), frames=1)
     shot = app.frame_array()
     app.base.messenger.send("mouse1-up")
     app.step(1)
@@ -191,8 +190,7 @@ def test_esc_cancels_a_drag_enemy_drag_is_explained_and_quit_keys(app):
     app.base.messenger.send("mouse1")
     app.step(1)
     b = app.world_to_screen(start + np.array([1.5, 0.0, 0.0]))
-    app.base.win.movePointer(0, *_px(app, b))
-    app.step(2)
+    move_pointer(app, *_px(app, b), frames=2)
     assert app.input.drag_unit is not None
     key(app, "escape")
     app.base.messenger.send("mouse1-up")
