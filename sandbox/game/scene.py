@@ -35,6 +35,7 @@ from .hazard_scene import FieldEntry, HazardExpect
 from .scene_brigandine import BrigandineSection
 from .scene_escapade import EscapadeSection
 from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .scene_manning import ManningExpect
 from .scene_mbw import MicroBrickWarSection
 from .trap_scene import TrapEntry
 
@@ -85,6 +86,11 @@ class WeaponSpec(_Strict):
     size: float | None = Field(None, description="Weapon Size in inches (XSize for Rockets)")
     bastard: str | None = Field(None, description="a minifig Bastard Gun by name, e.g. 'ShotGun'")
     name: str | None = None
+    mount: Literal["hand", "mounted"] | None = Field(
+        None, description="held in hands (8.1 Hand-Held categories) or mounted (Power, "
+        "Gunnery); none: held by units, mounted on creations")
+    controls: list[str] = Field(default_factory=list, description="ids of bodies holding "
+                                "other sets of its Controls (8.5); the weapon's own body has one")
 
     @model_validator(mode="after")
     def _known(self):
@@ -120,6 +126,12 @@ class Stats(_Strict):
     power: float | None = Field(None, ge=0, description="inches of Power a turn (shields, "
                                 "powered Fields; F.1); none: not tracked")
     on_fire_ok: bool = Field(False, description="designed to burn (a torch): no on-Fire penalty")
+    specialties: list[Literal["Heavy", "Gunner", "Scout", "Commander", "Mechanik"]] = Field(
+        default_factory=list, description="Specialties (Heavy: Compensating 8.1; Gunner: "
+        "Gunnery 8.5)")
+    specialty_die: int = Field(8, description="die rolled for a Specialty (Gunnery, 8.5)")
+    turret: Literal["S", "M"] | None = Field(None, description="a portable Small or Large "
+                                              "Turret (8.1): Set Up by a minifig's Action")
 
     @field_validator("shield")
     @classmethod
@@ -135,11 +147,11 @@ class Stats(_Strict):
         parse_armor(v)
         return v
 
-    @field_validator("action_die")
+    @field_validator("action_die", "specialty_die")
     @classmethod
     def _die(cls, v):
         if v not in (4, 6, 8, 10, 12, 20):
-            raise ValueError(f"Action die must be one of d4, d6, d8, d10, d12, d20, got d{v}")
+            raise ValueError(f"die must be one of d4, d6, d8, d10, d12, d20, got d{v}")
         return v
 
 
@@ -248,6 +260,7 @@ class Expect(_Strict):
     standing: list[str] = []
     hazards: HazardExpect | None = None
     landed: list[LandedNear] = Field(default_factory=list, description="where Payloads end up")
+    manning: ManningExpect | None = None
 
 
 class SceneSpec(_Strict):

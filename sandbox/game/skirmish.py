@@ -139,6 +139,8 @@ class AttackPreview:
     mode: str = "single"
     shots: int = 1
     arc_hits: tuple[ArcHit, ...] = ()
+    notes: tuple[str, ...] = ()
+    action_die: int | None = None
 
     def lines(self) -> list[str]:
         """The preview in words, one line each."""
@@ -151,6 +153,9 @@ class AttackPreview:
                 for h in self.arc_hits) or "no target"))
         if self.mode == "burst":
             out.append(f"Burst of {self.shots} shots")
+        if self.action_die is not None:
+            out.append(f"Action Roll: d{self.action_die}")
+        out.extend(self.notes)  # Power, Gunnery, hand-held category, Interfere (8.1, 8.5)
         for m in self.modifiers:
             parts = []
             if m.action:
@@ -310,6 +315,7 @@ class Skirmish(System):
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
+        lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
         lines.append("Status: " + ", ".join(g.status_words(key)))
         return lines
 
@@ -346,7 +352,8 @@ class Skirmish(System):
         return "single", 1, 0
 
     def attack_preview(self, unit: str, weapon: int, target: str, mode: str | None = None,
-                       shots: int | None = None, arc: int | None = None) -> AttackPreview:
+                       shots: int | None = None, arc: int | None = None,
+                       gunner: str | None = None) -> AttackPreview:
         """Range, Use, modifiers, the Arc's targets and line of sight of an attack, before any
         die is rolled (BrikWars 8.3, 8.5, 5.1).
 
@@ -388,13 +395,18 @@ class Skirmish(System):
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
                 mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
-        reason = self._attack_refusal(unit, w, target, dist, sight)
+        terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
+        mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
+        reason = self._attack_refusal(unit, w, target, dist, sight, mounted=terms.mounted)
         if not reason and f"{unit}#{weapon}" in self.inoperative:
             reason = f"{w.name} is Inoperative: Reload it first (8.3)"
+        reason = reason or terms.refusal
         return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
-                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits)
+                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits,
+                             terms.notes, terms.action_die)
 
-    def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight) -> str:
+    def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight,
+                        mounted: bool = False) -> str:
         g = self.game
         st = g.body(unit)
         tgt = g.body(target)
@@ -404,7 +416,7 @@ class Skirmish(System):
             return f"{st.name} is destroyed"
         if st.damage.disrupted:
             return f"{st.name} is Disrupted this turn"
-        if unit in self.turn_state.acted:
+        if unit in self.turn_state.acted and not mounted:  # mounted: Power limits (8.1)
             return f"{st.name} has already used its Action this turn"
         if tgt.damage.destroyed or target not in g.world.bodies:
             return f"{tgt.name} is already destroyed"
@@ -453,7 +465,7 @@ class Skirmish(System):
             if dist > left + 1e-9:
                 return (f'{st.name} may move {left:.2f}" more this turn (Move '
                         f'{st.stats.move:g}"), not {dist:.2f}"')
-            return ""
+            return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
         if isinstance(action, AttackAction):
             for k in (action.unit, action.target):
                 if k not in g.bodies:
@@ -463,7 +475,7 @@ class Skirmish(System):
                 return reason
             try:
                 pv = self.attack_preview(action.unit, action.weapon, action.target,
-                                         action.mode, action.shots, action.arc)
+                                         action.mode, action.shots, action.arc, action.gunner)
             except RulesError as exc:
                 return str(exc)
             return pv.reason
@@ -479,8 +491,7 @@ class Skirmish(System):
                 return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
             if f"{action.unit}#{action.weapon}" not in self.inoperative:
                 return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
-            if action.unit in self.turn_state.acted:
-                return f"{st.name} has already used its Action this turn"
+            return self._reloader_refusal(action)
         return ""
 
     def apply(self, action, index: int) -> None:
@@ -494,10 +505,30 @@ class Skirmish(System):
         elif isinstance(action, ReloadWeaponAction):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
-            self.turn_state.acted.add(action.unit)
+            self.turn_state.acted.add(action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
             g.log("reload", f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
                   weapon=w.name, player=action.player)
+
+    def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
+        """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
+        weapon (``gunner``, within reach of it or its Controls; 8.1, 8.3)."""
+        g = self.game
+        st = g.bodies[action.unit]
+        man = g.system("manning")
+        if action.gunner is None:
+            if action.unit in man.turrets:
+                return f"a minifig at {st.name} Reloads its weapon: give the gunner (8.1 Turrets)"
+            if action.unit in self.turn_state.acted:
+                return f"{st.name} has already used its Action this turn"
+            return ""
+        reason = man.crew_refusal(action.gunner, action.player, "Reloads")
+        if reason:
+            return reason
+        if man.station(action.gunner, action.unit, action.weapon) is None:
+            return (f"{g.bodies[action.gunner].name} cannot reach {st.name} or its Controls "
+                    f"to Reload it")
+        return ""
 
     def _face(self, a: "FaceAction") -> None:
         """Turn a unit in place about its footprint centre (free: turning is not Move, 4.1;
@@ -555,12 +586,16 @@ class Skirmish(System):
         """Resolve one attack (see the module notes), then let physics settle."""
         g = self.game
         st = self.own_unit(a.unit, a.player)
-        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc)
+        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc, a.gunner)
         if not pv.allowed:
             raise RulesError(pv.reason)
         tgt = g.body(a.target)
         w = pv.weapon
-        self.turn_state.acted.add(a.unit)
+        man = g.system("manning")
+        terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
+        die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
+        if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
+            self.turn_state.acted.add(a.unit)
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
@@ -569,12 +604,13 @@ class Skirmish(System):
               distance=round(pv.distance_in, 4), player=a.player, mode=pv.mode,
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
+        extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
-            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player,
-                                                  st.stats.action_die)
+            man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
+            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die)
             return
         stream = g.dice.stream("attack")
-        extra = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
+        extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
         marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
@@ -584,18 +620,18 @@ class Skirmish(System):
                                  arcs_spanned=h.spanned) for h in pv.arc_hits]
             keys = [h.key for h in pv.arc_hits]
             fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
-                                    action_die=st.stats.action_die, modifiers=extra,
+                                    action_die=die, modifiers=extra,
                                     reason=reason)
         elif pv.mode == "burst":
             fire = resolve_burst_fire(stream, w, pv.shots,
                                       ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
-                                      action_die=st.stats.action_die, modifiers=extra,
+                                      action_die=die, modifiers=extra,
                                       reason=reason)
             keys = [a.target]
         else:
             fire = None
             keys = [a.target]
-            shots = [resolve_attack(stream, w, action_die=st.stats.action_die,
+            shots = [resolve_attack(stream, w, action_die=die,
                                     distance_in=pv.distance_in, target=tgt.name,
                                     target_size_in=tgt.stats.size, modifiers=extra,
                                     reason=reason)]
@@ -605,6 +641,8 @@ class Skirmish(System):
                 self.inoperative.add(f"{a.unit}#{a.weapon}")
                 g.log("jammed", f"{w.name} fires its last round and is Inoperative until "
                       "Reloaded (8.3)", body=a.unit, weapon=w.name)
+        man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms,
+                         [shot.action for shot in shots])
         if any(shot.action.critical_failure for shot in shots):
             g.hazards.on_action_roll(a.unit, next(
                 shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
