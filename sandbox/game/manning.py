@@ -79,17 +79,21 @@ AIM_TOLERANCE_IN: float = 0.1
 AIRBORNE_IN: float = 0.5
 
 
-def up_vector(quat) -> np.ndarray:
-    """The body's local +Z in the world for an (x, y, z, w) quaternion."""
+def quat_matrix(quat) -> np.ndarray:
+    """The 3x3 rotation of an (x, y, z, w) quaternion."""
     x, y, z, w = (float(v) for v in quat)
-    return np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
 def tilt_between(q0, q1) -> float:
-    """Angle between the up axes of two orientations, radians."""
-    a, b = up_vector(q0), up_vector(q1)
-    c = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
-    return math.acos(max(-1.0, min(1.0, c)))
+    """How far a body has tipped going from orientation ``q0`` to ``q1``: the angle between
+    the world's up and the direction the body's up of ``q0`` points in ``q1``, radians. A turn
+    about the vertical (a Turret swivelling) is no tilt."""
+    up = np.array([0.0, 0.0, 1.0])
+    now = quat_matrix(q1) @ (quat_matrix(q0).T @ up)
+    return math.acos(max(-1.0, min(1.0, float(now[2] / np.linalg.norm(now)))))
 
 
 @dataclass(eq=False, frozen=True)

@@ -507,8 +507,11 @@ class Skirmish(System):
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
             self.turn_state.acted.add(action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
-            g.log("reload", f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
-                  weapon=w.name, player=action.player)
+            by = f"{g.bodies[action.gunner].name} Reloads the {w.name} of " if action.gunner \
+                else ""
+            g.log("reload", f"{by}{g.bodies[action.unit].name}" if by else
+                  f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
+                  weapon=w.name, player=action.player, gunner=action.gunner)
 
     def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
         """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
@@ -599,9 +602,11 @@ class Skirmish(System):
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
+              + (f"; {g.bodies[a.gunner].name} at the Controls (d{die})" if a.gunner else "")
               + "".join(f"; {m.source}" for m in pv.modifiers),
               body=a.unit, target=a.target, weapon=w.name, use=w.use,
               distance=round(pv.distance_in, 4), player=a.player, mode=pv.mode,
+              gunner=a.gunner, action_die=die,
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
         extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
