@@ -23,15 +23,15 @@ import numpy as np
 from ..core.errors import SandboxError
 from ..game.actions import AttackAction, ReloadWeaponAction
 from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
+from ..game.scene_blast import MissileStrike
+from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
+from ..game.scene_flight import BombardAction, ThrowAction
 from ..game.scene_manning import (
     DivertPowerAction,
     GunnerySupportAction,
     InterfereAction,
     SetUpTurretAction,
 )
-from ..game.scene_blast import MissileStrike
-from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
-from ..game.scene_flight import BombardAction, ThrowAction
 from ..game.trap_scene import Interact
 
 #: One help line per group of command keys (the window's help panel).

@@ -46,8 +46,8 @@ from ..rules import hazards as hz
 from ..rules.attacks import ArcTarget, resolve_arc_fire
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
-from .defences import dice_of
 from .arcs import ArcHit, bodies_in_arc
+from .defences import dice_of
 from .fire import FireController
 from .hazard_scene import (
     HAZARD_ACTIONS,
