@@ -22,10 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 IL, RR = "Iron Legion", "Red Raiders"
 
 
-def _game(forced: dict | None = None, edit=None) -> Game:
-    """The MachineGun nest without its script; ``edit(data)`` changes the scene first."""
+def _game(forced: dict | None = None, edit=None, walker: bool = False) -> Game:
+    """The MachineGun nest without its script (and without the walker unless asked: a faster
+    build); ``edit(data)`` changes the scene first."""
     data = tomllib.loads((REPO / "scenes" / "machinegun_nest.toml").read_text())
     data["actions"] = []
+    if not walker:
+        data["creations"] = [c for c in data["creations"] if c["id"] != "walker"]
     data.pop("expect", None)
     data["forced_dice"] = forced or {}
     if edit is not None:
@@ -60,7 +63,7 @@ def test_power_limits_refuse_weapons_past_twice_the_effective_size():
     """BrikWars 8.1, Power Limits (the Scorpiosaurus Rex example): a Size 3" Creation has 6" of
     Power a turn; it fires the 5" stinger and one 1" claw, but not the second claw (7" > 6");
     the stat card shows Power used and left, and the next turn it has its 6" again."""
-    with _game({"attack": [2] * 10}, _walker_weapons(STINGER, CLAW, CLAW)) as g:
+    with _game({"attack": [2] * 10}, _walker_weapons(STINGER, CLAW, CLAW), walker=True) as g:
         g.end_turn()  # the Red Raiders' part of turn 1
         assert 'Power 6" a turn: used 0", left 6"' in g.skirmish.stat_card("walker")
         pv = g.skirmish.attack_preview("walker", 0, "raider1")
@@ -83,7 +86,7 @@ def test_weapons_fired_in_one_turn_go_at_one_target_with_one_attack_type():
     """BrikWars 8.5, Firing Weapons: the attacker "chooses a single target ... and may fire any
     number of weapons at it of a single attack type ... up to his Power limit"; and Controls:
     each player's forces fire a given weapon only once per turn."""
-    with _game({"attack": [2] * 10}, _walker_weapons(CLAW, CLAW)) as g:
+    with _game({"attack": [2] * 10}, _walker_weapons(CLAW, CLAW), walker=True) as g:
         g.end_turn()
         _attack(g, RR, "walker", "turret", 0)
         with pytest.raises(RulesError, match="single target with one attack type"):
@@ -101,7 +104,7 @@ def test_divert_all_power_saves_power_for_one_activation_next_turn():
     def edit(data):
         _walker_weapons(STINGER, CLAW)(data)
         _entry(data, "walker")["stats"]["size"] = 2.0
-    with _game({"attack": [2] * 10}, edit) as g:
+    with _game({"attack": [2] * 10}, edit, walker=True) as g:
         g.end_turn()
         pv = g.skirmish.attack_preview("walker", 0, "raider1")
         assert not pv.allowed and "Too Big: Divert All Power" in pv.reason
@@ -335,7 +338,7 @@ def test_scripted_flamethrower_sweeps_every_body_in_its_arc():
 def test_window_commands_build_the_manning_actions():
     """The window's keys (Shift+D/T/G/I) build the engine's actions; a Turret's weapon is
     manned by the nearest free Gunner (8.5)."""
-    with _game({"attack": [2] * 4}) as g:
+    with _game({"attack": [2] * 4}, walker=True) as g:
         class App:
             session, selected = g, "brass"
         cmd = TableCommands(App())
