@@ -17,6 +17,10 @@ Rules read here (core rules not in the chapters shipped with the project are mar
   is compared with the target's Armor (Cumulative for creations); KnockBack pushes the target
   with physics; Explosive Damage (Rockets) is the engine's one explosion at the target (8.4).
 - Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
+- Power and manned weapons (8.1, 8.5) are the ``manning`` system's
+  (:mod:`sandbox.game.manning`): the attack and its preview take its terms (Power, Turrets,
+  the Gunner's die, Gunnery Support / Homing In, Interfere, hand-held categories); a mounted
+  weapon spends Power, not the body's one Action.
 """
 
 from __future__ import annotations
@@ -611,8 +615,8 @@ class Skirmish(System):
                          for m in pv.modifiers])
         extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
-            man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die)
+            man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             return
         stream = g.dice.stream("attack")
         extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
