@@ -354,3 +354,28 @@ def test_window_commands_build_the_manning_actions():
         App.selected = "walker"
         g.apply(cmd.divert_power())
         assert g.events[-1]["type"] == "divert_power"
+
+
+def test_allies_do_not_each_operate_a_weapon_on_their_own_turns():
+    """BrikWars 8.5, Controls: "a minifig can only Operate a system if none of his allies used
+    the same system on their previous turn"; enemies who commandeer Controls use them at once.
+    (A third player, the Iron Legion's ally on the scene's ``side``, with a Gunner at the nest.)"""
+    def edit(data):
+        data["players"].insert(1, {"name": "Steel Guard", "colour": 8, "side": "Allies"})
+        data["players"][0]["side"] = "Allies"
+        data["units"].append({**_entry(data, "cog"), "id": "ally", "name": "Corporal Ally",
+                              "owner": "Steel Guard", "position": [-6.0, 0.9, 0.0]})
+    with _game({"attack": [2] * 6}, edit) as g:
+        assert g.players == [IL, "Steel Guard", RR]
+        g.apply({"type": "set_up_turret", "player": IL, "unit": "brass", "turret": "turret"})
+        g.end_turn()
+        g.end_turn()
+        g.end_turn()
+        _attack(g, IL, "turret", "raider1", gunner="brass")  # turn 2
+        g.end_turn()
+        pv = g.skirmish.attack_preview("turret", 0, "raider1", gunner="ally")
+        assert not pv.allowed and "ally Iron Legion used the Heavy MachineGun" in pv.reason
+        g.end_turn()
+        g.end_turn()
+        g.end_turn()  # turn 3: the Iron Legion leaves the gun alone
+        _attack(g, "Steel Guard", "turret", "raider1", gunner="ally")

@@ -35,7 +35,8 @@ Readings (the chapters leave these open):
 - Controls (8.5): the weapon's body holds a set; the scene's ``controls`` list more. Interfere
   is an Action at one set; the next attack from another set, by another player, before the
   interferer's next turn, takes the interferer's Action roll as a penalty (stream
-  ``interfere``). The scenes have no alliances, so "allies" are the player's own forces.
+  ``interfere``). Allies are players with the same scene ``side``: a weapon one of them fired
+  on his last turn is not theirs to fire until he has had a turn without it.
 - Compensating (8.1): a Heavy who has not moved this turn holds weapons as 1" larger limits
   (``hand_held_category(..., compensating=True)``); having used it he cannot move on that turn.
 
@@ -355,6 +356,14 @@ class Manning(System):
         return ""
 
     # ------------------------------------------------------------------ Controls and access
+    def allies(self, player: str) -> list[str]:
+        """The other players on ``player``'s scene ``side`` (none without one)."""
+        players = self.game.spec.players
+        side = next((getattr(p, "side", None) for p in players if p.name == player), None)
+        if side is None:
+            return []
+        return [p.name for p in players if p.name != player and getattr(p, "side", None) == side]
+
     def controls_of(self, mount: str, weapon: int) -> list[str]:
         """Bodies holding a set of Controls of the weapon: its own body, then the scene's."""
         spec = self.game.body(mount).stats.weapons[weapon]
@@ -514,6 +523,11 @@ class Manning(System):
         if not refusal and (weapon in self.now.fired.get(unit, [])
                             or not self.ledger.can_operate(wkey, player)):
             refusal = f"{player}'s forces fire the {w.name} only once a turn (8.5 Controls)"
+        ally = next((a for a in self.allies(player)
+                     if wkey in self.ledger.used.get(a, set())), None)
+        if not refusal and ally is not None:
+            refusal = (f"{player}'s ally {ally} used the {w.name} on their previous turn: allies "
+                       "cannot each operate it on their own turns (8.5 Controls)")
         kind = attack_kind(w, mode)
         first = self.now.first.get(unit)
         if not refusal and first is not None and first != (target, kind):
@@ -596,7 +610,7 @@ class Manning(System):
         if terms.operator != unit:
             g.system("skirmish").turn_state.acted.add(terms.operator)
         self.now.fired.setdefault(unit, []).append(weapon)
-        self.ledger.operate(wkey, player)
+        self.ledger.operate(wkey, player, self.allies(player))
         self.now.first.setdefault(unit, (target, attack_kind(w, mode)))
         if terms.power_in:
             limit = self.power_limit_in(unit)
@@ -643,8 +657,6 @@ class Manning(System):
             t = g.bodies[action.turret]
             if t.damage.destroyed or action.turret not in g.world.bodies:
                 return f"{t.name} is destroyed"
-            if t.owner not in (None, action.player):
-                return f"{t.name} belongs to {t.owner}"
             d = g.measure(action.unit, action.turret).inches
             if d > ACCESS_IN + 1e-9:
                 return (f"{g.bodies[action.unit].name} is {d:.2f}\" from {t.name}: he must be "

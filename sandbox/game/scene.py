@@ -206,6 +206,8 @@ class Player(_Strict):
     name: str = Field(min_length=1, max_length=64)
     colour: ColourCode = 4
     strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
+    side: str | None = Field(None, max_length=64, description="players with the same side are "
+                             "allies (8.5 Controls: allies do not share a weapon turn by turn)")
 
 
 class ExplosivePayload(_Strict):

@@ -289,6 +289,17 @@ class Skirmish(System):
             return f"{st.name} is Disrupted and cannot move or act this turn"
         return ""
 
+    def crewed_refusal(self, key: str) -> str:
+        """Why the weapons of ``key`` cannot be fired from its Controls now, whoever owns it
+        ("" when they can; 8.5: enemies who commandeer Controls use them at once)."""
+        g = self.game
+        st = g.body(key)
+        if st.damage.destroyed or key not in g.world.bodies:
+            return f"{st.name} is destroyed"
+        if st.damage.disrupted:
+            return f"{st.name} is Disrupted and cannot act this turn"
+        return ""
+
     def own_unit(self, key: str, player: str | None = None) -> "BodyState":
         """The body of one of the player's units that may act now.
 
@@ -401,7 +412,8 @@ class Skirmish(System):
             mods = [m for m in mods if m is not None]
         terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
         mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
-        reason = self._attack_refusal(unit, w, target, dist, sight, mounted=terms.mounted)
+        reason = self._attack_refusal(unit, w, target, dist, sight, mounted=terms.mounted,
+                                      crewed=gunner is not None)
         if not reason and f"{unit}#{weapon}" in self.inoperative:
             reason = f"{w.name} is Inoperative: Reload it first (8.3)"
         reason = reason or terms.refusal
@@ -410,11 +422,11 @@ class Skirmish(System):
                              terms.notes, terms.action_die)
 
     def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight,
-                        mounted: bool = False) -> str:
+                        mounted: bool = False, crewed: bool = False) -> str:
         g = self.game
         st = g.body(unit)
         tgt = g.body(target)
-        if st.owner != g.current_player:
+        if st.owner != g.current_player and not crewed:
             return f"{st.name} belongs to {st.owner}; it is {possessive(g.current_player)} turn"
         if st.damage.destroyed:
             return f"{st.name} is destroyed"
@@ -474,7 +486,9 @@ class Skirmish(System):
             for k in (action.unit, action.target):
                 if k not in g.bodies:
                     return f"no body called {k!r} on the table"
-            reason = self.move_refusal(action.unit, action.player)
+            # a crewed weapon: whoever mans its Controls fires it (8.5: commandeered Controls)
+            reason = self.crewed_refusal(action.unit) if action.gunner is not None \
+                else self.move_refusal(action.unit, action.player)
             if reason:
                 return reason
             try:
@@ -592,7 +606,7 @@ class Skirmish(System):
     def attack(self, a: AttackAction) -> None:
         """Resolve one attack (see the module notes), then let physics settle."""
         g = self.game
-        st = self.own_unit(a.unit, a.player)
+        st = self.own_unit(a.unit, a.player) if a.gunner is None else g.body(a.unit)
         pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc, a.gunner)
         if not pv.allowed:
             raise RulesError(pv.reason)
