@@ -379,3 +379,36 @@ def test_allies_do_not_each_operate_a_weapon_on_their_own_turns():
         g.end_turn()
         g.end_turn()  # turn 3: the Iron Legion leaves the gun alone
         _attack(g, "Steel Guard", "turret", "raider1", gunner="ally")
+
+
+GUN2 = {"type": "Gun", "size": 2}
+
+
+def test_a_fire_cuts_the_power_limit_and_a_power_stat_is_shared_with_shields():
+    """BrikWars F.1 with 8.1: a burning Creation's Power limit drops an inch per inch of its
+    Fire ("reduced from eight weapon inches to five"); a scene ``power`` stat is the one pool
+    Energy Shields, Fields and weapons spend (F.1 Overload: "as if it had fired")."""
+    def edit(data):
+        _walker_weapons(GUN2, GUN2, GUN2)(data)
+        _entry(data, "walker")["stats"]["weight_class"] = 1
+        _entry(data, "walker")["stats"]["armor"] = 40
+    with _game({"attack": [2] * 6, "fire": [3]}, edit, walker=True) as g:
+        g.end_turn()
+        g.apply({"type": "ignite", "player": RR, "target": "walker"})
+        cut = g.hazards.fire.fire_size("walker")
+        assert cut >= 1
+        assert g.manning.power_limit_in("walker") == 6 - cut
+        _attack(g, RR, "walker", "turret", 0)
+        with pytest.raises(RulesError, match=f'has {6 - cut:g}" of Power'):
+            for i in (1, 2):
+                _attack(g, RR, "walker", "turret", i)
+
+    def tracked(data):
+        _walker_weapons(GUN2, GUN2)(data)
+        _entry(data, "walker")["stats"]["power"] = 3.0
+    with _game({"attack": [2] * 4}, tracked, walker=True) as g:
+        g.end_turn()
+        _attack(g, RR, "walker", "turret", 0)
+        assert g.defences.power_left("walker") == 1.0  # spent from the one pool
+        with pytest.raises(RulesError, match='has 3" of Power this turn .*needs 2"'):
+            _attack(g, RR, "walker", "turret", 1)
