@@ -412,3 +412,28 @@ def test_a_fire_cuts_the_power_limit_and_a_power_stat_is_shared_with_shields():
         assert g.defences.power_left("walker") == 1.0  # spent from the one pool
         with pytest.raises(RulesError, match='has 3" of Power this turn .*needs 2"'):
             _attack(g, RR, "walker", "turret", 1)
+
+
+def test_a_machinegun_is_not_reloaded_and_fired_on_the_same_turn():
+    """BrikWars 8.3 MachineGuns and Reloading: a jammed gun is Reloaded with one Action by
+    "any minifig operating the weapon", "ready to use again on the following turn"; it "can't
+    be Reloaded and fired on the same turn, even by multiple minifigs"."""
+    with _game({"attack": [5, 2, 1, 2, 2, 2]}) as g:
+        g.apply({"type": "set_up_turret", "player": IL, "unit": "brass", "turret": "turret"})
+        g.end_turn()
+        g.end_turn()
+        _attack(g, IL, "turret", "raider1", gunner="brass", mode="burst", shots=3)
+        assert "turret#0" in g.skirmish.inoperative
+        with pytest.raises(RulesError, match="can't be Reloaded and fired on the same turn"):
+            g.apply({"type": "reload_weapon", "player": IL, "unit": "turret", "gunner": "cog"})
+        g.end_turn()
+        g.end_turn()
+        with pytest.raises(RulesError, match="give the gunner"):
+            g.apply({"type": "reload_weapon", "player": IL, "unit": "turret"})
+        g.apply({"type": "reload_weapon", "player": IL, "unit": "turret", "gunner": "cog"})
+        assert g.events[-1]["text"].startswith("Private Cog Reloads the Heavy MachineGun")
+        with pytest.raises(RulesError, match="fires again on the following turn"):
+            _attack(g, IL, "turret", "raider1", gunner="brass")
+        g.end_turn()
+        g.end_turn()
+        _attack(g, IL, "turret", "raider1", gunner="brass")

@@ -247,6 +247,10 @@ class Skirmish(System):
         self.turn_state = TurnState()
         #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".
         self.inoperative: set[str] = set()
+        #: The turn each weapon last fired / was Reloaded ("unit#weapon"): a MachineGun is not
+        #: Reloaded and fired on the same turn, "even by multiple minifigs" (8.3).
+        self.fired_turn: dict[str, int] = {}
+        self.reloaded_turn: dict[str, int] = {}
 
     # ------------------------------------------------------------------ hooks
     def end_of_player_turn(self, turn: int, player: str) -> None:
@@ -259,7 +263,8 @@ class Skirmish(System):
         self.turn_state = TurnState()
 
     def state(self) -> dict:
-        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative)}
+        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative),
+                "reloaded": dict(sorted(self.reloaded_turn.items()))}
 
     # ------------------------------------------------------------------ read-outs
     def weapons(self, key: str) -> list[WeaponProfile]:
@@ -416,6 +421,9 @@ class Skirmish(System):
                                       crewed=gunner is not None)
         if not reason and f"{unit}#{weapon}" in self.inoperative:
             reason = f"{w.name} is Inoperative: Reload it first (8.3)"
+        if not reason and self.reloaded_turn.get(f"{unit}#{weapon}") == g.turn:
+            reason = (f"{w.name} was Reloaded this turn: it fires again on the following turn "
+                      "(8.3)")
         reason = reason or terms.refusal
         return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
                              reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits,
@@ -509,6 +517,9 @@ class Skirmish(System):
                 return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
             if f"{action.unit}#{action.weapon}" not in self.inoperative:
                 return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
+            if self.fired_turn.get(f"{action.unit}#{action.weapon}") == g.turn:
+                return (f"{ws[action.weapon].name} fired this turn: a MachineGun can't be "
+                        "Reloaded and fired on the same turn, even by several minifigs (8.3)")
             return self._reloader_refusal(action)
         return ""
 
@@ -523,13 +534,14 @@ class Skirmish(System):
         elif isinstance(action, ReloadWeaponAction):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
+            self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
             self.turn_state.acted.add(action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
-            by = f"{g.bodies[action.gunner].name} Reloads the {w.name} of " if action.gunner \
-                else ""
-            g.log("reload", f"{by}{g.bodies[action.unit].name}" if by else
-                  f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
-                  weapon=w.name, player=action.player, gunner=action.gunner)
+            name = g.bodies[action.unit].name
+            text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
+                    if action.gunner else f"{name} Reloads the {w.name}")
+            g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
+                  gunner=action.gunner)
 
     def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
         """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
@@ -666,6 +678,7 @@ class Skirmish(System):
                       "Reloaded (8.3)", body=a.unit, weapon=w.name)
         man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms,
                          [shot.action for shot in shots])
+        self.fired_turn[f"{a.unit}#{a.weapon}"] = g.turn
         if any(shot.action.critical_failure for shot in shots):
             g.hazards.on_action_roll(a.unit, next(
                 shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
