@@ -437,3 +437,20 @@ def test_a_machinegun_is_not_reloaded_and_fired_on_the_same_turn():
         g.end_turn()
         g.end_turn()
         _attack(g, IL, "turret", "raider1", gunner="brass")
+
+
+def test_a_moved_turret_is_set_up_again_and_a_flying_creation_has_half_power():
+    """BrikWars 8.1: "If the Turret is moved ... then it must be Set Up all over again"; Power
+    Limits: "Flying Creations have Power inches limited to their own Effective Size"."""
+    def edit(data):
+        _entry(data, "walker")["stats"]["flight"] = True
+    with _game({}, edit, walker=True) as g:
+        g.apply({"type": "set_up_turret", "player": IL, "unit": "brass", "turret": "turret"})
+        pos, quat = g.world.pose("turret")
+        g.world.set_pose("turret", np.asarray(pos) + [0.0, 0.6, 0.0], quat)  # slid 0.6"
+        assert g.manning.turret_displaced("turret") == "moved"
+        assert "was moved since it was Set Up" in g.manning.turret_status("turret")
+        assert g.manning.power_limit_in("walker") == 6.0  # on the ground
+        p, q = g.world.pose("walker")
+        g.world.set_pose("walker", np.asarray(p) + [0.0, 0.0, 3.0], q)  # in the air
+        assert g.manning.power_limit_in("walker") == 3.0
