@@ -13,7 +13,9 @@ I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
 left or right (``face``), ``;`` Close Combat (8.2: Shove, ``;`` again Grab, again Angry Inch;
 the first click on the target previews, the second plays), ``'`` a Parry order with the chosen
-weapon (8.2).
+weapon (8.2). Power and Manning Guns (8.1, 8.5): Shift+D Divert All Power, Shift+T Set Up a
+Turret, Shift+G Gunnery Support, Shift+I Interfere; an attack with a Turret's weapon is manned
+by the player's nearest free minifig at it (a Gunner first).
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
 from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
 from ..game.scene_flight import BombardAction, ThrowAction
+from ..game.scene_manning import (
+    DivertPowerAction,
+    GunnerySupportAction,
+    InterfereAction,
+    SetUpTurretAction,
+)
 from ..game.trap_scene import Interact
 
 #: One help line per group of command keys (the window's help panel).
@@ -35,7 +43,9 @@ COMMAND_HELP = (
     "drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°\n"
-    "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon")
+    "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon\n"
+    "Shift+D Divert All Power  Shift+T Set Up Turret  Shift+G Gunnery Support  "
+    "Shift+I Interfere")
 
 #: The Close Combat moves ``;`` cycles through (8.2).
 CLOSE_COMBAT_MOVES = ("shove", "grab", "angry_inch")
@@ -202,9 +212,55 @@ class TableCommands:
                           target=target)
 
     def attack(self, unit: str, weapon: int, target: str, mode: str | None) -> AttackAction:
-        """An attack in a chosen fire mode (None: the weapon's default; 8.3)."""
+        """An attack in a chosen fire mode (None: the weapon's default; 8.3); a Turret's
+        weapon is manned by :meth:`crew_for` (8.1, 8.5)."""
         return AttackAction(type="attack", player=self._player(), turn=self.s.turn, unit=unit,
-                            weapon=weapon, target=target, mode=mode)
+                            weapon=weapon, target=target, mode=mode,
+                            gunner=self.crew_for(unit, weapon))
+
+    def crew_for(self, unit: str, weapon: int | None) -> str | None:
+        """Who mans weapon ``weapon`` of ``unit`` when it is a portable Turret's: the current
+        player's nearest minifig that reaches it or its Controls and has not acted, a Gunner
+        first (8.5); None for any other weapon (or when nobody can)."""
+        man = self.s.system("manning")
+        if unit not in man.turrets or weapon is None:
+            return None
+        sk = self.s.skirmish
+        free = []
+        for k, st in self.s.bodies.items():
+            if st.kind != "unit" or st.owner != self._player() or k in sk.turn_state.acted:
+                continue
+            if st.damage.destroyed or man.station(k, unit, weapon) is None:
+                continue
+            gunner = "Gunner" in (st.stats.specialties or [])
+            free.append((not gunner, self.s.measure(k, unit).inches, k))
+        return min(free)[2] if free else None
+
+    def divert_power(self) -> DivertPowerAction:
+        """Shift+D: the selected Creation Diverts All Power this turn (8.1)."""
+        unit = self._selected_unit("Divert All Power")
+        return DivertPowerAction(type="divert_power", player=self._player(), turn=self.s.turn,
+                                 unit=unit)
+
+    def set_up_turret(self, turret: str) -> SetUpTurretAction:
+        """Shift+T: the selected minifig Sets Up the clicked Turret (8.1)."""
+        unit = self._selected_unit("Set Up")
+        return SetUpTurretAction(type="set_up_turret", player=self._player(), turn=self.s.turn,
+                                 unit=unit, turret=turret)
+
+    def gunnery_support(self, mount: str, weapon: int | None) -> GunnerySupportAction:
+        """Shift+G: the selected Gunner supports the clicked body's weapon (the chosen one,
+        else its first; 8.5)."""
+        unit = self._selected_unit("Gunnery Support")
+        return GunnerySupportAction(type="gunnery_support", player=self._player(),
+                                    turn=self.s.turn, unit=unit, mount=mount,
+                                    weapon=int(weapon or 0))
+
+    def interfere(self, mount: str, weapon: int | None) -> InterfereAction:
+        """Shift+I: the selected unit Interferes with the clicked body's weapon (8.5)."""
+        unit = self._selected_unit("Interfere")
+        return InterfereAction(type="interfere", player=self._player(), turn=self.s.turn,
+                               unit=unit, mount=mount, weapon=int(weapon or 0))
 
     def fire_modes(self, unit: str, weapon: int) -> list[str | None]:
         """The fire modes a weapon can fire (None first: its default), for Tab."""

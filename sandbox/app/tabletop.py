@@ -765,6 +765,19 @@ class InputLayer:
             self.command(lambda: self.cmd.parry(self.weapon))
         elif n == "d":
             self.command(self.cmd.stop_drop_roll)
+        elif n == "shift-d":
+            self.command(self.cmd.divert_power)
+        elif n in ("shift-t", "shift-g", "shift-i"):
+            if app.selected is None:
+                app.flash("Select one of your minifigs first", error=True)
+                return
+            what = {"shift-t": "Set Up: click the Turret",
+                    "shift-g": "Gunnery Support: click the weapon's Creation or Turret",
+                    "shift-i": "Interfere: click the weapon's Creation or Turret"}[n]
+            build = {"shift-t": lambda k: self.cmd.set_up_turret(k),
+                     "shift-g": lambda k: self.cmd.gunnery_support(k, self.weapon),
+                     "shift-i": lambda k: self.cmd.interfere(k, self.weapon)}[n]
+            self.begin_pick(what, lambda h: build(self._body_hit(h, what.split(":")[0])))
         elif n == "w":
             self.command(lambda: self.cmd.reload(self.weapon))
         elif n == "tab" and self.mode == "attack" and app.selected is not None:
@@ -1323,6 +1336,7 @@ class TabletopApp:
                 "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".", ";", "'",
+                "shift-d", "shift-t", "shift-g", "shift-i",
                 "f2", "f3", "f4", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [
                     str(i) for i in range(1, 10)]
@@ -1851,7 +1865,8 @@ class TabletopApp:
             if inp.hover_target is not None and inp.hover_target != unit:
                 try:
                     pv = s.skirmish.attack_preview(unit, inp.weapon, inp.hover_target,
-                                                   mode=inp.fire_mode)
+                                                   mode=inp.fire_mode,
+                                                   gunner=inp.cmd.crew_for(unit, inp.weapon))
                 except SandboxError as exc:
                     pv = None
                     preview_lines = [str(exc)]

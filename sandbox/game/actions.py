@@ -109,6 +109,8 @@ class AttackAction(Action):
     mode: Literal["single", "burst", "arc"] | None = None
     shots: int | None = Field(None, ge=2, le=20, description="shots of a Burst")
     arc: int | None = Field(None, ge=1, le=8, description="points of Firing Arc")
+    gunner: str | None = Field(None, description="the minifig at the Controls of a mounted "
+                               "weapon (8.5; a Turret's weapon needs one): his Action is spent")
 
 
 class ReloadWeaponAction(Action):
@@ -117,6 +119,8 @@ class ReloadWeaponAction(Action):
     type: Literal["reload_weapon"]
     unit: str
     weapon: int = Field(0, ge=0, le=99)
+    gunner: str | None = Field(None, description="the minifig who Reloads a Turret's weapon "
+                               "(his Action is spent)")
 
 
 class EndTurnAction(Action):

@@ -55,6 +55,7 @@ from .events import EventBus, make_event
 from .explosions import Blasts
 from .games import game_kind
 from .hazards import Hazards
+from .manning import Manning
 from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
 from .projectiles import FlightControl
 from .replay import Recorder, Replay, atomic_write_bytes
@@ -170,11 +171,12 @@ class Game:
         self.traps = Traps(self)
         self.skirmish = Skirmish(self)
         self.close_combat = CloseCombat(self)  # Parry, Shove, Grab (8.2)
+        self.manning = Manning(self)  # Power and manned weapons (8.1, 8.5)
         self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
         self.kind = game_kind(spec.game)
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
-            self.skirmish, self.close_combat, self.escapade) if s is not None]
+            self.skirmish, self.manning, self.close_combat, self.escapade) if s is not None]
         own = list(self.kind.systems(self))  # the scene's game's own systems
         #: The systems the scene's game brings (none for BrikWars), after the shared ones.
         self.game_systems: list[System] = own

@@ -46,6 +46,7 @@ from ..rules import hazards as hz
 from ..rules.attacks import ArcTarget, resolve_arc_fire
 from ..rules.fire_field import PermanentFire
 from ..rules.weapons import weapon_profile
+from .arcs import ArcHit, bodies_in_arc
 from .defences import dice_of
 from .fire import FireController
 from .hazard_scene import (
@@ -314,26 +315,43 @@ class Hazards(System):
                              source=str(roll.expression))
 
     def _flamethrower(self, a: FlameThrowerAttack, where: str) -> None:
+        """A scripted FlameThrower: the same Arc sweep as the table's (8.3 Arc Fire, through
+        :func:`sandbox.game.arcs.bodies_in_arc`): every body in the Arc gets an attack, the part
+        inside it counting for Target Size; what the flames hit takes Fire Damage and catches
+        Fire (F.1)."""
         att = self._body(a.attacker, where)
         tgt = self._body(a.target, where)
         weapon = weapon_profile("FlameThrower", a.size)
         cp = closest_points(self.game.world, a.attacker, a.target, 1e6)
         dist = cp[0] if cp is not None else 0.0
-        at = cp[2] if cp is not None else self.game.world.pose(a.target)[0]
+        hits = bodies_in_arc(self.game, a.attacker, a.target, a.arc, weapon.range_in)
+        if not any(h.key == a.target for h in hits):  # the aimed body is always attacked
+            hits.append(ArcHit(a.target, 0.0, float(tgt.stats.size), 0, dist))
         self.game.log("action", f"{att.name} fires a Size {a.size:g}\" FlameThrower at "
-                      f"{tgt.name} {dist:.2f}\" away (Arc {a.arc})", action="flamethrower",
-                      player=a.player, body=a.target, distance=round(dist, 4))
+                      f"{tgt.name} {dist:.2f}\" away (Arc {a.arc}: "
+                      f"{', '.join(self.game.bodies[h.key].name for h in hits)})",
+                      action="flamethrower", player=a.player, body=a.target,
+                      distance=round(dist, 4), swept=[h.key for h in hits])
+        by_name = {self.game.bodies[h.key].name: h.key for h in hits}
         res = resolve_arc_fire(self.game.dice.stream("attack"), weapon, a.arc,
-                               [ArcTarget(tgt.name, tgt.stats.size, dist)],
-                               action_die=att.stats.action_die, reason=f"{att.name}'s FlameThrower")
+                               [ArcTarget(self.game.bodies[h.key].name, h.size_in,
+                                          h.distance_in, arcs_spanned=h.spanned) for h in hits],
+                               action_die=att.stats.action_die,
+                               reason=f"{att.name}'s FlameThrower")
         for shot in res.shots:
+            key = by_name.get(shot.target, a.target)
+            victim = self.game.bodies[key]
             if not shot.hit or shot.damage is None:
-                self.game.log("miss", f"{att.name}'s flames miss {tgt.name} (Action "
-                              f"{shot.action.total} vs Use {weapon.use})", body=a.target)
+                self.game.log("miss", f"{att.name}'s flames miss {victim.name} (Action "
+                              f"{shot.action.total} vs Use {weapon.use})", body=key)
+                continue
+            if victim.damage.destroyed or key not in self.game.world.bodies:
                 continue
             if shot.damage.total:
-                self.game.damage(tgt, shot.damage.total, "Fire Damage (FlameThrower)")
-            self.fire.ignite(a.target, shot.damage, at=at, igniter=a.player,
+                self.game.damage(victim, shot.damage.total, "Fire Damage (FlameThrower)")
+            near = closest_points(self.game.world, a.attacker, key, 1e6)
+            at = near[2] if near is not None else self.game.world.pose(key)[0]
+            self.fire.ignite(key, shot.damage, at=at, igniter=a.player,
                              source="FlameThrower Fire Damage")
 
     def _sight(self, a: Sight, index: int, where: str) -> bool:

@@ -36,6 +36,7 @@ from .hazard_scene import FieldEntry, HazardExpect
 from .scene_brigandine import BrigandineSection
 from .scene_escapade import EscapadeSection
 from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .scene_manning import ManningExpect
 from .scene_mbw import MicroBrickWarSection
 from .trap_scene import TrapEntry
 
@@ -90,6 +91,11 @@ class WeaponSpec(_Strict):
                              "weapon (its barrel's end, 8.2; thrown when knocked away)")
     barrel: Vec3 | None = Field(
         None, description="end of the barrel in the model's own frame, inches (8.2)")
+    mount: Literal["hand", "mounted"] | None = Field(
+        None, description="held in hands (8.1 Hand-Held categories) or mounted (Power, "
+        "Gunnery); none: held by units, mounted on creations")
+    controls: list[str] = Field(default_factory=list, description="ids of bodies holding "
+                                "other sets of its Controls (8.5); the weapon's own body has one")
 
     @model_validator(mode="after")
     def _known(self):
@@ -130,6 +136,12 @@ class Stats(_Strict):
         "Pilot of a Vehicle; none: creations 'operator', units 'independent'")
     leaping: bool = Field(False, description="an obvious leaping ability: a Creation may use "
                           "an Angry Inch (8.2 Unmoving)")
+    specialties: list[Literal["Heavy", "Gunner", "Scout", "Commander", "Mechanik"]] = Field(
+        default_factory=list, description="Specialties (Heavy: Compensating 8.1; Gunner: "
+        "Gunnery 8.5)")
+    specialty_die: int = Field(8, description="die rolled for a Specialty (Gunnery, 8.5)")
+    turret: Literal["S", "M"] | None = Field(None, description="a portable Small or Large "
+                                              "Turret (8.1): Set Up by a minifig's Action")
 
     @field_validator("shield")
     @classmethod
@@ -145,11 +157,11 @@ class Stats(_Strict):
         parse_armor(v)
         return v
 
-    @field_validator("action_die")
+    @field_validator("action_die", "specialty_die")
     @classmethod
     def _die(cls, v):
         if v not in (4, 6, 8, 10, 12, 20):
-            raise ValueError(f"Action die must be one of d4, d6, d8, d10, d12, d20, got d{v}")
+            raise ValueError(f"die must be one of d4, d6, d8, d10, d12, d20, got d{v}")
         return v
 
 
@@ -205,6 +217,8 @@ class Player(_Strict):
     name: str = Field(min_length=1, max_length=64)
     colour: ColourCode = 4
     strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
+    side: str | None = Field(None, max_length=64, description="players with the same side are "
+                             "allies (8.5 Controls: allies do not share a weapon turn by turn)")
 
 
 class ExplosivePayload(_Strict):
@@ -262,6 +276,7 @@ class Expect(_Strict):
     landed: list[LandedNear] = Field(default_factory=list, description="where Payloads end up")
     close_combat: CloseCombatExpect | None = Field(None, description="Parries, Shoves, Grabs "
                                                    "(BrikWars 8.2)")
+    manning: ManningExpect | None = None
 
 
 class SceneSpec(_Strict):

@@ -21,6 +21,10 @@ Rules read here (core rules not in the chapters shipped with the project are mar
   target's Parry (if it has a Parry order and may Parry) before its Damage lands; a weapon
   knocked away by a failed Parry cannot be used; a unit held by a Grab cannot move.
 - Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
+- Power and manned weapons (8.1, 8.5) are the ``manning`` system's
+  (:mod:`sandbox.game.manning`): the attack and its preview take its terms (Power, Turrets,
+  the Gunner's die, Gunnery Support / Homing In, Interfere, hand-held categories); a mounted
+  weapon spends Power, not the body's one Action.
 """
 
 from __future__ import annotations
@@ -147,6 +151,8 @@ class AttackPreview:
     parry: tuple[str, ...] = ()
     #: What the distance is measured from: "base edge" or "barrel end" (8.2).
     measured_from: str = "base edge"
+    notes: tuple[str, ...] = ()
+    action_die: int | None = None
 
     def lines(self) -> list[str]:
         """The preview in words, one line each."""
@@ -160,6 +166,9 @@ class AttackPreview:
                 for h in self.arc_hits) or "no target"))
         if self.mode == "burst":
             out.append(f"Burst of {self.shots} shots")
+        if self.action_die is not None:
+            out.append(f"Action Roll: d{self.action_die}")
+        out.extend(self.notes)  # Power, Gunnery, hand-held category, Interfere (8.1, 8.5)
         for m in self.modifiers:
             parts = []
             if m.action:
@@ -250,6 +259,10 @@ class Skirmish(System):
         self.turn_state = TurnState()
         #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".
         self.inoperative: set[str] = set()
+        #: The turn each weapon last fired / was Reloaded ("unit#weapon"): a MachineGun is not
+        #: Reloaded and fired on the same turn, "even by multiple minifigs" (8.3).
+        self.fired_turn: dict[str, int] = {}
+        self.reloaded_turn: dict[str, int] = {}
 
     # ------------------------------------------------------------------ hooks
     def end_of_player_turn(self, turn: int, player: str) -> None:
@@ -262,7 +275,8 @@ class Skirmish(System):
         self.turn_state = TurnState()
 
     def state(self) -> dict:
-        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative)}
+        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative),
+                "reloaded": dict(sorted(self.reloaded_turn.items()))}
 
     # ------------------------------------------------------------------ read-outs
     def weapons(self, key: str) -> list[WeaponProfile]:
@@ -290,6 +304,17 @@ class Skirmish(System):
                     f"{possessive(player)} turn")
         if st.damage.disrupted:
             return f"{st.name} is Disrupted and cannot move or act this turn"
+        return ""
+
+    def crewed_refusal(self, key: str) -> str:
+        """Why the weapons of ``key`` cannot be fired from its Controls now, whoever owns it
+        ("" when they can; 8.5: enemies who commandeer Controls use them at once)."""
+        g = self.game
+        st = g.body(key)
+        if st.damage.destroyed or key not in g.world.bodies:
+            return f"{st.name} is destroyed"
+        if st.damage.disrupted:
+            return f"{st.name} is Disrupted and cannot act this turn"
         return ""
 
     def own_unit(self, key: str, player: str | None = None) -> "BodyState":
@@ -323,6 +348,7 @@ class Skirmish(System):
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
+        lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
         lines.append("Status: " + ", ".join(g.status_words(key)))
         return lines
 
@@ -359,7 +385,8 @@ class Skirmish(System):
         return "single", 1, 0
 
     def attack_preview(self, unit: str, weapon: int, target: str, mode: str | None = None,
-                       shots: int | None = None, arc: int | None = None) -> AttackPreview:
+                       shots: int | None = None, arc: int | None = None,
+                       gunner: str | None = None) -> AttackPreview:
         """Range, Use, modifiers, the Arc's targets and line of sight of an attack, before any
         die is rolled (BrikWars 8.3, 8.5, 5.1).
 
@@ -407,25 +434,33 @@ class Skirmish(System):
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
                 mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
-        reason = cc.weapon_refusal(unit, weapon) or self._attack_refusal(unit, w, target, dist,
-                                                                         sight)
+        terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
+        mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
+        reason = cc.weapon_refusal(unit, weapon) or self._attack_refusal(
+            unit, w, target, dist, sight, mounted=terms.mounted, crewed=gunner is not None)
         if not reason and f"{unit}#{weapon}" in self.inoperative:
             reason = f"{w.name} is Inoperative: Reload it first (8.3)"
+        if not reason and self.reloaded_turn.get(f"{unit}#{weapon}") == g.turn:
+            reason = (f"{w.name} was Reloaded this turn: it fires again on the following turn "
+                      "(8.3)")
+        reason = reason or terms.refusal
         return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
                              reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits,
-                             parry, "base edge" if barrel is None else "barrel end")
+                             parry, "base edge" if barrel is None else "barrel end",
+                             terms.notes, terms.action_die)
 
-    def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight) -> str:
+    def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight,
+                        mounted: bool = False, crewed: bool = False) -> str:
         g = self.game
         st = g.body(unit)
         tgt = g.body(target)
-        if st.owner != g.current_player:
+        if st.owner != g.current_player and not crewed:
             return f"{st.name} belongs to {st.owner}; it is {possessive(g.current_player)} turn"
         if st.damage.destroyed:
             return f"{st.name} is destroyed"
         if st.damage.disrupted:
             return f"{st.name} is Disrupted this turn"
-        if unit in self.turn_state.acted:
+        if unit in self.turn_state.acted and not mounted:  # mounted: Power limits (8.1)
             return f"{st.name} has already used its Action this turn"
         if tgt.damage.destroyed or target not in g.world.bodies:
             return f"{tgt.name} is already destroyed"
@@ -478,17 +513,19 @@ class Skirmish(System):
             if dist > left + 1e-9:
                 return (f'{st.name} may move {left:.2f}" more this turn (Move '
                         f'{st.stats.move:g}"), not {dist:.2f}"')
-            return ""
+            return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
         if isinstance(action, AttackAction):
             for k in (action.unit, action.target):
                 if k not in g.bodies:
                     return f"no body called {k!r} on the table"
-            reason = self.move_refusal(action.unit, action.player)
+            # a crewed weapon: whoever mans its Controls fires it (8.5: commandeered Controls)
+            reason = self.crewed_refusal(action.unit) if action.gunner is not None \
+                else self.move_refusal(action.unit, action.player)
             if reason:
                 return reason
             try:
                 pv = self.attack_preview(action.unit, action.weapon, action.target,
-                                         action.mode, action.shots, action.arc)
+                                         action.mode, action.shots, action.arc, action.gunner)
             except RulesError as exc:
                 return str(exc)
             return pv.reason
@@ -504,8 +541,10 @@ class Skirmish(System):
                 return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
             if f"{action.unit}#{action.weapon}" not in self.inoperative:
                 return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
-            if action.unit in self.turn_state.acted:
-                return f"{st.name} has already used its Action this turn"
+            if self.fired_turn.get(f"{action.unit}#{action.weapon}") == g.turn:
+                return (f"{ws[action.weapon].name} fired this turn: a MachineGun can't be "
+                        "Reloaded and fired on the same turn, even by several minifigs (8.3)")
+            return self._reloader_refusal(action)
         return ""
 
     def apply(self, action, index: int) -> None:
@@ -519,10 +558,34 @@ class Skirmish(System):
         elif isinstance(action, ReloadWeaponAction):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
-            self.turn_state.acted.add(action.unit)
+            self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
+            self.turn_state.acted.add(action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
-            g.log("reload", f"{g.bodies[action.unit].name} Reloads the {w.name}", body=action.unit,
-                  weapon=w.name, player=action.player)
+            name = g.bodies[action.unit].name
+            text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
+                    if action.gunner else f"{name} Reloads the {w.name}")
+            g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
+                  gunner=action.gunner)
+
+    def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
+        """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
+        weapon (``gunner``, within reach of it or its Controls; 8.1, 8.3)."""
+        g = self.game
+        st = g.bodies[action.unit]
+        man = g.system("manning")
+        if action.gunner is None:
+            if action.unit in man.turrets:
+                return f"a minifig at {st.name} Reloads its weapon: give the gunner (8.1 Turrets)"
+            if action.unit in self.turn_state.acted:
+                return f"{st.name} has already used its Action this turn"
+            return ""
+        reason = man.crew_refusal(action.gunner, action.player, "Reloads")
+        if reason:
+            return reason
+        if man.station(action.gunner, action.unit, action.weapon) is None:
+            return (f"{g.bodies[action.gunner].name} cannot reach {st.name} or its Controls "
+                    f"to Reload it")
+        return ""
 
     def _face(self, a: "FaceAction") -> None:
         """Turn a unit in place about its footprint centre (free: turning is not Move, 4.1;
@@ -579,27 +642,34 @@ class Skirmish(System):
     def attack(self, a: AttackAction) -> None:
         """Resolve one attack (see the module notes), then let physics settle."""
         g = self.game
-        st = self.own_unit(a.unit, a.player)
-        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc)
+        st = self.own_unit(a.unit, a.player) if a.gunner is None else g.body(a.unit)
+        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc, a.gunner)
         if not pv.allowed:
             raise RulesError(pv.reason)
         tgt = g.body(a.target)
         w = pv.weapon
-        self.turn_state.acted.add(a.unit)
+        man = g.system("manning")
+        terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
+        die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
+        if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
+            self.turn_state.acted.add(a.unit)
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
+              + (f"; {g.bodies[a.gunner].name} at the Controls (d{die})" if a.gunner else "")
               + "".join(f"; {m.source}" for m in pv.modifiers),
               body=a.unit, target=a.target, weapon=w.name, use=w.use,
               distance=round(pv.distance_in, 4), player=a.player, mode=pv.mode,
+              gunner=a.gunner, action_die=die,
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
+        extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
-            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player,
-                                                  st.stats.action_die)
+            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die)
+            man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             return
         stream = g.dice.stream("attack")
-        extra = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
+        extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
         marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
@@ -609,18 +679,18 @@ class Skirmish(System):
                                  arcs_spanned=h.spanned) for h in pv.arc_hits]
             keys = [h.key for h in pv.arc_hits]
             fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
-                                    action_die=st.stats.action_die, modifiers=extra,
+                                    action_die=die, modifiers=extra,
                                     reason=reason)
         elif pv.mode == "burst":
             fire = resolve_burst_fire(stream, w, pv.shots,
                                       ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
-                                      action_die=st.stats.action_die, modifiers=extra,
+                                      action_die=die, modifiers=extra,
                                       reason=reason)
             keys = [a.target]
         else:
             fire = None
             keys = [a.target]
-            shots = [resolve_attack(stream, w, action_die=st.stats.action_die,
+            shots = [resolve_attack(stream, w, action_die=die,
                                     distance_in=pv.distance_in, target=tgt.name,
                                     target_size_in=tgt.stats.size, modifiers=extra,
                                     reason=reason)]
@@ -630,6 +700,9 @@ class Skirmish(System):
                 self.inoperative.add(f"{a.unit}#{a.weapon}")
                 g.log("jammed", f"{w.name} fires its last round and is Inoperative until "
                       "Reloaded (8.3)", body=a.unit, weapon=w.name)
+        man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms,
+                         [shot.action for shot in shots])
+        self.fired_turn[f"{a.unit}#{a.weapon}"] = g.turn
         if any(shot.action.critical_failure for shot in shots):
             g.hazards.on_action_roll(a.unit, next(
                 shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
