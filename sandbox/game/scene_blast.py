@@ -8,8 +8,9 @@ Launcher, no flight (those are :mod:`sandbox.game.scene_flight`): "a missile str
     number of Damage dice), ``variant`` ("explosive", "incendiary", "armor_piercing",
     "concussion", "phased": every d10 swapped, an odd d10 left by Phased stays a d10) or
     ``variants`` (a list, one die of each named variant, e.g. ``["phased", "armor_piercing"]``:
-    the d10s not swapped stay Explosive d10s; 8.4 "any combination"), optional ``hazard`` and ``hazard_dice`` (dice of the XSize replaced
-    by a Field Hazard: Smoke, Exposure, Fire, ...), ``size`` (the missile's Size in inches, for
+    the d10s not swapped stay Explosive d10s; 8.4 "any combination"), optional ``hazard`` and
+    ``hazard_dice`` (dice of the XSize replaced by a Field Hazard: Smoke, Exposure, Fire, ...),
+    ``size`` (the missile's Size in inches, for
     the log), ``dud_on_critical_failure`` (the defender's option, 8.4 Critical Failures) and
     ``turn``.
 """
@@ -24,7 +25,6 @@ from ..core.errors import RulesError
 from ..rules.explosives import explosive_dice
 from .actions import Action
 from .scene_types import Vec3  # noqa: E402
-
 
 #: Names of the Explosive Variants of 8.4 (Alternate Damage Dice) in scene files.
 VariantName = Literal["explosive", "incendiary", "armor_piercing", "concussion", "phased"]

@@ -12,7 +12,8 @@ A Trap has a trigger and an effect:
   physics steps) or a unit's move path crosses it.
 
 The effect is ``effect = "hazard"`` with Hazard ``dice`` (``"2d6"``, ``"1d4 Fire"``,
-``"2d10 Exp"``) on whoever set it off (an Explosion at the trigger point for ``Exp``), or
+``"2d10 Exp"``, mixed Explosive dice ``"1d12 Phased + 1d10 Exp"``) on whoever set it off (an
+Explosion at the trigger point for ``Exp`` or mixed Explosive dice, 8.4), or
 ``effect = "weapon"``: a Weapon Trap of ``weapon`` and ``size`` mounted at ``position`` that
 attacks with its own ``action_die`` (an inanimate object's d4 by default; a smart weapon's
 larger die) at the spot where it was triggered. Weapon Traps are single use unless
@@ -25,9 +26,26 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..core.dice import DiceSum
+from ..core.errors import DiceError
+from ..rules.explosives import VARIANT_OF_KIND
 from .actions import Action
 from .hazard_scene import _dice
 from .scene_types import Vec2, Vec3
+
+
+def _explosive_sum(v: str) -> str:
+    """Mixed Explosive dice such as ``"1d12 Phased + 1d10 Exp"`` (8.4 Explosive Variants
+    combine); each term must be a variant's dice (Exp, Fire, Piercing, KnockBack, Phased)."""
+    try:
+        expr = DiceSum.parse(v)
+    except DiceError as exc:
+        raise ValueError(str(exc)) from None
+    bad = [str(t) for t in expr.terms if t.kind not in VARIANT_OF_KIND or not t.kind]
+    if bad:
+        raise ValueError(f"mixed dice must be Explosive Variant dice (Exp, Fire, Piercing, "
+                         f"KnockBack, Phased), not {bad}")
+    return v
 
 
 class _Strict(BaseModel):
@@ -59,6 +77,8 @@ class TrapEntry(_Strict):
     @field_validator("dice")
     @classmethod
     def _check_dice(cls, v):
+        if isinstance(v, str) and "+" in v and "d" in v.split("+", 1)[1]:
+            return _explosive_sum(v)
         return _dice(v)
 
     @field_validator("action_die")

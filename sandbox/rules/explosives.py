@@ -107,10 +107,13 @@ def explosive_dice(xsize: int, variant: Variant | str = Variant.EXPLOSIVE,
 
     Examples
     --------
-    >>> str(explosive_dice(3)), str(explosive_dice(4, "phased")), str(explosive_dice(2, "incendiary"))
-    ('3d10 Exp', '2d12 Phased', '2d4 Fire')
-    >>> str(explosive_dice(3, "phased")), str(explosive_dice(4, variants=["armor_piercing", "phased"]))
-    ('1d12 Phased + 1d10 Exp', '1d6 Piercing + 1d12 Phased + 1d10 Exp')
+    >>> [str(explosive_dice(*a)) for a in ((3, "explosive"), (4, "phased"), (2, "incendiary"))]
+    ['3d10 Exp', '2d12 Phased', '2d4 Fire']
+    >>> str(explosive_dice(3, "phased"))
+    '1d12 Phased + 1d10 Exp'
+    >>> str(explosive_dice(4, variants=["armor_piercing", "phased"]))
+    '1d6 Piercing + 1d12 Phased + 1d10 Exp'
+
     """
     v = Variant.parse(variant)
     if int(xsize) != xsize or xsize < 1:
@@ -203,7 +206,8 @@ def ring_damage(ring: ExplosionRing, variant: Variant | str | None = None,
     >>> r = ExplosionRing(0.0, 2.0, 13, 0.0, (6, 4, 3))
     >>> ring_damage(r, "explosive", 1), ring_damage(r, "armor_piercing", 2), ring_damage(r, "phased", 5)
     (7, 13, 13)
-    >>> ring_damage(ExplosionRing(0.0, 2.0, 17, 0.0, (9, 8), ("Phased", "Exp")), None, 1)
+    >>> mixed = ExplosionRing(0.0, 2.0, 17, 0.0, (9, 8), ("Phased", "Exp"))
+    >>> ring_damage(mixed, None, 1)
     9
     """
     if deflection_layers < 0:
