@@ -7,6 +7,7 @@ scripted run. A command that cannot be built says why in one line (:class:`Comma
 which the window shows as a refusal.
 
 Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
+F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
 A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``; Tab picks its
 Explosive Variant), J throw (8.4),
@@ -23,7 +24,13 @@ from ..core.errors import RulesError, SandboxError
 from ..game.actions import AttackAction, ReloadWeaponAction
 from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
-from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
+from ..game.scene_escapade import (
+    DeclareAction,
+    ReinforceAction,
+    RelayAction,
+    SwapAction,
+    WalkAction,
+)
 from ..game.scene_flight import BombardAction, ThrowAction
 from ..game.trap_scene import Interact
 from ..rules.explosives import Variant, explosive_dice
@@ -31,7 +38,7 @@ from ..rules.explosives import Variant, explosive_dice
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
-    "drag off a friendly edge: withdraw\n"
+    "F6 Tactical Advantage swap  drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°")
 
@@ -154,6 +161,21 @@ class TableCommands:
         return BombardAction(type="bombard", player=self._player(), turn=self.s.turn,
                              target=(round(float(point[0]), 4), round(float(point[1]), 4)),
                              explosive_dice=int(dice))
+
+    def swap(self, other: str) -> SwapAction:
+        """F6: Tactical Advantage (13.2): swap the selected unit and ``other`` (two deployed
+        units of a force that failed its roll), for the player of its highest-rolling enemy,
+        at deployment (before the battle's first action), whoever's turn it is."""
+        esc = self._escapade("Swap")
+        first = self.app.selected
+        if first is None or first not in self.s.bodies:
+            raise CommandRefused("Swap: select one of the two units to swap first")
+        player = esc.swap_player(first)
+        if player is None:
+            raise CommandRefused(f"Swap: nobody may swap {self._name(first)}'s units (13.2 "
+                                 "Tactical Advantage: only a force that critically failed or "
+                                 "has no Command Specialist)")
+        return SwapAction(type="swap", player=player, turn=self.s.turn, units=[first, other])
 
     def missile(self, point, xsize: int, variant: str = "explosive") -> MissileStrike:
         """V: an Explosive of Size ``xsize`` strikes a point and goes off (8.4); Tab picks the

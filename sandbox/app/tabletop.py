@@ -675,6 +675,13 @@ class InputLayer:
             self.strike_kind = kind
             app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
                       + ": click the target point, [ ] dice, click again or Enter")
+        elif n == "f6":
+            if app.selected is None:
+                app.flash("Swap: select one of the two units first (13.2 Tactical Advantage)",
+                          error=True)
+                return
+            self.begin_pick("Swap: click the other unit (13.2 Tactical Advantage)",
+                            lambda h: self.cmd.swap(self._body_hit(h, "Swap")))
         elif n == "r":
             self.command(self.cmd.relay)
         elif n == "n":
@@ -1281,7 +1288,7 @@ class TabletopApp:
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
-                "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f3", "f5", "f6", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])

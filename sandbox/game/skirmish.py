@@ -278,7 +278,10 @@ class Skirmish(System):
                     f"{possessive(player)} turn")
         if st.damage.disrupted:
             return f"{st.name} is Disrupted and cannot move or act this turn"
-        return ""
+        try:  # an Escapade's Deployment Rush turn leaves other forces waiting (13.2)
+            return g.system("escapade").unit_refusal(key)
+        except KeyError:
+            return ""
 
     def own_unit(self, key: str, player: str | None = None) -> "BodyState":
         """The body of one of the player's units that may act now.
