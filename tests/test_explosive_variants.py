@@ -155,6 +155,25 @@ def test_explosives_table_takes_variants_too():
         ExplosiveBody(body="b", xsize=1, variants=["phased"])
 
 
+def test_a_variant_bomb_goes_off_by_its_dice_and_its_stat_card_shows_them():
+    """An ``[[explosives]]`` body with Variants: its stat card shows the dice before anything
+    happens (reading it arms nothing), and when it is damaged (Unstable, 8.4 Premature
+    Detonation) the one explosion rolls those mixed dice: XSize 3 Phased, forced 9 and 4."""
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    data["explosives"] = [{"body": "falcon2", "xsize": 3, "stability": "unstable",
+                           "variant": "phased"}]
+    data["forced_dice"] = {"explosion": [9, 4]}
+    with Game(scene_from_dict(data), REPO / "scenes") as g:
+        h = g.state_hash()
+        assert "Explosive: 1d12 Phased + 1d10 Exp" in g.skirmish.stat_card("falcon2")
+        assert g.state_hash() == h
+        charge = g.blasts.charge_of("falcon2")
+        assert str(charge.expression) == "1d12 Phased + 1d10 Exp"
+        g.blasts.explode_body("falcon2", g.world.pose("falcon2")[0], drain=True)
+        blast = next(e for e in g.events if e["type"] == "explosion")
+        assert blast["rings"] == [13, 4] and blast["variant"] == "mixed"
+
+
 def test_a_trap_may_hold_mixed_explosive_dice():
     """F.2 Concealed Hazards with Explosive dice explode (8.4); mixed variant dice too, but a
     mix with plain dice is not an Explosive's."""

@@ -55,9 +55,9 @@ from ..rules.escapade import (
     Role,
     Side,
     Table,
+    can_swap,
     formation_area,
     friendly_stretches,
-    can_swap,
     pick_defenders_edge,
     roll_tactical_advantage,
     rush_turn,
@@ -303,8 +303,9 @@ class EscapadeDriver(System):
                       "turn, the regular turns follow", event="deployment_rush",
                       forces=list(self.rushers), played=True)
         elif rush:
-            self._log(f"Deployment Rush: {', '.join(rush)} may take an extra turn before turn 1",
-                      event="deployment_rush", forces=rush)
+            self._log(f"Deployment Rush: {', '.join(rush)} could rush (none declared in "
+                      "[escapade] rush: no rush turn)", event="deployment_rush", forces=rush,
+                      played=False)
         self._check_script_order()
         self._log_status("set up")
 
@@ -457,8 +458,9 @@ class EscapadeDriver(System):
                 if not chk.legal and self.spec.strict:
                     raise SceneError(f"escapade.forces[{i}].units[{j}] {ue.id!r} at "
                                      f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} (13.2 Deploying Forces)")
-                # chk.used_sprint: the Sprint is the unit's Action before its first turn (the
-                # Deployment Rush, which is no separate turn here): turn 1 finds it ready.
+                # chk.used_sprint: the Sprint is the unit's Action spent before its first turn
+                # (no Response Actions until then); its first turn (the rush turn for a
+                # rushing force) finds it ready.
                 pts.append(p)
             placed[fname] = pts
 

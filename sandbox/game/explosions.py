@@ -197,6 +197,20 @@ class Blasts(System):
             return c
         return None
 
+    def explosive_dice_of(self, key: str) -> str | None:
+        """The Damage dice a body's Explosive would roll ("1d12 Phased + 1d10 Exp"), None when
+        it carries none or it went off (BrikWars 8.4). Reads only: arms nothing."""
+        c = self.charges.get(key)
+        if c is not None:
+            return None if c.spent else str(c.expression)
+        for e in getattr(self.game.spec, "explosives", None) or []:
+            if e.body == key:
+                return str(explosive_dice(e.xsize, e.variant, e.variants))
+        st = self.game.bodies.get(key)
+        if st is not None and st.explosive_dice:
+            return str(explosive_dice(st.explosive_dice))
+        return None
+
     def _boxes(self, key: str) -> list[BoxShape]:
         return self.game.assets[key].boxes
 

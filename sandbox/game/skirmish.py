@@ -313,6 +313,9 @@ class Skirmish(System):
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
+        dice = g.system("blasts").explosive_dice_of(key)
+        if dice:  # an Explosive's Damage dice, Variants included (8.4)
+            lines.append(f"Explosive: {dice}")
         lines.append("Status: " + ", ".join(g.status_words(key)))
         return lines
 
