@@ -98,7 +98,7 @@ def test_a_script_plays_the_swap_first_and_a_window_command_builds_it():
         g.apply(a)
 
 
-def test_the_deployment_rush_turn_is_played_by_the_rushing_heroes_alone():
+def test_the_deployment_rush_turn_is_played_by_the_rushing_heroes_alone(tmp_path):
     """13.2: "When one or more Heroes makes a rush, an extra rush turn takes place at the
     beginning of the battle. Heroes take their turns in regular turn order, skipping Garrison
     forces and Heroes with units too large ... After the rush turn, the battle continues with
@@ -107,6 +107,8 @@ def test_the_deployment_rush_turn_is_played_by_the_rushing_heroes_alone():
     Garrison waits); on turn 2 everybody plays."""
     with _raid(rush=["Sir Hector", "Blud's Raiders"]) as g:
         assert g.escapade.rushers == ("Blud's Raiders", "Sir Hector")
+        assert "Deployment Rush (turn 1): Blud's Raiders, Sir Hector - now" in \
+            g.escapade.panel_lines()
         assert g.current_player == BLUD
         g.apply({"type": "walk", "player": BLUD, "unit": "pim", "to": [10.0, -4.0]})
         g.end_turn()
@@ -118,6 +120,10 @@ def test_the_deployment_rush_turn_is_played_by_the_rushing_heroes_alone():
         assert (g.turn, g.current_player) == (2, BLUD)  # Mad Mags sat the rush turn out
         sat = [e for e in g.events if e["type"] == "turn" and e.get("sits_out")]
         assert [e["player"] for e in sat] == [MAGS]
+        g.save(tmp_path / "rush.save.json")  # a save replays the rush turn the same way
+        with Game.load(tmp_path / "rush.save.json") as again:
+            assert again.state_hash() == g.state_hash()
+            assert (again.turn, again.current_player) == (2, BLUD)
         g.end_turn()
         g.apply({"type": "move", "player": HECTOR, "unit": "guard1", "to": [8.0, 3.5]})
         g.end_turn()

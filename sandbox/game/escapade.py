@@ -796,6 +796,9 @@ class EscapadeDriver(System):
         lines.append(f"Attackers {u.attackers_inches:g}Ü vs defenders {u.defenders_inches:g}Ü: "
                      f"underdogs {side}")
         lines.append("Turn order: " + " > ".join(led.turn_order))
+        if self.rushers:
+            lines.append("Deployment Rush (turn 1): " + ", ".join(self.rushers)
+                         + (" - now" if self.rush_turn_now() else ""))
         owners = self.edge_owners()
         lines.append("Edges: " + ", ".join(f"{e} {o}" for e, o in owners.items()))
         v = summ["victory"]
