@@ -8,7 +8,8 @@
 2. **Measure** from the blast centre to every part of every body as it lies now
    (:func:`sandbox.physics.breakage.part_distances`: the part's collision box surface).
 3. **Damage**: each ring (:func:`sandbox.rules.explosives.variant_rings`) hits what lies in
-   it. Units and Payloads take the ring of their nearest part, compared with their Armor
+   it; each die acts by its kind, so combined Variants (``1d12 Phased + 1d10 Exp``) meet
+   Deflection die by die (:func:`~sandbox.rules.explosives.ring_damage`). Units and Payloads take the ring of their nearest part, compared with their Armor
    (``Game._damage``). A creation's Components are its parts: the creation's Armor is rolled
    once and every part counts Cumulative Damage against it; parts whose total exceeds the
    roll are destroyed. The ground rolls its own 1d10 Armor (stream ``ground``) and is
@@ -460,7 +461,7 @@ class Blasts(System):
             fixed = g.world.bodies[key].static
             if not fixed and ring.knockback_in > 0:
                 thrown.append((key, ring))
-        self._knock_back(point, thrown, variant)
+        self._knock_back(point, thrown)
         return rings
 
     def _ground(self, point, rings, variant) -> None:
@@ -649,18 +650,18 @@ class Blasts(System):
         return asset
 
     # ------------------------------------------------------------------ KnockBack
-    def _knock_back(self, point, thrown: list[tuple[str, ExplosionRing]], variant=None) -> None:
+    def _knock_back(self, point, thrown: list[tuple[str, ExplosionRing]]) -> None:
         """Throw loose bodies: Explosive d10s' inches unresisted, Concussion d6s' inches less
         the body's Physical Opposition (8.4)."""
         g = self.game
         world = g.world
         carriers = [k for k, _ in thrown if g.bodies.get(k) is not None
                     and g.bodies[k].kind == "creation"]
-        for key, inches in thrown:
+        for key, ring in thrown:
             if key not in world.bodies:
                 continue
             st = g.bodies[key]
-            ring, inches = inches, inches.knockback_in
+            inches = ring.knockback_in
             if ring.resisted_in > 0:
                 kept, _ = opposed_knockback(g.dice.stream("opposition"), ring.resisted_in,
                                             st.stats.size, st.name)
