@@ -244,3 +244,55 @@ def test_the_window_missile_command_builds_the_variant_and_refuses_what_cannot_b
         assert (a.xsize, a.variant) == (3, "phased")
         with pytest.raises(CommandRefused, match="XSize >= 2"):
             cmd.missile((0.0, 0.0, 0.5), 1, "phased")
+
+
+def test_a_minefield_of_mixed_variant_dice_explodes_through_the_one_explosion(tmp_path):
+    """F.1 Concealed Hazard with Explosive dice (a minefield) goes off through the one explosion
+    path (8.4) with its mixed Variant dice: ``1d12 Phased + 1d10 Exp``, forced 9 and 4; the
+    crossing minifig rolls 2 on his d6 (stream ``hazard``): 2" in, he steps on a mine. A Field
+    of another kind refuses mixed dice, naming the field."""
+    scene = tmp_path / "mines.toml"
+    scene.write_text(f'''
+name = "mixed minefield"
+seed = 3
+[battlefield]
+width = 24.0
+depth = 16.0
+[[players]]
+name = "Rangers"
+[[fields]]
+id = "mines"
+hazard = "concealed"
+size = 3.0
+dice = "1d12 Phased + 1d10 Exp"
+centre = [0.0, 0.0]
+radius = 3.0
+[[units]]
+id = "private"
+model = "{REPO / 'models' / 'guard_tower.mpd'}"
+submodel = "guard.ldr"
+keep_model_placement = false
+owner = "Rangers"
+position = [-5.0, 0.0, 0.0]
+stats = {{ size = 1.0, armor = 40, move = 5.0 }}
+[[actions]]
+type = "cross"
+player = "Rangers"
+unit = "private"
+to = [0.0, 0.0]
+[forced_dice]
+hazard = [2]
+explosion = [9, 4]
+''')
+    from sandbox.game.scene import load_scene
+
+    spec, base = load_scene(scene)
+    with Game(spec, base) as g:
+        g.run()
+        blast = next(e for e in g.events if e["type"] == "explosion")
+        assert blast["rings"] == [13, 4] and blast["variant"] == "mixed"
+    bad = scene.read_text().replace('hazard = "concealed"', 'hazard = "exposure"')
+    scene.write_text(bad)
+    with pytest.raises(SceneError, match=r"fields.*mixed dice"):
+        spec, base = load_scene(scene)
+        Game(spec, base).close()

@@ -26,26 +26,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..core.dice import DiceSum
-from ..core.errors import DiceError
-from ..rules.explosives import VARIANT_OF_KIND
 from .actions import Action
-from .hazard_scene import _dice
+from .hazard_scene import _dice_or_explosive_sum
 from .scene_types import Vec2, Vec3
-
-
-def _explosive_sum(v: str) -> str:
-    """Mixed Explosive dice such as ``"1d12 Phased + 1d10 Exp"`` (8.4 Explosive Variants
-    combine); each term must be a variant's dice (Exp, Fire, Piercing, KnockBack, Phased)."""
-    try:
-        expr = DiceSum.parse(v)
-    except DiceError as exc:
-        raise ValueError(str(exc)) from None
-    bad = [str(t) for t in expr.terms if t.kind not in VARIANT_OF_KIND or not t.kind]
-    if bad:
-        raise ValueError(f"mixed dice must be Explosive Variant dice (Exp, Fire, Piercing, "
-                         f"KnockBack, Phased), not {bad}")
-    return v
 
 
 class _Strict(BaseModel):
@@ -77,9 +60,7 @@ class TrapEntry(_Strict):
     @field_validator("dice")
     @classmethod
     def _check_dice(cls, v):
-        if isinstance(v, str) and "+" in v and "d" in v.split("+", 1)[1]:
-            return _explosive_sum(v)
-        return _dice(v)
+        return _dice_or_explosive_sum(v)
 
     @field_validator("action_die")
     @classmethod
