@@ -38,7 +38,7 @@ from ..rules.explosives import Variant, explosive_dice
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
-    "F6 Tactical Advantage swap  drag off a friendly edge: withdraw\n"
+    "F6 swap  drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°")
 
