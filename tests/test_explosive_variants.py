@@ -296,3 +296,25 @@ explosion = [9, 4]
     with pytest.raises(SceneError, match=r"fields.*mixed dice"):
         spec, base = load_scene(scene)
         Game(spec, base).close()
+
+
+def test_a_units_rocket_weapon_with_variants_previews_and_explodes_with_its_dice():
+    """8.4 at the table: a unit's XSize 2 Rocket with ``variants = ["armor_piercing"]`` shows
+    ``1d6 Piercing + 1d10 Exp`` in the attack preview and the stat card before the roll; fired
+    (Action Roll forced 5 against Use 4), it flies as a Payload and its explosion rolls those
+    dice (forced 4 and 3): 7 Damage within 2", then the d10's 3."""
+    data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
+    u = next(u for u in data["units"] if u["id"] == "knight1")
+    u["stats"]["weapons"] = [{"type": "Rocket", "size": 2, "variants": ["armor_piercing"]}]
+    data["forced_dice"] = {"projectile": [5], "explosion": [4, 3]}
+    with Game(scene_from_dict(data), REPO / "scenes") as g:
+        pv = g.skirmish.attack_preview("knight1", 0, "falcon1")
+        assert pv.allowed and "Damage 1d6 Piercing + 1d10 Exp" in pv.lines()[0]
+        assert any("Damage 1d6 Piercing + 1d10 Exp" in x for x in g.skirmish.stat_card("knight1"))
+        evs = g.apply({"type": "attack", "player": LK, "unit": "knight1", "weapon": 0,
+                       "target": "falcon1"})
+        blast = next(e for e in evs if e["type"] == "explosion")
+        assert blast["rings"] == [7, 3] and blast["variant"] == "mixed"
+    u["stats"]["weapons"] = [{"type": "Gun", "size": 1, "variant": "phased"}]
+    with pytest.raises(SceneError, match="only Rockets and Explosives have Explosive Variants"):
+        scene_from_dict(data)

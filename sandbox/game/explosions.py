@@ -191,8 +191,9 @@ class Blasts(System):
             return self.charges[key]
         st = self.game.bodies.get(key)
         if st is not None and st.explosive_dice:
-            # A dropped bomb: Semi-Stable, activated by the drop (8.4: "falling bombs").
-            c = Charge(key, st.name, explosive_dice(st.explosive_dice), Variant.EXPLOSIVE,
+            # A dropped bomb: Semi-Stable, activated by the drop (8.4: "falling bombs"); a
+            # table Rocket keeps its weapon's Variants
+            c = Charge(key, st.name, self._dice_of_body(key, st.explosive_dice), None,
                        Stability.UNSTABLE, st.explosive_dice, activated=True)
             self.charges[key] = c
             return c
@@ -209,8 +210,19 @@ class Blasts(System):
                 return str(explosive_dice(e.xsize, e.variant, e.variants))
         st = self.game.bodies.get(key)
         if st is not None and st.explosive_dice:
-            return str(explosive_dice(st.explosive_dice))
+            return str(self._dice_of_body(key, st.explosive_dice))
         return None
+
+    def _dice_of_body(self, key: str, xsize: int):
+        """Damage dice of a body carrying ``xsize`` Explosive dice: a table Rocket's Variants
+        (the flight system's ``spawned_explosives``), else plain d10s."""
+        try:
+            spawned = self.game.system("flight").spawned_explosives.get(key)
+        except KeyError:
+            spawned = None
+        if spawned is not None and spawned.xsize == xsize:
+            return explosive_dice(xsize, spawned.variant, spawned.variants)
+        return explosive_dice(xsize)
 
     def _boxes(self, key: str) -> list[BoxShape]:
         return self.game.assets[key].boxes

@@ -40,6 +40,7 @@ from ..rules.attacks import (
     resolve_burst_fire,
     target_modifier,
 )
+from ..rules.explosives import explosive_dice
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
 from .actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
 from .arcs import ArcHit, bodies_in_arc
@@ -187,6 +188,10 @@ class SprintShort(RulesError):
 def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
     """The rules profile of a scene weapon entry (BrikWars 8.1)."""
     prof = bastard_gun(spec.bastard) if spec.bastard is not None else weapon_profile(spec.type, spec.size)
+    if getattr(spec, "variants", None) or getattr(spec, "variant", "explosive") != "explosive":
+        # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
+        prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
+                                                   spec.variants))
     return replace(prof, name=spec.name) if spec.name else prof
 
 
@@ -576,8 +581,10 @@ class Skirmish(System):
               modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
                          for m in pv.modifiers])
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
+            spec = st.stats.weapons[a.weapon]
             g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player,
-                                                  st.stats.action_die)
+                                                  st.stats.action_die, variant=spec.variant,
+                                                  variants=tuple(spec.variants))
             return
         stream = g.dice.stream("attack")
         extra = [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
