@@ -318,3 +318,13 @@ def test_a_units_rocket_weapon_with_variants_previews_and_explodes_with_its_dice
     u["stats"]["weapons"] = [{"type": "Gun", "size": 1, "variant": "phased"}]
     with pytest.raises(SceneError, match="only Rockets and Explosives have Explosive Variants"):
         scene_from_dict(data)
+
+
+def test_a_shrinking_mixed_minefield_loses_its_last_written_dice_first():
+    """F.1: a Field holds at most one Hazard die per inch of Size; a mixed minefield resized
+    below its dice drops the dice written last (the same reading as the rings' ties)."""
+    from sandbox.rules.hazards import Field, HazardKind
+
+    f = Field("mines", HazardKind.CONCEALED, 3, "1d12 Phased + 1d10 Exp + 1d6 Piercing")
+    assert str(f.resized(2).dice) == "1d12 Phased + 1d10 Exp"
+    assert str(f.resized(1).dice) == "1d12 Phased" and f.resized(0.5) is None
