@@ -143,3 +143,31 @@ def test_a_scripted_rush_and_what_cannot_rush():
     with pytest.raises(SceneError, match=r"escapade.rush\[0\]: Mad Mags cannot make a "
                                          r"Deployment Rush: its largest deployed unit"):
         _raid(rush=["Mad Mags"])
+
+
+def test_an_ambushing_force_sets_up_anywhere_but_in_enemy_formations_and_strongholds():
+    """13.2: "If a Command Specialist's roll is at least twice as high as his highest-rolling
+    enemy ... the ambushing force can place its units anywhere on the battlefield except for
+    inside an enemy formation or Stronghold." Blud's Raiders rolled 8 against Sir Hector's 4:
+    Pim sets up in mid-field (the window's F7 builds the same action); refused: inside the keep,
+    inside Sir Hector's formation (a box around his units, 1" margin), Sir Hector (4 is not
+    twice 8), and once the battle has begun."""
+    from sandbox.app.commands import TableCommands
+
+    with _raid() as g:
+        assert "Blud's Raiders" in g.escapade.tactical.ambushers
+        amb = {"type": "ambush", "player": BLUD, "unit": "pim"}
+        with pytest.raises(RulesError, match="Stronghold"):
+            g.apply(amb | {"to": [12.0, 6.0]})
+        with pytest.raises(RulesError, match="formation"):
+            g.apply(amb | {"to": [-4.0, 8.5]})
+        with pytest.raises(RulesError, match="no ambush"):
+            g.apply({"type": "ambush", "player": HECTOR, "unit": "squire", "to": [0.0, 0.0]})
+        cmd = TableCommands(SimpleNamespace(session=g, selected="pim"))
+        a = cmd.ambush((-10.0, 0.0, 0.0))
+        assert (a.player, a.unit, a.to) == (BLUD, "pim", (-10.0, 0.0))
+        g.apply(a)
+        assert np.allclose(g.footprint_centre("pim"), [-10.0, 0.0], atol=0.15)
+        g.end_turn()
+        with pytest.raises(RulesError, match="battle has begun"):
+            g.apply(amb | {"to": [-10.0, 2.0]})

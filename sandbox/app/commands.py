@@ -7,7 +7,8 @@ scripted run. A command that cannot be built says why in one line (:class:`Comma
 which the window shows as a refusal.
 
 Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
-F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2),
+F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F7 an ambushing
+unit set up at a clicked point (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
 A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``; Tab picks its
 Explosive Variant), J throw (8.4),
@@ -25,6 +26,7 @@ from ..game.actions import AttackAction, ReloadWeaponAction
 from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
 from ..game.scene_escapade import (
+    AmbushAction,
     DeclareAction,
     ReinforceAction,
     RelayAction,
@@ -38,7 +40,7 @@ from ..rules.explosives import Variant, explosive_dice
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
-    "F6 swap  drag off a friendly edge: withdraw\n"
+    "F6 swap  F7 ambush  drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°")
 
@@ -176,6 +178,18 @@ class TableCommands:
                                  "Tactical Advantage: only a force that critically failed or "
                                  "has no Command Specialist)")
         return SwapAction(type="swap", player=player, turn=self.s.turn, units=[first, other])
+
+    def ambush(self, point) -> AmbushAction:
+        """F7: Tactical Advantage (13.2): an ambushing force's selected unit sets up at a clicked
+        point, at deployment (before the battle's first action), whoever's turn it is."""
+        esc = self._escapade("Ambush")
+        unit = self._selected_unit("Ambush")
+        force = esc.force_of_unit(unit)
+        if force is None:
+            raise CommandRefused(f"Ambush: {self._name(unit)} is not a unit of the Escapade")
+        p = np.asarray(point, float)
+        return AmbushAction(type="ambush", player=esc.player_of_force(force), turn=self.s.turn,
+                            unit=unit, to=(round(float(p[0]), 4), round(float(p[1]), 4)))
 
     def missile(self, point, xsize: int, variant: str = "explosive") -> MissileStrike:
         """V: an Explosive of Size ``xsize`` strikes a point and goes off (8.4); Tab picks the

@@ -682,6 +682,17 @@ class InputLayer:
                 return
             self.begin_pick("Swap: click the other unit (13.2 Tactical Advantage)",
                             lambda h: self.cmd.swap(self._body_hit(h, "Swap")))
+        elif n == "f7":
+            if app.selected is None:
+                app.flash("Ambush: select the unit first (13.2 Tactical Advantage)", error=True)
+                return
+
+            def ambush(hit):
+                if hit is None:
+                    raise CommandRefused("Ambush: click a point on the table")
+                return self.cmd.ambush(hit.point)
+
+            self.begin_pick("Ambush: click where the unit sets up (13.2)", ambush)
         elif n == "r":
             self.command(self.cmd.relay)
         elif n == "n":
@@ -1288,7 +1299,7 @@ class TabletopApp:
         keys = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e", "u",
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
-                "f2", "f3", "f5", "f6", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f3", "f5", "f6", "f7", "f9", "f12", "page_up", "page_down", "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])

@@ -11,7 +11,7 @@ this module only connects it to a running :class:`~sandbox.game.engine.Game`:
   stream ``sprint`` for the extra inches). Heroes listed in ``[escapade] rush`` make the
   Deployment Rush: turn 1 is the rush turn (players without a rushing force sit it out through
   the engine's ``sits_out`` hook; units of other forces may not move or act), regular turns
-  follow. The ``swap`` action plays a Tactical Advantage swap at deployment.
+  follow. The ``swap`` and ``ambush`` actions play Tactical Advantage at deployment.
 - **Kills** (13.2 The Commander): a ``destroyed`` event of a unit of the battle becomes
   :meth:`EscapadeLedger.destroy`. The killer is the unit whose ``attack`` event opened the
   action (kills by Bombardment, missiles or falls have no killer); the witnesses are the
@@ -65,6 +65,7 @@ from ..rules.escapade import (
 from .actions import MoveAction
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
+    AmbushAction,
     AttackScript,
     DeclareAction,
     EscapadeSection,
@@ -356,12 +357,69 @@ class EscapadeDriver(System):
                       forces=list(self.rushers))
 
     # ---------------------------------------------------------------- Tactical Advantage
+    def _battle_begun(self) -> str:
+        if any(not x.deployment for x in self.game.actions):
+            return ("the battle has begun: Tactical Advantage swaps and ambushes are made at "
+                    "deployment, before the first action (13.2)")
+        return ""
+
+    def ambush_refusal(self, a: AmbushAction) -> str:
+        """Why the ambush placement ``a`` is not allowed ("" when it is; 13.2): the force must
+        have rolled at least twice its highest-rolling enemy, and the spot must lie outside
+        every enemy formation (a box around its units, 1" margin) and Stronghold."""
+        g = self.game
+        why = self._battle_begun()
+        if why:
+            return why
+        force = self._units_of.get(a.unit)
+        if force is None:
+            return f"{a.unit} is not a unit of the Escapade"
+        if self._player_of_force(force) != a.player:
+            return f"{a.unit} fights for {force}, not for {a.player}"
+        if force not in self.tactical.ambushers:
+            return (f"{force} did not roll at least twice its highest-rolling enemy's Tactical "
+                    "Advantage: no ambush (13.2)")
+        st = g.bodies.get(a.unit)
+        if st is None or st.damage.destroyed or a.unit not in g.world.bodies:
+            return f"{a.unit} is not deployed on the table"
+        chk = self.ledger.check_deployment(a.unit, tuple(a.to), ambush=True,
+                                           enemy_formations=self.enemy_formations(force))
+        if not chk.legal:
+            return f"{a.unit} cannot set up an ambush at ({a.to[0]:g}, {a.to[1]:g}): {chk.reason}"
+        return ""
+
+    def enemy_formations(self, force: str) -> list:
+        """The formations of ``force``'s enemies on the table now (13.2 ambush): each enemy
+        force's deployed units' footprint centres, boxed with a 1" margin."""
+        g, out = self.game, []
+        for f in self.spec.forces:
+            if f.name == force or not self.ledger.are_enemies(f.name, force):
+                continue
+            pts = [tuple(float(v) for v in g.footprint_centre(u.name)) for u in f.units
+                   if u.name in g.world.bodies and not g.bodies[u.name].damage.destroyed]
+            if pts:
+                out.append(formation_area(pts, name=f.name))
+        return out
+
+    def _ambush(self, a: AmbushAction) -> None:
+        g = self.game
+        lo, _ = g.bounds(a.unit)
+        c = g.footprint_centre(a.unit)
+        pos, orn = g.world.pose(a.unit)
+        g.world.set_pose(a.unit, pos + np.array([a.to[0] - c[0], a.to[1] - c[1], -lo[2]]), orn)
+        g.record_frame(force=True)
+        g.settle(quiet=True)
+        force = self._units_of[a.unit]
+        self._log(f"Tactical Advantage: {a.unit} of {force} sets up an ambush at "
+                  f"({a.to[0]:g}, {a.to[1]:g}) (13.2)", event="ambush", force=force,
+                  unit=a.unit, position=list(a.to))
+
     def swap_refusal(self, a: SwapAction) -> str:
         """Why the Tactical Advantage swap ``a`` is not allowed ("" when it is; 13.2)."""
         g = self.game
-        if any(not x.deployment for x in g.actions):
-            return ("the battle has begun: Tactical Advantage swaps are made at deployment, "
-                    "before the first action (13.2)")
+        why = self._battle_begun()
+        if why:
+            return why
         forces = []
         for u in a.units:
             f = self._units_of.get(u)
@@ -396,6 +454,14 @@ class EscapadeDriver(System):
             return (f"{ua.name} (Size {ua.size_inches:g}\") and {ub.name} (Size "
                     f"{ub.size_inches:g}\") are not of similar Size (13.2)")
         return ""
+
+    def force_of_unit(self, key: str) -> str | None:
+        """The Escapade force ``key`` fights for, or None."""
+        return self._units_of.get(key)
+
+    def player_of_force(self, force: str) -> str:
+        """The player of a force (the scene's name)."""
+        return self._player_of_force(force)
 
     def swap_player(self, key: str) -> str | None:
         """The player who may swap units of ``key``'s force (its highest-rolling enemy's, when
@@ -574,6 +640,8 @@ class EscapadeDriver(System):
         swap's conditions, and the rush turn's limits (13.2); the rest is checked in play."""
         if isinstance(action, SwapAction):
             return self.swap_refusal(action)
+        if isinstance(action, AmbushAction):
+            return self.ambush_refusal(action)
         if isinstance(action, WalkAction):
             return self.unit_refusal(action.unit)
         if isinstance(action, (RelayAction, ReinforceAction)):
@@ -595,6 +663,8 @@ class EscapadeDriver(System):
         where = f"actions[{index}]"
         if isinstance(action, SwapAction):
             self._swap(action)
+        elif isinstance(action, AmbushAction):
+            self._ambush(action)
         elif isinstance(action, WalkAction):
             self._walk(action, where)
         elif isinstance(action, RelayAction):

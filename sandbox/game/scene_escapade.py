@@ -30,7 +30,9 @@ Actions (``[[actions]]``, each with ``player`` and ``turn``)
     ``reinforce`` (a ``commander`` calls ``units``: reserve units free, new units for Strategy
     bricks), ``declare`` (``force`` declares ``what`` = "losing_battle", "concede" or "betray"
     with ``role``), ``swap`` (Tactical Advantage, 13.2: the ``player`` of a failed force's
-    highest-rolling enemy swaps two of its ``units``; played before the battle's first action).
+    highest-rolling enemy swaps two of its ``units``; played before the battle's first action),
+    ``ambush`` (Tactical Advantage, 13.2: an ambushing force's ``player`` places its ``unit``
+    at ``to`` anywhere outside enemy formations and Strongholds, also before the first action).
 ``rush`` (in ``[escapade]``)
     Forces whose Heroes make a Deployment Rush (13.2): turn 1 is the rush turn, in which only
     their players play and only their units move and act; the regular turns follow.
@@ -233,4 +235,20 @@ class SwapAction(Action):
         return self
 
 
-ESCAPADE_ACTIONS = (WalkAction, RelayAction, ReinforceAction, DeclareAction, SwapAction)
+class AmbushAction(Action):
+    """Tactical Advantage (13.2): a force whose roll was at least twice its highest-rolling
+    enemy's "can place its units anywhere on the battlefield except for inside an enemy
+    formation or Stronghold", after everybody else has set up. A deployment action: before the
+    battle's first other action, whoever's turn it is; the unit stands on the table at ``to``."""
+
+    type: Literal["ambush"]
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    unit: str
+    to: Vec2
+
+    deployment: ClassVar[bool] = True
+
+
+ESCAPADE_ACTIONS = (WalkAction, RelayAction, ReinforceAction, DeclareAction, SwapAction,
+                    AmbushAction)
