@@ -7,8 +7,11 @@ scripted run. A command that cannot be built says why in one line (:class:`Comma
 which the window shows as a refusal.
 
 Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
+F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F7 an ambushing
+unit set up at a clicked point (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
-A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``), J throw (8.4),
+A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``; Tab picks its
+Explosive Variant), J throw (8.4),
 I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
 left or right (``face``), ``;`` Close Combat (8.2: Shove, ``;`` again Grab, again Angry Inch;
@@ -22,12 +25,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import SandboxError
+from ..core.errors import RulesError, SandboxError
 from ..game.actions import AttackAction, ReloadWeaponAction
 from ..game.close_combat import AngryInchAction, GrabAction, ParryOrder, ShoveAction
 from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
-from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
+from ..game.scene_escapade import (
+    AmbushAction,
+    DeclareAction,
+    ReinforceAction,
+    RelayAction,
+    SwapAction,
+    WalkAction,
+)
 from ..game.scene_flight import BombardAction, ThrowAction
 from ..game.scene_manning import (
     DivertPowerAction,
@@ -36,11 +46,12 @@ from ..game.scene_manning import (
     SetUpTurretAction,
 )
 from ..game.trap_scene import Interact
+from ..rules.explosives import Variant, explosive_dice
 
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
-    "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
-    "drag off a friendly edge: withdraw\n"
+    "Escapade: R relay  N Reinforcements  X Losing Battle  Z concede  C carry  "
+    "F6 swap  F7 ambush  drag off own edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°\n"
     "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon\n"
@@ -52,6 +63,9 @@ CLOSE_COMBAT_MOVES = ("shove", "grab", "angry_inch")
 
 #: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
 INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
+
+#: Explosive Variants Tab cycles through for a missile strike (8.4).
+MISSILE_VARIANTS = tuple(v.value for v in Variant)
 
 #: Fire modes Tab cycles through for a weapon that has them (8.3).
 FIRE_MODES = ("single", "burst", "arc")
@@ -167,12 +181,66 @@ class TableCommands:
                              target=(round(float(point[0]), 4), round(float(point[1]), 4)),
                              explosive_dice=int(dice))
 
-    def missile(self, point, xsize: int) -> MissileStrike:
-        """V: an Explosive of Size ``xsize`` strikes a point and goes off (8.4)."""
+    def swap(self, other: str) -> SwapAction:
+        """F6: Tactical Advantage (13.2): swap the selected unit and ``other`` (two deployed
+        units of a force that failed its roll), for the player of its highest-rolling enemy,
+        at deployment (before the battle's first action), whoever's turn it is."""
+        esc = self._escapade("Swap")
+        first = self.app.selected
+        if first is None or first not in self.s.bodies:
+            raise CommandRefused("Swap: select one of the two units to swap first")
+        player = esc.swap_player(first)
+        if player is None:
+            raise CommandRefused(f"Swap: nobody may swap {self._name(first)}'s units (13.2 "
+                                 "Tactical Advantage: only a force that critically failed or "
+                                 "has no Command Specialist)")
+        return SwapAction(type="swap", player=player, turn=self.s.turn, units=[first, other])
+
+    def ambush(self, point) -> AmbushAction:
+        """F7: Tactical Advantage (13.2): an ambushing force's selected unit sets up at a clicked
+        point, at deployment (before the battle's first action), whoever's turn it is."""
+        esc = self._escapade("Ambush")
+        unit = self._selected_unit("Ambush")
+        force = esc.force_of_unit(unit)
+        if force is None:
+            raise CommandRefused(f"Ambush: {self._name(unit)} is not a unit of the Escapade")
         p = np.asarray(point, float)
+        return AmbushAction(type="ambush", player=esc.player_of_force(force), turn=self.s.turn,
+                            unit=unit, to=(round(float(p[0]), 4), round(float(p[1]), 4)))
+
+    def missile(self, point, xsize: int, variant: str = "explosive") -> MissileStrike:
+        """V: an Explosive of Size ``xsize`` strikes a point and goes off (8.4); Tab picks the
+        ``variant`` its d10s are swapped for (an odd d10 a Phased one cannot swap stays).
+
+        Raises
+        ------
+        CommandRefused
+            The variant does not fit the XSize (a Phased XSize 1), in the rule's words.
+        """
+        p = np.asarray(point, float)
+        try:
+            explosive_dice(int(xsize), variant)
+        except RulesError as exc:
+            raise CommandRefused(f"Missile strike: {exc} (8.4 Explosive Variants)") from None
         return MissileStrike(type="missile", player=self._player(), turn=self.s.turn,
                              point=tuple(round(float(v), 4) for v in p), xsize=int(xsize),
-                             name=f"{self._player()}'s missile")
+                             variant=variant, name=f"{self._player()}'s missile")
+
+    @staticmethod
+    def missile_dice(xsize: int, variant: str) -> str:
+        """The Damage dice a missile of ``xsize`` and ``variant`` rolls, or why it cannot."""
+        try:
+            return str(explosive_dice(int(xsize), variant))
+        except RulesError as exc:
+            return f"not allowed: {exc}"
+
+    @staticmethod
+    def missile_dice_count(xsize: int, variant: str) -> int:
+        """How many Damage dice (and so 2" rings) that missile has; 0 when not allowed."""
+        try:
+            return explosive_dice(int(xsize), variant).count
+        except RulesError:
+            return 0
 
     # ---------------------------------------------------------------- unit actions
     def throw(self, payload: str, aim, target_body: str | None) -> ThrowAction:

@@ -72,6 +72,7 @@ from .commands import (
     CLOSE_COMBAT_MOVES,
     COMMAND_HELP,
     INTERACTIONS,
+    MISSILE_VARIANTS,
     CommandRefused,
     TableCommands,
 )
@@ -228,6 +229,8 @@ class InputLayer:
         self.strike_kind = "bombard"
         self.strike_point: np.ndarray | None = None
         self.strike_dice = 1
+        #: The missile's Explosive Variant (Tab in ``strike`` mode, 8.4): its d10s swapped.
+        self.strike_variant = "explosive"
         #: The chosen fire mode of the weapon in ``attack`` mode (Tab; None: its default).
         self.fire_mode: str | None = None
         #: The verb of K (interact): touch, push, pull, ...
@@ -486,7 +489,7 @@ class InputLayer:
             return
         p = self.strike_point
         action = (self.cmd.bombard(p, self.strike_dice) if self.strike_kind == "bombard"
-                  else self.cmd.missile(p, self.strike_dice))
+                  else self.cmd.missile(p, self.strike_dice, self.strike_variant))
         self.set_mode("select")
         self.app.submit(action)
 
@@ -695,6 +698,24 @@ class InputLayer:
             self.strike_kind = kind
             app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
                       + ": click the target point, [ ] dice, click again or Enter")
+        elif n == "f6":
+            if app.selected is None:
+                app.flash("Swap: select one of the two units first (13.2 Tactical Advantage)",
+                          error=True)
+                return
+            self.begin_pick("Swap: click the other unit (13.2 Tactical Advantage)",
+                            lambda h: self.cmd.swap(self._body_hit(h, "Swap")))
+        elif n == "f7":
+            if app.selected is None:
+                app.flash("Ambush: select the unit first (13.2 Tactical Advantage)", error=True)
+                return
+
+            def ambush(hit):
+                if hit is None:
+                    raise CommandRefused("Ambush: click a point on the table")
+                return self.cmd.ambush(hit.point)
+
+            self.begin_pick("Ambush: click where the unit sets up (13.2)", ambush)
         elif n == "r":
             self.command(self.cmd.relay)
         elif n == "n":
@@ -780,6 +801,11 @@ class InputLayer:
             self.begin_pick(what, lambda h: build(self._body_hit(h, what.split(":")[0])))
         elif n == "w":
             self.command(lambda: self.cmd.reload(self.weapon))
+        elif n == "tab" and self.mode == "strike" and self.strike_kind == "missile":
+            i = MISSILE_VARIANTS.index(self.strike_variant)
+            self.strike_variant = MISSILE_VARIANTS[(i + 1) % len(MISSILE_VARIANTS)]
+            app.flash(f"Missile: {self.cmd.missile_dice(self.strike_dice, self.strike_variant)}")
+            app.overlays_dirty = True
         elif n == "tab" and self.mode == "attack" and app.selected is not None:
             modes = self.cmd.fire_modes(app.selected, self.weapon)
             i = modes.index(self.fire_mode) if self.fire_mode in modes else 0
@@ -1311,6 +1337,8 @@ class TabletopApp:
                       f"{possessive(s.current_player)} pile ([ and ] to change)")
         if mode == "strike":
             extra += f"   {self.input.strike_dice} Explosive dice ([ and ] to change)"
+            if self.input.strike_kind == "missile":
+                extra += f", variant {self.input.strike_variant} (Tab)"
         if self.input.brig is not None:  # Brigandine: what this phase's gestures order
             extra += "   " + self.input.brig.prompt()
         text = ((InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n")
@@ -1337,7 +1365,8 @@ class TabletopApp:
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".", ";", "'",
                 "shift-d", "shift-t", "shift-g", "shift-i",
-                "f2", "f3", "f4", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
+                "f2", "f3", "f4", "f5", "f6", "f7", "f9", "f12", "page_up", "page_down",
+                "+", "=", "-",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [
                     str(i) for i in range(1, 10)]
         for k in keys:
@@ -1889,12 +1918,16 @@ class TabletopApp:
         if inp.mode == "strike" and inp.strike_point is not None:
             p = inp.strike_point
             markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
-            for k in range(1, inp.strike_dice + 1):  # 2" per Explosive die (8.4)
+            dice, n_dice = f"{inp.strike_dice}d10 Explosive", inp.strike_dice
+            if inp.strike_kind == "missile":  # Variants swap the d10s (8.4; Tab)
+                dice = inp.cmd.missile_dice(inp.strike_dice, inp.strike_variant)
+                n_dice = inp.cmd.missile_dice_count(inp.strike_dice, inp.strike_variant)
+            for k in range(1, n_dice + 1):  # 2" per Explosive die (8.4)
                 markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k,
                                            colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
             what = "Strategic Bombardment" if inp.strike_kind == "bombard" else "Missile strike"
-            label = f"{what}: {inp.strike_dice}d10 Explosive  (click again or Enter)"
+            label = f"{what}: {dice}  (click again or Enter)"
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
         if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
             lp = s.flight.launch_preview(inp.launcher, inp.launch_aim, target_body=inp.launch_body)

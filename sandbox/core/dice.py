@@ -390,11 +390,19 @@ class ExpressionRoll:
     flat_modifier : int
     """
 
-    expression: DiceExpression
+    expression: "DiceExpression | DiceSum"
     groups: tuple[tuple[Roll, ...], ...]
     n_base: int
     per_die_modifier: int = 0
     flat_modifier: int = 0
+    #: Damage kind of each group (one per group) for a :class:`DiceSum`; empty: every group is
+    #: of the expression's kind.
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def group_kinds(self) -> tuple[str, ...]:
+        """The damage kind of each group ("Exp", "Phased", ...), one per group."""
+        return self.kinds or (self.expression.kind,) * len(self.groups)
 
     @property
     def rolls(self) -> tuple[Roll, ...]:
@@ -435,12 +443,153 @@ class ExpressionRoll:
 
 
 def roll_expression(
-    stream: DiceStream, expression: "DiceExpression | str", reason: str = "", **kwargs
+    stream: DiceStream, expression: "DiceExpression | DiceSum | str", reason: str = "", **kwargs
 ) -> ExpressionRoll:
-    """Parse (when given text) and roll a dice expression; see :meth:`DiceExpression.roll`."""
+    """Parse (when given text) and roll a dice expression; see :meth:`DiceExpression.roll`.
+    Text may be a mixed sum ("1d12 Phased + 1d10 Exp", :func:`parse_dice`)."""
     expr = (
         expression
-        if isinstance(expression, DiceExpression)
-        else DiceExpression.parse(expression)
+        if isinstance(expression, (DiceExpression, DiceSum))
+        else parse_dice(expression)
     )
     return expr.roll(stream, reason, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# Mixed dice: "1d12 Phased + 1d10 Exp" (BrikWars 8.4 Explosive Variants combine)
+# --------------------------------------------------------------------------------------------
+
+#: A "+" that starts another dice term ("+ 1d10", "+d6"), not a flat modifier ("+1").
+_TERM_SPLIT = re.compile(r"\s*\+\s*(?=\d*\s*d\s*\d)")
+
+
+@dataclass(frozen=True)
+class DiceSum:
+    """A sum of dice of different sizes or kinds, e.g. ``1d12 Phased + 1d10 Exp``.
+
+    BrikWars 8.4: an Explosive swaps its d10s "for any combination of Alternate Damage Dice",
+    so one Damage roll may hold d12s, d10s, d6s and d4s together, each die keeping its kind.
+
+    Attributes
+    ----------
+    terms : tuple of DiceExpression
+        At least two terms, each with its own die size (never Action dice) and kind, in the
+        order written (the roll keeps that order; :func:`sandbox.rules.damage.explosion_rings`
+        uses it to break ties).
+
+    Examples
+    --------
+    >>> e = DiceSum.parse("1d12 Phased + 1d10 Exp")
+    >>> str(e), e.count, e.kinds, e.maximum
+    ('1d12 Phased + 1d10 Exp', 2, ('Phased', 'Exp'), 22)
+    >>> r = e.roll(Dice(0, forced={"x": [7, 3]}).stream("x"))
+    >>> r.total, r.group_kinds
+    (10, ('Phased', 'Exp'))
+    """
+
+    terms: tuple[DiceExpression, ...]
+
+    def __post_init__(self) -> None:
+        terms = tuple(self.terms)
+        if len(terms) < 2:
+            raise DiceError(f"a dice sum needs at least two terms, got {len(terms)}")
+        for t in terms:
+            if not isinstance(t, DiceExpression) or t.count < 1 or t.sides is None:
+                raise DiceError(f"each term of a dice sum must be dice such as '1d10', got {t!r}")
+        object.__setattr__(self, "terms", terms)
+
+    @classmethod
+    def parse(cls, text: str) -> "DiceSum":
+        """Parse ``"NdS[ Kind] + NdS[ Kind] ..."`` (two terms or more).
+
+        Raises
+        ------
+        DiceError
+            If ``text`` is not a sum of at least two dice terms.
+        """
+        if not isinstance(text, str):
+            raise DiceError(f"a dice expression must be text, got {text!r}")
+        parts = _TERM_SPLIT.split(text.strip())
+        return cls(tuple(DiceExpression.parse(p) for p in parts))
+
+    @property
+    def count(self) -> int:
+        """Number of dice, all terms together."""
+        return sum(t.count for t in self.terms)
+
+    @property
+    def modifier(self) -> int:
+        """Flat modifiers of all terms together."""
+        return sum(t.modifier for t in self.terms)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kind of each term, in order."""
+        return tuple(t.kind for t in self.terms)
+
+    @property
+    def kind(self) -> str:
+        """The common kind when every term has the same one, else ``""``."""
+        return self.terms[0].kind if len(set(self.kinds)) == 1 else ""
+
+    @property
+    def minimum(self) -> int:
+        return max(0, self.count + self.modifier)
+
+    @property
+    def maximum(self) -> int:
+        return max(0, sum(t.count * t.sides for t in self.terms) + self.modifier)
+
+    def __str__(self) -> str:
+        return " + ".join(str(t) for t in self.terms)
+
+    def roll(self, stream: DiceStream, reason: str = "", *, per_die_modifier: int = 0,
+             flat_modifier: int = 0, bonus_dice: int = 0,
+             over_the_top: bool = True) -> ExpressionRoll:
+        """Roll every term on ``stream`` in order (see :meth:`DiceExpression.roll`).
+
+        Over the Top dice a die earns are of its own size. ``bonus_dice`` earned by the Action
+        Roll are of the first term's die and kind (reading: the Explosive's first-written die).
+        The record's ``kinds`` give each group's kind.
+        """
+        if bonus_dice < 0:
+            raise DiceError(f"bonus_dice must be >= 0, got {bonus_dice}")
+        groups: list[tuple[Roll, ...]] = []
+        kinds: list[str] = []
+        bonus: list[tuple[Roll, ...]] = []
+        for i, t in enumerate(self.terms):
+            r = t.with_modifier(-t.modifier).roll(
+                stream, reason, bonus_dice=int(bonus_dice) if i == 0 else 0,
+                over_the_top=over_the_top)
+            base, extra = r.groups[: t.count], r.groups[t.count:]
+            groups.extend(base)
+            kinds.extend([t.kind] * len(base))
+            bonus.extend(extra)
+        n_base = len(groups)
+        groups.extend(bonus)
+        kinds.extend([self.terms[0].kind] * len(bonus))
+        return ExpressionRoll(self, tuple(groups), n_base, int(per_die_modifier),
+                              int(flat_modifier), tuple(kinds))
+
+
+def parse_dice(text: str) -> "DiceExpression | DiceSum":
+    """A dice expression, or a :class:`DiceSum` when the text adds dice terms together.
+
+    Raises
+    ------
+    DiceError
+        If ``text`` is neither.
+
+    Examples
+    --------
+    >>> str(parse_dice("3d10 Exp")), str(parse_dice("1d12 Phased + 1d10 Exp"))
+    ('3d10 Exp', '1d12 Phased + 1d10 Exp')
+    >>> parse_dice("1d8+1")
+    DiceExpression(count=1, sides=8, modifier=1, kind='')
+    """
+    if not isinstance(text, str):
+        raise DiceError(f"a dice expression must be text, got {text!r}")
+    parts = _TERM_SPLIT.split(text.strip())
+    if len(parts) == 1:
+        return DiceExpression.parse(text)
+    return DiceSum(tuple(DiceExpression.parse(p) for p in parts))

@@ -53,6 +53,10 @@ class Action(_Strict):
 
     #: True for actions that change nothing on the table (only read it): never undone alone.
     passive: ClassVar[bool] = False
+    #: True for deployment actions (13.2 Tactical Advantage swaps): made before the battle's
+    #: first other action by the player the rule names, whoever's turn it is; a script plays
+    #: them first. Their system's refusal says when they are no longer allowed.
+    deployment: ClassVar[bool] = False
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

@@ -659,7 +659,7 @@ class Game:
             return "the game is over"
         if "turn" in action.model_fields_set and action.turn != self.turn:
             return f"it is turn {self.turn}, not turn {action.turn}"
-        if action.player != self.current_player:
+        if action.player != self.current_player and not action.deployment:
             return (f"it is {possessive(self.current_player)} turn, not "
                     f"{possessive(action.player)}")
         if isinstance(action, EndTurnAction):
@@ -727,14 +727,29 @@ class Game:
         self._begin_player_turn()
 
     def _begin_player_turn(self) -> None:
+        why = self._sits_out(self.player_index)
+        if why:  # a system leaves this player out of the turn (13.2 Deployment Rush)
+            self.log("turn", f"Turn {self.turn}: {self.current_player} sits out ({why})",
+                     player=self.current_player, sits_out=why)
+            self._next_player()
+            return
         for s in self.systems:
             s.start_of_player_turn(self.turn, self.current_player)
+
+    def _sits_out(self, index: int) -> str:
+        """Why player ``index`` sits this turn out ("" when they play; never every player)."""
+        whys = [next((w for s in self.systems if (w := s.sits_out(self.turn, p))), "")
+                for p in self.players]
+        return "" if all(whys) else whys[index]
 
     def _end_player_turn(self) -> None:
         ending = self.current_player
         for s in self.systems:
             s.end_of_player_turn(self.turn, ending)
         self.log("end_turn", f"{ending} ends the turn", player=ending)
+        self._next_player()
+
+    def _next_player(self) -> None:
         self.player_index += 1
         if self.player_index < len(self.players):
             self.log("turn", f"Turn {self.turn}: {possessive(self.current_player)} turn",
@@ -767,6 +782,9 @@ class Game:
                              f"{possessive(self.current_player)} turn)")
         while (self.turn, self.player_index) < target:
             self.end_turn()
+        if (self.turn, self.player_index) != target:
+            raise RulesError(f"{player} sits out turn {turn}: it is "
+                             f"{possessive(self.current_player)} turn")
 
     def script(self) -> list[Action]:
         """The scene's scripted actions in the order the turn machine meets them: by turn, then
@@ -774,7 +792,7 @@ class Game:
         order = {p: i for i, p in enumerate(self.players)}
         acts = list(self.spec.actions)
         return [a for _, a in sorted(enumerate(acts), key=lambda ia: (
-            ia[1].turn, order.get(ia[1].player, 0), ia[0]))]
+            not ia[1].deployment, ia[1].turn, order.get(ia[1].player, 0), ia[0]))]
 
     def play_script(self) -> None:
         """Play the scene's scripted actions (``sandbox run``), then play on while Payloads are
@@ -805,7 +823,8 @@ class Game:
                 continue
             where = f"actions[{index[id(a)]}]"
             try:
-                self.advance_to(a.turn, a.player)
+                if not a.deployment:  # deployment actions come before the battle (13.2)
+                    self.advance_to(a.turn, a.player)
                 self.apply(a)
             except RulesError as exc:
                 msg = str(exc)

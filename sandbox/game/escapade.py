@@ -9,7 +9,10 @@ this module only connects it to a running :class:`~sandbox.game.engine.Game`:
   (Size, Move and Action die from each unit's stats), rolls Tactical Advantage on the dice
   stream ``tactical``, checks every deployed unit's footprint centre against the deployment
   rules (a unit marked ``deploy_sprint`` that stands beyond one Move rolls its Action die on the
-  stream ``sprint`` for the extra inches), and logs the Deployment Rush turn.
+  stream ``sprint`` for the extra inches). Heroes listed in ``[escapade] rush`` make the
+  Deployment Rush: turn 1 is the rush turn (players without a rushing force sit it out through
+  the engine's ``sits_out`` hook; units of other forces may not move or act), regular turns
+  follow. The ``swap`` and ``ambush`` actions play Tactical Advantage at deployment.
 - **Kills** (13.2 The Commander): a ``destroyed`` event of a unit of the battle becomes
   :meth:`EscapadeLedger.destroy`. The killer is the unit whose ``attack`` event opened the
   action (kills by Bombardment, missiles or falls have no killer); the witnesses are the
@@ -53,6 +56,7 @@ from ..rules.escapade import (
     Role,
     Side,
     Table,
+    can_swap,
     formation_area,
     friendly_stretches,
     pick_defenders_edge,
@@ -62,11 +66,13 @@ from ..rules.escapade import (
 from .actions import MoveAction
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
+    AmbushAction,
     AttackScript,
     DeclareAction,
     EscapadeSection,
     ReinforceAction,
     RelayAction,
+    SwapAction,
     WalkAction,
 )
 from .table import System
@@ -193,6 +199,10 @@ class EscapadeDriver(System):
         self.ledger = EscapadeLedger(self.spec)
         self.loot = set(self.section.loot)
         self.tactical = None
+        #: Forces making the Deployment Rush (13.2), in turn order; turn 1 is theirs alone.
+        self.rushers: tuple[str, ...] = ()
+        #: Forces whose units an enemy swapped already (13.2 Tactical Advantage).
+        self.swapped: set[str] = set()
         self._attacker: str | None = None
         self._walker: str | None = None
         self._carried: str | None = None
@@ -286,11 +296,203 @@ class EscapadeDriver(System):
             event="tactical_advantage", **ta)
         self._check_deployment()
         rush = rush_turn(led.turn_order, self.spec.forces)
-        if rush:
-            self._log(f"Deployment Rush: {', '.join(rush)} may take an extra turn before turn 1",
-                      event="deployment_rush", forces=rush)
+        for i, name in enumerate(self.section.rush):
+            if name not in rush:
+                raise SceneError(f"escapade.rush[{i}]: {name} cannot make a Deployment Rush: "
+                                 f"{self._no_rush_reason(name)} (13.2)")
+        self.rushers = tuple(n for n in led.turn_order if n in self.section.rush)
+        if self.rushers:
+            self._log(f"Deployment Rush: {', '.join(self.rushers)} rush; turn 1 is the rush "
+                      "turn, the regular turns follow", event="deployment_rush",
+                      forces=list(self.rushers), played=True)
+        elif rush:
+            self._log(f"Deployment Rush: {', '.join(rush)} could rush (none declared in "
+                      "[escapade] rush: no rush turn)", event="deployment_rush", forces=rush,
+                      played=False)
         self._check_script_order()
         self._log_status("set up")
+
+    def _no_rush_reason(self, name: str) -> str:
+        f = next(x for x in self.spec.forces if x.name == name)
+        if f.role is Role.GARRISON:
+            return "a Garrison never rushes"
+        if f.irresponsibility is None:
+            return "it has no Hero's Irresponsibility"
+        sizes = [u.size_inches for u in f.units if not u.in_reserve]
+        if not sizes:
+            return "it deploys no units"
+        return (f"its largest deployed unit ({max(sizes):g}\") is not smaller than its Hero's "
+                f"Irresponsibility {f.irresponsibility:g}")
+
+    # ---------------------------------------------------------------- the Deployment Rush
+    def rush_turn_now(self) -> bool:
+        """True during the Deployment Rush turn (turn 1 of a game with rushing Heroes)."""
+        return bool(self.rushers) and self.game.turn == 1
+
+    def sits_out(self, turn: int, player: str) -> str:
+        """A player with no rushing force sits the rush turn out (13.2: "Heroes take their
+        turns in regular turn order, skipping Garrison forces and Heroes with units too large
+        to take advantage of the rush")."""
+        if not self.rushers or turn != 1:
+            return ""
+        if any(self._player_of_force(f) == player for f in self.rushers):
+            return ""
+        return f"the Deployment Rush turn is {', '.join(self.rushers)}'s alone (13.2)"
+
+    def unit_refusal(self, key: str) -> str:
+        """Why a unit of the Escapade may not move or act now ("" when it may): during the rush
+        turn only the rushing forces' units do (13.2)."""
+        if not self.rush_turn_now():
+            return ""
+        force = self._units_of.get(key)
+        if force is None or force in self.rushers:
+            return ""
+        return (f"{key} ({force}) waits: only {', '.join(self.rushers)} move and act in the "
+                "Deployment Rush turn (13.2)")
+
+    def start_of_turn(self, turn: int) -> None:
+        """Announce the rush turn and the regular turns after it (13.2)."""
+        if self.rushers and turn in (1, 2):
+            text = ("The Deployment Rush turn: " + ", ".join(self.rushers) + " move and act"
+                    if turn == 1 else "The battle continues with all forces taking regular turns")
+            self._log(text, event="rush_turn" if turn == 1 else "regular_turns",
+                      forces=list(self.rushers))
+
+    # ---------------------------------------------------------------- Tactical Advantage
+    def _battle_begun(self) -> str:
+        if any(not x.deployment for x in self.game.actions):
+            return ("the battle has begun: Tactical Advantage swaps and ambushes are made at "
+                    "deployment, before the first action (13.2)")
+        return ""
+
+    def ambush_refusal(self, a: AmbushAction) -> str:
+        """Why the ambush placement ``a`` is not allowed ("" when it is; 13.2): the force must
+        have rolled at least twice its highest-rolling enemy, and the spot must lie outside
+        every enemy formation (a box around its units, 1" margin) and Stronghold."""
+        g = self.game
+        why = self._battle_begun()
+        if why:
+            return why
+        force = self._units_of.get(a.unit)
+        if force is None:
+            return f"{a.unit} is not a unit of the Escapade"
+        if self._player_of_force(force) != a.player:
+            return f"{a.unit} fights for {force}, not for {a.player}"
+        if force not in self.tactical.ambushers:
+            return (f"{force} did not roll at least twice its highest-rolling enemy's Tactical "
+                    "Advantage: no ambush (13.2)")
+        st = g.bodies.get(a.unit)
+        if st is None or st.damage.destroyed or a.unit not in g.world.bodies:
+            return f"{a.unit} is not deployed on the table"
+        chk = self.ledger.check_deployment(a.unit, tuple(a.to), ambush=True,
+                                           enemy_formations=self.enemy_formations(force))
+        if not chk.legal:
+            return f"{a.unit} cannot set up an ambush at ({a.to[0]:g}, {a.to[1]:g}): {chk.reason}"
+        return ""
+
+    def enemy_formations(self, force: str) -> list:
+        """The formations of ``force``'s enemies on the table now (13.2 ambush): each enemy
+        force's deployed units' footprint centres, boxed with a 1" margin."""
+        g, out = self.game, []
+        for f in self.spec.forces:
+            if f.name == force or not self.ledger.are_enemies(f.name, force):
+                continue
+            pts = [tuple(float(v) for v in g.footprint_centre(u.name)) for u in f.units
+                   if u.name in g.world.bodies and not g.bodies[u.name].damage.destroyed]
+            if pts:
+                out.append(formation_area(pts, name=f.name))
+        return out
+
+    def _ambush(self, a: AmbushAction) -> None:
+        g = self.game
+        lo, _ = g.bounds(a.unit)
+        c = g.footprint_centre(a.unit)
+        pos, orn = g.world.pose(a.unit)
+        g.world.set_pose(a.unit, pos + np.array([a.to[0] - c[0], a.to[1] - c[1], -lo[2]]), orn)
+        g.record_frame(force=True)
+        g.settle(quiet=True)
+        force = self._units_of[a.unit]
+        self._log(f"Tactical Advantage: {a.unit} of {force} sets up an ambush at "
+                  f"({a.to[0]:g}, {a.to[1]:g}) (13.2)", event="ambush", force=force,
+                  unit=a.unit, position=list(a.to))
+
+    def swap_refusal(self, a: SwapAction) -> str:
+        """Why the Tactical Advantage swap ``a`` is not allowed ("" when it is; 13.2)."""
+        g = self.game
+        why = self._battle_begun()
+        if why:
+            return why
+        forces = []
+        for u in a.units:
+            f = self._units_of.get(u)
+            if f is None:
+                return f"{u} is not a unit of the Escapade"
+            forces.append(f)
+        if forces[0] != forces[1]:
+            return (f"{a.units[0]} fights for {forces[0]} and {a.units[1]} for {forces[1]}: "
+                    "both swapped units must be of one force (13.2)")
+        victim = forces[0]
+        if victim not in self.tactical.swaps:
+            return (f"{victim} neither critically failed its Tactical Advantage roll nor lacks "
+                    "a Command Specialist: nobody may swap its units (13.2)")
+        by = self.tactical.swaps[victim]
+        if by is None:
+            return f"no enemy of {victim} rolled for Tactical Advantage: nobody may swap (13.2)"
+        if self._player_of_force(by) != a.player:
+            return (f"only {by} ({self._player_of_force(by)}), {victim}'s highest-rolling "
+                    "enemy, may swap its units (13.2)")
+        if victim in self.swapped:
+            return f"{by} has already swapped two of {victim}'s units (13.2)"
+        fu = {u.name: u for u in self._force_spec(victim).units}
+        ua, ub = fu[a.units[0]], fu[a.units[1]]
+        for u in (ua, ub):
+            st = g.bodies.get(u.name)
+            if u.in_reserve or st is None or st.damage.destroyed or u.name not in g.world.bodies:
+                return f"{u.name} is not deployed on the table"
+        if not can_swap(ua, ub):
+            if ua.propulsion != ub.propulsion:
+                return (f"{ua.name} ({ua.propulsion}) and {ub.name} ({ub.propulsion}) are not "
+                        "of the same Propulsion type (13.2)")
+            return (f"{ua.name} (Size {ua.size_inches:g}\") and {ub.name} (Size "
+                    f"{ub.size_inches:g}\") are not of similar Size (13.2)")
+        return ""
+
+    def force_of_unit(self, key: str) -> str | None:
+        """The Escapade force ``key`` fights for, or None."""
+        return self._units_of.get(key)
+
+    def player_of_force(self, force: str) -> str:
+        """The player of a force (the scene's name)."""
+        return self._player_of_force(force)
+
+    def swap_player(self, key: str) -> str | None:
+        """The player who may swap units of ``key``'s force (its highest-rolling enemy's, when
+        the force failed Tactical Advantage and no swap was made yet), else None (13.2)."""
+        force = self._units_of.get(key)
+        by = None if self.tactical is None or force in self.swapped else \
+            self.tactical.swaps.get(force)
+        return None if by is None else self._player_of_force(by)
+
+    def _force_spec(self, name: str) -> ForceSpec:
+        return next(f for f in self.spec.forces if f.name == name)
+
+    def _swap(self, a: SwapAction) -> None:
+        """Each unit is put where the other stood (its feet on the other's spot, its own
+        facing kept), then the table settles."""
+        g = self.game
+        ka, kb = a.units
+        (la, _), (lb, _) = g.bounds(ka), g.bounds(kb)
+        ca, cb = g.footprint_centre(ka), g.footprint_centre(kb)
+        shift = np.array([cb[0] - ca[0], cb[1] - ca[1], lb[2] - la[2]])
+        (pa, oa), (pb, ob) = g.world.pose(ka), g.world.pose(kb)
+        g.world.set_pose(ka, pa + shift, oa)
+        g.world.set_pose(kb, pb - shift, ob)
+        g.record_frame(force=True)
+        g.settle(quiet=True)
+        victim = self._units_of[ka]
+        self.swapped.add(victim)
+        self._log(f"Tactical Advantage: {a.player} swaps {ka} and {kb} of {victim} (13.2)",
+                  event="swap", force=victim, units=[ka, kb], by=a.player)
 
     def _check_deployment(self) -> None:
         placed: dict[str, list[tuple[float, float]]] = {}
@@ -327,8 +529,9 @@ class EscapadeDriver(System):
                     raise SceneError(f"escapade.forces[{i}].units[{j}] {ue.id!r} at "
                                      f"({p[0]:.2f}, {p[1]:.2f}): {chk.reason} "
                                      "(13.2 Deploying Forces)")
-                # chk.used_sprint: the Sprint is the unit's Action before its first turn (the
-                # Deployment Rush, which is no separate turn here): turn 1 finds it ready.
+                # chk.used_sprint: the Sprint is the unit's Action spent before its first turn
+                # (no Response Actions until then); its first turn (the rush turn for a
+                # rushing force) finds it ready.
                 pts.append(p)
             placed[fname] = pts
 
@@ -438,6 +641,23 @@ class EscapadeDriver(System):
                   owner=out.owner, carrier=carrier, reason=out.reason, position=list(xy))
 
     # ---------------------------------------------------------------- actions
+    def refusal(self, action: Any) -> str:
+        """Why an Escapade action is refused now ("" when allowed): the Tactical Advantage
+        swap's conditions, and the rush turn's limits (13.2); the rest is checked in play."""
+        if isinstance(action, SwapAction):
+            return self.swap_refusal(action)
+        if isinstance(action, AmbushAction):
+            return self.ambush_refusal(action)
+        if isinstance(action, WalkAction):
+            return self.unit_refusal(action.unit)
+        if isinstance(action, (RelayAction, ReinforceAction)):
+            return self.unit_refusal(action.commander)
+        if isinstance(action, DeclareAction) and self.rush_turn_now() \
+                and action.force not in self.rushers:
+            return (f"{action.force} waits: only {', '.join(self.rushers)} act in the "
+                    "Deployment Rush turn (13.2)")
+        return ""
+
     def apply(self, action: Any, index: int) -> None:
         """Apply one scripted Escapade action (see :mod:`.scene_escapade`).
 
@@ -447,7 +667,11 @@ class EscapadeDriver(System):
             The action is not allowed (with the numbers); SceneError for unknown ids.
         """
         where = f"actions[{index}]"
-        if isinstance(action, WalkAction):
+        if isinstance(action, SwapAction):
+            self._swap(action)
+        elif isinstance(action, AmbushAction):
+            self._ambush(action)
+        elif isinstance(action, WalkAction):
             self._walk(action, where)
         elif isinstance(action, RelayAction):
             self._relay(action, where)
@@ -649,6 +873,9 @@ class EscapadeDriver(System):
         lines.append(f"Attackers {u.attackers_inches:g}Ü vs defenders {u.defenders_inches:g}Ü: "
                      f"underdogs {side}")
         lines.append("Turn order: " + " > ".join(led.turn_order))
+        if self.rushers:
+            lines.append("Deployment Rush (turn 1): " + ", ".join(self.rushers)
+                         + (" - now" if self.rush_turn_now() else ""))
         owners = self.edge_owners()
         lines.append("Edges: " + ", ".join(f"{e} {o}" for e, o in owners.items()))
         v = summ["victory"]

@@ -8,7 +8,9 @@
 2. **Measure** from the blast centre to every part of every body as it lies now
    (:func:`sandbox.physics.breakage.part_distances`: the part's collision box surface).
 3. **Damage**: each ring (:func:`sandbox.rules.explosives.variant_rings`) hits what lies in
-   it. Units and Payloads take the ring of their nearest part, compared with their Armor
+   it; each die acts by its kind, so combined Variants (``1d12 Phased + 1d10 Exp``) meet
+   Deflection die by die (:func:`~sandbox.rules.explosives.ring_damage`). Units and Payloads
+   take the ring of their nearest part, compared with their Armor
    (``Game._damage``). A creation's Components are its parts: the creation's Armor is rolled
    once and every part counts Cumulative Damage against it; parts whose total exceeds the
    roll are destroyed. The ground rolls its own 1d10 Armor (stream ``ground``) and is
@@ -50,7 +52,7 @@ import networkx as nx
 import numpy as np
 
 from ..bricks.connectivity import connection_graph, pieces
-from ..core.dice import DiceExpression, ExpressionRoll
+from ..core.dice import DiceExpression, DiceSum, ExpressionRoll
 from ..core.errors import RulesError
 from ..core.transforms import quat_to_matrix
 from ..physics.breakage import (
@@ -65,6 +67,7 @@ from ..physics.world import BoxShape
 from ..rules import collision as collision_rules
 from ..rules.damage import ExplosionRing, Stability, explosion_at, premature_detonation
 from ..rules.explosives import (
+    VARIANT_OF_KIND,
     FieldHazard,
     Variant,
     explosive_dice,
@@ -93,8 +96,9 @@ class Charge:
 
     key: str
     name: str
-    expression: DiceExpression
-    variant: Variant
+    expression: DiceExpression | DiceSum
+    #: None: each die acts by its own kind (mixed variants, 8.4); a Variant reads every die so.
+    variant: Variant | None
     stability: Stability
     xsize: int
     dud_allowed: bool = True
@@ -161,10 +165,11 @@ class Blasts(System):
         self._serial = 0
 
     # ------------------------------------------------------------------ bookkeeping
-    def explode_at(self, point, roll, what: str, variant: Variant = Variant.EXPLOSIVE,
+    def explode_at(self, point, roll, what: str, variant: Variant | None = None,
                    exclude=frozenset()) -> tuple:
         """The one explosion at ``point`` (inches) with rolled Damage dice ``roll`` (8.4):
-        rings, break-up, KnockBack, then every detonation it sets off."""
+        rings, break-up, KnockBack, then every detonation it sets off. ``variant`` None: each
+        die acts by its kind (``3d10 Exp``, ``1d12 Phased + 1d10 Exp``)."""
         rings = self.blast(np.asarray(point, float), roll, variant, what, exclude=exclude)
         self.drain()
         return rings
@@ -178,8 +183,8 @@ class Blasts(System):
             if st is None:
                 raise RulesError(f"explosives: no body {e.body!r} on the table")
             stab = Stability.UNSTABLE if e.stability == "unstable" else Stability.SEMI_STABLE
-            self.charges.setdefault(e.body, Charge(e.body, st.name, explosive_dice(e.xsize),
-                                                   Variant.EXPLOSIVE, stab, e.xsize))
+            expr = explosive_dice(e.xsize, e.variant, e.variants)
+            self.charges.setdefault(e.body, Charge(e.body, st.name, expr, None, stab, e.xsize))
 
     def charge_of(self, key: str) -> Charge | None:
         """The Explosive carried by a body (scene ``[[explosives]]``, dropped bombs), if any."""
@@ -188,12 +193,38 @@ class Blasts(System):
             return self.charges[key]
         st = self.game.bodies.get(key)
         if st is not None and st.explosive_dice:
-            # A dropped bomb: Semi-Stable, activated by the drop (8.4: "falling bombs").
-            c = Charge(key, st.name, explosive_dice(st.explosive_dice), Variant.EXPLOSIVE,
+            # A dropped bomb: Semi-Stable, activated by the drop (8.4: "falling bombs"); a
+            # table Rocket keeps its weapon's Variants
+            c = Charge(key, st.name, self._dice_of_body(key, st.explosive_dice), None,
                        Stability.UNSTABLE, st.explosive_dice, activated=True)
             self.charges[key] = c
             return c
         return None
+
+    def explosive_dice_of(self, key: str) -> str | None:
+        """The Damage dice a body's Explosive would roll ("1d12 Phased + 1d10 Exp"), None when
+        it carries none or it went off (BrikWars 8.4). Reads only: arms nothing."""
+        c = self.charges.get(key)
+        if c is not None:
+            return None if c.spent else str(c.expression)
+        for e in getattr(self.game.spec, "explosives", None) or []:
+            if e.body == key:
+                return str(explosive_dice(e.xsize, e.variant, e.variants))
+        st = self.game.bodies.get(key)
+        if st is not None and st.explosive_dice:
+            return str(self._dice_of_body(key, st.explosive_dice))
+        return None
+
+    def _dice_of_body(self, key: str, xsize: int):
+        """Damage dice of a body carrying ``xsize`` Explosive dice: a table Rocket's Variants
+        (the flight system's ``spawned_explosives``), else plain d10s."""
+        try:
+            spawned = self.game.system("flight").spawned_explosives.get(key)
+        except KeyError:
+            spawned = None
+        if spawned is not None and spawned.xsize == xsize:
+            return explosive_dice(xsize, spawned.variant, spawned.variants)
+        return explosive_dice(xsize)
 
     def _boxes(self, key: str) -> list[BoxShape]:
         return self.game.assets[key].boxes
@@ -239,15 +270,16 @@ class Blasts(System):
         name = action.name or (f"Size {action.size:g}\" missile" if action.size else "missile")
         point = np.asarray(action.point, float)
         damage_dice = action.xsize - action.hazard_dice
-        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {action.variant}) "
-              "strikes "
+        kind = ", ".join(action.variants) if action.variants else action.variant
+        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {kind}) strikes "
               f"{np.round(point, 3).tolist()}", action="missile", player=action.player,
-              point=[float(v) for v in point], xsize=action.xsize, variant=action.variant)
+              point=[float(v) for v in point], xsize=action.xsize, variant=action.variant,
+              **({"variants": list(action.variants)} if action.variants else {}))
         if action.hazard:
             self.add_field(action.hazard, action.hazard_dice, point, action.player)
         if damage_dice > 0:
-            expr = explosive_dice(damage_dice, action.variant)
-            charge = Charge(f"missile{index + 1}", name, expr, Variant.parse(action.variant),
+            expr = explosive_dice(damage_dice, action.variant, action.variants)
+            charge = Charge(f"missile{index + 1}", name, expr, None,
                             Stability.UNSTABLE, action.xsize, action.dud_on_critical_failure,
                             activated=True)
             self.detonate(charge, point, owner=action.player)
@@ -393,17 +425,22 @@ class Blasts(System):
                   f"{charge.xsize}) and will go off at the end of the turn", body=victim.key)
 
     # ------------------------------------------------------------------ the blast
-    def blast(self, point: np.ndarray, roll: ExpressionRoll, variant: Variant, source: str,
-              exclude=frozenset()) -> tuple[ExplosionRing, ...]:
-        """Resolve one Explosion at ``point`` (inches): Damage, break-up, KnockBack."""
+    def blast(self, point: np.ndarray, roll: ExpressionRoll, variant: Variant | None,
+              source: str, exclude=frozenset()) -> tuple[ExplosionRing, ...]:
+        """Resolve one Explosion at ``point`` (inches): Damage, break-up, KnockBack. Each die
+        acts by its kind (``variant`` None; mixed variants combine, 8.4) or as ``variant``."""
         g = self.game
         rings = variant_rings(roll, variant)
+        variant = None  # the rings now carry each die's kind
         radius = rings[-1].outer_in if rings else 0.0
+        kinds = sorted({k for r in rings for k in r.kinds})
+        label = (VARIANT_OF_KIND[kinds[0]].value if len(kinds) == 1
+                 else "mixed" if kinds else "explosive")
         g.log("explosion", f"{source} explodes at {np.round(point, 2).tolist()}: "
               + ", ".join(f"{r.damage} Damage within {r.outer_in:g}\"" for r in rings),
               body=next(iter(exclude), None), point=[round(float(v), 4) for v in point],
               rings=[r.damage for r in rings], knockback=[r.knockback_in for r in rings],
-              radius=radius, variant=variant.value)
+              radius=radius, variant=label)
         if not rings:
             return rings
         targets = [k for k in g.world.bodies if k != "ground" and k not in exclude]
@@ -414,13 +451,13 @@ class Blasts(System):
             if near:
                 hits[key] = near
         self._ground(point, rings, variant)
-        thrown: list[tuple[str, float]] = []  # (body, KnockBack inches)
+        thrown: list[tuple[str, ExplosionRing]] = []  # (body, the ring that throws it)
         for key, near in hits.items():
             st = g.bodies.get(key)
             if st is None:
                 continue
             if st.kind == "debris":
-                thrown.append((key, explosion_at(rings, min(near.values())).knockback_in))
+                thrown.append((key, explosion_at(rings, min(near.values()))))
                 continue
             s = self._structure(key) if not st.damage.destroyed else None
             if s is not None:
@@ -431,19 +468,21 @@ class Blasts(System):
             # Deflection cancels the highest dice; Armor Piercing and Phased see past it (8.4)
             dmg = ring_damage(ring, variant, deflection_layers=st.stats.deflection)
             if dmg > 0 and not st.damage.destroyed:
+                sides = ring.sides or (10,) * len(ring.dice)
                 g.damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
-                          dice=[(10, v) for v in ring.dice] if dmg == ring.damage else None)
+                          dice=list(zip(sides, ring.dice, strict=True))
+                          if dmg == ring.damage else None)
             fixed = g.world.bodies[key].static
             if not fixed and ring.knockback_in > 0:
-                thrown.append((key, ring.knockback_in))
-        self._knock_back(point, thrown, variant)
+                thrown.append((key, ring))
+        self._knock_back(point, thrown)
         return rings
 
     def _ground(self, point, rings, variant) -> None:
         g = self.game
         h = float(point[2])
         reach = [r for r in rings if h <= r.outer_in + 1e-9]
-        if not reach or variant is Variant.CONCUSSION or h < -1e-6:
+        if not reach or h < -1e-6 or all(k == "KnockBack" for r in rings for k in r.kinds):
             return
         rolls = g.dice.stream("ground").roll_many(*GROUND_ARMOR, "Armor Roll of the ground")
         armor = sum(r.result for r in rolls)
@@ -509,8 +548,8 @@ class Blasts(System):
         now = boxes_now(g.world, key, self._boxes(key))
         if any(self._on_ground(b) for b in now):
             return []
-        kb = explosion_at(rings, min(near.values())).knockback_in
-        return [(key, kb)] if kb > 0 else []
+        ring = explosion_at(rings, min(near.values()))
+        return [(key, ring)] if ring.knockback_in > 0 else []
 
     @staticmethod
     def _on_ground(box: BoxShape) -> bool:
@@ -581,9 +620,9 @@ class Blasts(System):
                 nailed = static or any(self._on_ground(now[t]) for t in plan.tags)
                 d = min((near[t] for t in plan.tags if t in near), default=None)
                 if not nailed and d is not None:
-                    kb = explosion_at(rings, d).knockback_in
-                    if kb > 0:
-                        thrown.append((plan.key, kb))
+                    ring = explosion_at(rings, d)
+                    if ring.knockback_in > 0:
+                        thrown.append((plan.key, ring))
                 g.log("piece", f"{ps.name}: " + ("nailed down" if nailed else "loose"),
                       body=plan.key, parts=len(plan.tags), nailed=nailed,
                       mass_g=round(body.mass, 3))
@@ -597,9 +636,9 @@ class Blasts(System):
                 ds.damage.destroyed = True
                 g.bodies[plan.key] = ds
                 if t in near and not static:
-                    kb = explosion_at(rings, near[t]).knockback_in
-                    if kb > 0:
-                        thrown.append((plan.key, kb))
+                    ring = explosion_at(rings, near[t])
+                    if ring.knockback_in > 0:
+                        thrown.append((plan.key, ring))
         # the creation as a whole: destroyed only when every part is
         if not s.body_tags:
             g.bodies[s.root].damage.destroyed = True
@@ -625,18 +664,22 @@ class Blasts(System):
         return asset
 
     # ------------------------------------------------------------------ KnockBack
-    def _knock_back(self, point, thrown: list[tuple[str, float]], variant: Variant) -> None:
+    def _knock_back(self, point, thrown: list[tuple[str, ExplosionRing]]) -> None:
+        """Throw loose bodies: Explosive d10s' inches unresisted, Concussion d6s' inches less
+        the body's Physical Opposition (8.4)."""
         g = self.game
         world = g.world
         carriers = [k for k, _ in thrown if g.bodies.get(k) is not None
                     and g.bodies[k].kind == "creation"]
-        for key, inches in thrown:
+        for key, ring in thrown:
             if key not in world.bodies:
                 continue
             st = g.bodies[key]
-            if variant is Variant.CONCUSSION:
-                inches, _ = opposed_knockback(g.dice.stream("opposition"), inches, st.stats.size,
-                                              st.name)
+            inches = ring.knockback_in
+            if ring.resisted_in > 0:
+                kept, _ = opposed_knockback(g.dice.stream("opposition"), ring.resisted_in,
+                                            st.stats.size, st.name)
+                inches = inches - ring.resisted_in + kept
             if inches <= 0:
                 continue
             carrier = None

@@ -14,8 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..core.dice import DiceExpression
+from ..core.dice import DiceExpression, DiceSum
 from ..core.errors import DiceError
+from ..rules.explosives import VARIANT_OF_KIND
 from .actions import Action
 from .scene_types import Vec2, Vec3  # noqa: E402
 
@@ -34,6 +35,32 @@ def _dice(v: str | None) -> str | None:
     return v
 
 
+def explosive_sum(v: str) -> str:
+    """Mixed Explosive dice such as ``"1d12 Phased + 1d10 Exp"`` (8.4 Explosive Variants
+    combine); each term must be a variant's dice (Exp, Fire, Piercing, KnockBack, Phased).
+
+    Raises
+    ------
+    ValueError
+        Naming the terms that are not Explosive Variant dice.
+    """
+    try:
+        expr = DiceSum.parse(v)
+    except DiceError as exc:
+        raise ValueError(str(exc)) from None
+    bad = [str(t) for t in expr.terms if t.kind not in VARIANT_OF_KIND or not t.kind]
+    if bad:
+        raise ValueError(f"mixed dice must be Explosive Variant dice (Exp, Fire, Piercing, "
+                         f"KnockBack, Phased), not {bad}")
+    return v
+
+
+def _dice_or_explosive_sum(v: str | None) -> str | None:
+    if isinstance(v, str) and "+" in v and "d" in v.split("+", 1)[1]:
+        return explosive_sum(v)
+    return _dice(v)
+
+
 class FieldEntry(_Strict):
     """A Field Hazard on the battlefield (BrikWars F.1): a vertical cylinder of ``radius``
     inches (default: half its Size) from the table up to ``height``."""
@@ -44,7 +71,8 @@ class FieldEntry(_Strict):
         description="smoke, exposure (incl. permanent Fire), difficult, concealed, or water "
                     "(puts out what is fully submerged)")
     size: float = Field(gt=0, le=1000, description="Field Size in inches")
-    dice: str | None = Field(None, description="Hazard dice, e.g. '2d10 Exp', '1d4 Fire', '1d6'")
+    dice: str | None = Field(None, description="Hazard dice, e.g. '2d10 Exp', '1d4 Fire', '1d6'; "
+                                               "a minefield's may be mixed Explosive dice")
     terrain: Literal["slow", "thrust", "slippery", "spiked"] | None = None
     permanent_fire: Literal["regular", "fuel", "molten", "atomic"] | None = Field(
         None, description="a Permanent Fire Hazard (sets the dice: 1d4..4d4 Fire)")
@@ -64,7 +92,7 @@ class FieldEntry(_Strict):
     @field_validator("dice")
     @classmethod
     def _check_dice(cls, v):
-        return _dice(v)
+        return _dice_or_explosive_sum(v)
 
 
 class _Act(Action):

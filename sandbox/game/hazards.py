@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.dice import DiceExpression
+from ..core.dice import DiceExpression, DiceSum, parse_dice
 from ..core.errors import RulesError, SceneError
 from ..core.transforms import quat_mul
 from ..physics.queries import Region, bodies_in_region, closest_points
@@ -95,7 +95,7 @@ def field_rules(entry: FieldEntry) -> hz.Field | None:
         dice = str(PermanentFire[entry.permanent_fire.upper()].dice)
     try:
         return hz.Field(entry.name or entry.id, hz.HazardKind(entry.hazard), entry.size,
-                        DiceExpression.parse(dice) if dice else None,
+                        parse_dice(dice) if dice else None,
                         hz.TerrainKind(entry.terrain) if entry.terrain else None,
                         entry.powered, entry.height, entry.exceptional)
     except RulesError as exc:
@@ -455,8 +455,9 @@ class Hazards(System):
         self.game.log("triggered", f"{st.name} sets off {pf.name} at "
                       f"{np.round(point, 2).tolist()}", body=key, field=pf.entry.id,
                       point=[round(float(v), 4) for v in point])
-        if dice.kind == "Exp":
-            # the one explosion (8.4): rings, break-up, KnockBack, chains
+        if dice.kind == "Exp" or isinstance(dice, DiceSum):
+            # the one explosion (8.4): rings, break-up, KnockBack, chains; mixed Variant dice
+            # act die by die
             roll = dice.roll(self.game.dice.stream("explosion"), f"{pf.name} explodes")
             self.game.explode(point, roll, pf.name)
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):

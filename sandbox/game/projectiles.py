@@ -472,13 +472,14 @@ class FlightControl(System):
         return next((e for e in self.game.spec.explosives if e.body == key), None)
 
     def fire_rocket_weapon(self, unit: str, prof, target: str, player: str,
-                           action_die: int) -> str:
+                           action_die: int, variant: str = "explosive",
+                           variants: tuple[str, ...] = ()) -> str:
         """A unit's hand-held Rocket weapon fires at ``target`` (BrikWars 8.4 Rockets): an XSize
         ``prof.size`` Rocket (a 1x4 brick) leaves from in front of the firer's eyes and flies
         straight at the target's centre at 240 in/s, 12" a turn (a red-brick X marks a target
         farther away); the Action Roll against Use is made on arrival, a Missed Shot comes down
         where the defender chooses, and the Explosion is the engine's one explosion. Returns
-        the flight id.
+        the flight id. ``variant``/``variants``: the Rocket's Explosive Variants (8.4).
 
         Raises
         ------
@@ -500,7 +501,8 @@ class FlightControl(System):
         reach = float(np.linalg.norm((hi_u - lo_u)[:2])) / 2 + 1.0
         muzzle = eye + d * reach
         xsize = max(1, int(round(prof.size)))  # a Rocket weapon's Size is its XSize (8.4)
-        self.spawned_explosives[key] = ExplosiveBody(body=key, xsize=xsize, stability="unstable")
+        self.spawned_explosives[key] = ExplosiveBody(body=key, xsize=xsize, stability="unstable",
+                                                     variant=variant, variants=list(variants))
         self._spawn(key, {"part": "3010", "colour": 4,
                           "name": f"{prof.name} of {g.bodies[unit].name}"}, muzzle)
         g.bodies[key].owner = player

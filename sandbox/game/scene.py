@@ -96,19 +96,30 @@ class WeaponSpec(_Strict):
         "Gunnery); none: held by units, mounted on creations")
     controls: list[str] = Field(default_factory=list, description="ids of bodies holding "
                                 "other sets of its Controls (8.5); the weapon's own body has one")
+    variant: scene_blast.VariantName = Field(
+        "explosive", description="a Rocket's Explosive Variant (8.4), as for a missile")
+    variants: list[scene_blast.VariantName] = Field(
+        default_factory=list, max_length=40,
+        description="a Rocket's combined Variants, one die each (8.4)")
 
     @model_validator(mode="after")
     def _known(self):
-        from ..rules.weapons import bastard_gun, weapon_profile
+        from ..rules.weapons import WeaponType, bastard_gun, weapon_profile
 
         if (self.bastard is None) == (self.type is None):
             raise ValueError("give either 'type' and 'size' or 'bastard'")
         if self.bastard is not None:
-            bastard_gun(self.bastard)
+            prof = bastard_gun(self.bastard)
         elif self.size is None:
             raise ValueError(f"weapon {self.type!r} needs a 'size' in inches")
         else:
-            weapon_profile(self.type, self.size)
+            prof = weapon_profile(self.type, self.size)
+        if self.variant != "explosive" or self.variants:
+            if prof.weapon_type not in (WeaponType.ROCKET, WeaponType.EXPLOSIVE):
+                raise ValueError(f"variant/variants: only Rockets and Explosives have Explosive "
+                                 f"Variants (8.4), not {prof.name}")
+            scene_blast.check_variants(max(1, int(round(prof.size))), self.variant,
+                                       self.variants)
         return self
 
 

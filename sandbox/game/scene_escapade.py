@@ -29,12 +29,18 @@ Actions (``[[actions]]``, each with ``player`` and ``turn``)
     ``weapon``, 0-based, at ``target``), ``relay`` (a ``commander`` relays one witnessed kill),
     ``reinforce`` (a ``commander`` calls ``units``: reserve units free, new units for Strategy
     bricks), ``declare`` (``force`` declares ``what`` = "losing_battle", "concede" or "betray"
-    with ``role``).
+    with ``role``), ``swap`` (Tactical Advantage, 13.2: the ``player`` of a failed force's
+    highest-rolling enemy swaps two of its ``units``; played before the battle's first action),
+    ``ambush`` (Tactical Advantage, 13.2: an ambushing force's ``player`` places its ``unit``
+    at ``to`` anywhere outside enemy formations and Strongholds, also before the first action).
+``rush`` (in ``[escapade]``)
+    Forces whose Heroes make a Deployment Rush (13.2): turn 1 is the rush turn, in which only
+    their players play and only their units move and act; the regular turns follow.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -132,6 +138,10 @@ class EscapadeSection(_Strict):
     loot: list[str] = Field(default_factory=list, description="ids of bodies that are Loot")
     strict: bool = True
     forces: list[EscapadeForceEntry] = Field(min_length=1)
+    rush: list[str] = Field(
+        default_factory=list,
+        description="Heroes' forces making a Deployment Rush (13.2): turn 1 is then the rush "
+                    "turn, played by them alone; regular turns follow")
     expect: EscapadeExpect | None = None
 
     @model_validator(mode="after")
@@ -147,6 +157,9 @@ class EscapadeSection(_Strict):
             raise ValueError(f"units listed in more than one force: {dup}")
         if self.turn_order and sorted(self.turn_order) != sorted(names):
             raise ValueError(f"turn_order {self.turn_order} must list every force once: {names}")
+        unknown = [n for n in self.rush if n not in names]
+        if unknown:
+            raise ValueError(f"rush: {unknown} are not forces of the Escapade ({names})")
         if self.defenders_edge is not None and self.defenders_edge == self.attackers_edge:
             raise ValueError(f"attackers and defenders cannot share the {self.attackers_edge} edge")
         return self
@@ -205,4 +218,40 @@ class DeclareAction(Action):
         return self
 
 
-ESCAPADE_ACTIONS = (WalkAction, RelayAction, ReinforceAction, DeclareAction)
+class SwapAction(Action):
+    """Tactical Advantage (13.2): the highest-rolling enemy of a force that critically failed
+    its roll (or has no Command Specialist) swaps the locations of two of its deployed units of
+    similar Size and Propulsion. A deployment action: made before the battle's first other
+    action, by that enemy's player whoever's turn it is."""
+
+    type: Literal["swap"]
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    units: list[str] = Field(min_length=2, max_length=2, description="the two units swapped")
+
+    deployment: ClassVar[bool] = True
+
+    @model_validator(mode="after")
+    def _two(self):
+        if self.units[0] == self.units[1]:
+            raise ValueError(f"units: swap two different units, not {self.units[0]!r} twice")
+        return self
+
+
+class AmbushAction(Action):
+    """Tactical Advantage (13.2): a force whose roll was at least twice its highest-rolling
+    enemy's "can place its units anywhere on the battlefield except for inside an enemy
+    formation or Stronghold", after everybody else has set up. A deployment action: before the
+    battle's first other action, whoever's turn it is; the unit stands on the table at ``to``."""
+
+    type: Literal["ambush"]
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    unit: str
+    to: Vec2
+
+    deployment: ClassVar[bool] = True
+
+
+ESCAPADE_ACTIONS = (WalkAction, RelayAction, ReinforceAction, DeclareAction, SwapAction,
+                    AmbushAction)

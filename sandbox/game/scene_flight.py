@@ -14,7 +14,8 @@ Top-level tables
     within this many inches of ``loading_area`` to be fired), ``loaded`` (a Cannon starts loaded).
 ``[[explosives]]``
     Bodies of the scene that are Explosives: ``body``, ``xsize``, ``stability``
-    ("unstable" or "semi-stable").
+    ("unstable" or "semi-stable"), ``variant`` or ``variants`` (8.4 Explosive Variants, as
+    for a ``missile``).
 ``[[drop_zones]]``
     Permanently Marked targets for Strategic Bombardment: ``id``, ``centre`` (x, y), ``size``.
 ``[[melee_payloads]]``
@@ -29,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .actions import Action
+from .scene_blast import VariantName, check_variants
 from .scene_types import Vec2, Vec3  # noqa: E402
 
 _ID = r"^[A-Za-z0-9_.\-]+$"
@@ -57,6 +59,15 @@ class ExplosiveBody(_Strict):
     body: str
     xsize: int = Field(ge=1, le=40)
     stability: Literal["unstable", "semi-stable"] = "semi-stable"
+    variant: VariantName = "explosive"
+    variants: list[VariantName] = Field(
+        default_factory=list, max_length=40,
+        description="Explosive Variants combined, one die each (8.4); the d10s left stay Exp")
+
+    @model_validator(mode="after")
+    def _variants(self):
+        check_variants(self.xsize, self.variant, self.variants)
+        return self
 
 
 class MeleePayload(_Strict):

@@ -48,6 +48,7 @@ from ..rules.attacks import (
     resolve_burst_fire,
     target_modifier,
 )
+from ..rules.explosives import explosive_dice
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
 from .actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
 from .arcs import ArcHit, bodies_in_arc
@@ -207,6 +208,10 @@ def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
     """The rules profile of a scene weapon entry (BrikWars 8.1)."""
     prof = (bastard_gun(spec.bastard) if spec.bastard is not None
             else weapon_profile(spec.type, spec.size))
+    if getattr(spec, "variants", None) or getattr(spec, "variant", "explosive") != "explosive":
+        # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
+        prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
+                                                   spec.variants))
     return replace(prof, name=spec.name) if spec.name else prof
 
 
@@ -304,7 +309,10 @@ class Skirmish(System):
                     f"{possessive(player)} turn")
         if st.damage.disrupted:
             return f"{st.name} is Disrupted and cannot move or act this turn"
-        return ""
+        try:  # an Escapade's Deployment Rush turn leaves other forces waiting (13.2)
+            return g.system("escapade").unit_refusal(key)
+        except KeyError:
+            return ""
 
     def crewed_refusal(self, key: str) -> str:
         """Why the weapons of ``key`` cannot be fired from its Controls now, whoever owns it
@@ -349,6 +357,9 @@ class Skirmish(System):
         if not s.weapons:
             lines.append("no weapons")
         lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
+        dice = g.system("blasts").explosive_dice_of(key)
+        if dice:  # an Explosive's Damage dice, Variants included (8.4)
+            lines.append(f"Explosive: {dice}")
         lines.append("Status: " + ", ".join(g.status_words(key)))
         return lines
 
@@ -665,7 +676,10 @@ class Skirmish(System):
                          for m in pv.modifiers])
         extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
         if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
-            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die)
+            spec = st.stats.weapons[a.weapon]
+            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die,
+                                                  variant=spec.variant,
+                                                  variants=tuple(spec.variants))
             man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             return
         stream = g.dice.stream("attack")

@@ -134,6 +134,8 @@ class System:
         Something still has to happen in a later turn (a Payload in flight).
     player_order() -> list of str or None
         The players' turn order, when the game sets one (asked once, at set-up).
+    sits_out(turn, player) -> str
+        Why a player has no part in a turn ("" when they play it): the engine skips them.
     check() -> list of str
         The scene's expectations and victory conditions that failed, in words.
     state() -> dict
@@ -180,6 +182,11 @@ class System:
     def player_order(self) -> list[str] | None:
         """The players' turn order this system imposes (None: the scene's order)."""
         return None
+
+    def sits_out(self, turn: int, player: str) -> str:
+        """Why ``player`` takes no part in ``turn`` ("" when they play it; 13.2 Deployment
+        Rush: only rushing Heroes play the rush turn). Nothing may change here."""
+        return ""
 
     def check(self) -> list[str]:
         """Failed expectations, in words."""

@@ -12,7 +12,8 @@ A Trap has a trigger and an effect:
   physics steps) or a unit's move path crosses it.
 
 The effect is ``effect = "hazard"`` with Hazard ``dice`` (``"2d6"``, ``"1d4 Fire"``,
-``"2d10 Exp"``) on whoever set it off (an Explosion at the trigger point for ``Exp``), or
+``"2d10 Exp"``, mixed Explosive dice ``"1d12 Phased + 1d10 Exp"``) on whoever set it off (an
+Explosion at the trigger point for ``Exp`` or mixed Explosive dice, 8.4), or
 ``effect = "weapon"``: a Weapon Trap of ``weapon`` and ``size`` mounted at ``position`` that
 attacks with its own ``action_die`` (an inanimate object's d4 by default; a smart weapon's
 larger die) at the spot where it was triggered. Weapon Traps are single use unless
@@ -26,7 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .actions import Action
-from .hazard_scene import _dice
+from .hazard_scene import _dice_or_explosive_sum
 from .scene_types import Vec2, Vec3
 
 
@@ -59,7 +60,7 @@ class TrapEntry(_Strict):
     @field_validator("dice")
     @classmethod
     def _check_dice(cls, v):
-        return _dice(v)
+        return _dice_or_explosive_sum(v)
 
     @field_validator("action_die")
     @classmethod

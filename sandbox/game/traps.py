@@ -29,12 +29,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..core.dice import DiceExpression
+from ..core.dice import DiceSum, parse_dice
 from ..core.errors import RulesError, SceneError
 from ..physics.queries import Region, bodies_in_region, closest_points
 from ..rules import hazards as hz
 from ..rules.attacks import resolve_attack
-from ..rules.explosives import Variant
 from ..rules.weapons import weapon_profile
 from .defences import dice_of
 from .table import System
@@ -229,10 +228,11 @@ class Traps(System):
 
     def _hazard(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         g = self.game
-        expr = DiceExpression.parse(pt.entry.dice)
-        if expr.kind == "Exp":
+        expr = parse_dice(pt.entry.dice)
+        if isinstance(expr, DiceSum) or expr.kind == "Exp":
+            # an Explosive, variants combined or not (8.4): each die acts by its kind
             roll = expr.roll(g.dice.stream("explosion"), f"{pt.name} explodes")
-            g.blasts.blast(np.asarray(point, float), roll, Variant.EXPLOSIVE, pt.name)
+            g.blasts.blast(np.asarray(point, float), roll, None, pt.name)
             return
         st = g.bodies[victim]
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")

@@ -78,6 +78,15 @@ def damage_after_deflection(roll: ExpressionRoll, layers: int, *, piercing_dice:
     """
     if layers < 0 or piercing_dice < 0:
         raise RulesError(f"Deflection layers ({layers}) and piercing dice must be >= 0")
+    if roll.kinds:  # mixed dice (8.4): each die by its kind
+        per = roll.per_die_modifier
+        vals = [(max(0, r.result + per), k) for g, k in zip(roll.groups, roll.kinds, strict=True)
+                for r in g if k != "KnockBack"]
+        piercing = piercing_dice + sum(k == "Piercing" for _, k in vals)
+        effective = max(0, layers - piercing)
+        kept = [v for v, k in vals if k == "Phased"]
+        kept += sorted((v for v, k in vals if k != "Phased"), reverse=True)[effective:]
+        return max(0, sum(kept) + roll.expression.modifier + roll.flat_modifier)
     if roll.expression.kind == "Phased":
         return roll.total
     effective = max(0, layers - piercing_dice)
@@ -232,6 +241,16 @@ class ExplosionRing:
         KnockBack to loose objects: 1" per die still in the roll (bonus dice included).
     dice : tuple of int
         Values of the dice still counted.
+    kinds : tuple of str
+        Damage kind of each die in ``dice`` ("Exp", "Phased", "Piercing", "Fire",
+        "KnockBack"...); empty when unknown (every die then counts as the caller's variant).
+    sides : tuple of int
+        Size of each die in ``dice`` (empty when unknown: d10s).
+    resisted_in : float
+        The part of ``knockback_in`` the target opposes with its Physical Opposition
+        (Concussion d6s, 8.4); the rest is not resisted.
+    flat : int or None
+        The roll's flat modifiers carried by the ring (None: ``damage - sum(dice)``).
     """
 
     inner_in: float
@@ -239,6 +258,10 @@ class ExplosionRing:
     damage: int
     knockback_in: float
     dice: tuple[int, ...]
+    kinds: tuple[str, ...] = ()
+    sides: tuple[int, ...] = ()
+    resisted_in: float = 0.0
+    flat: int | None = None
 
 
 def explosion_rings(roll: ExpressionRoll) -> tuple[ExplosionRing, ...]:
@@ -269,18 +292,25 @@ def explosion_rings(roll: ExpressionRoll) -> tuple[ExplosionRing, ...]:
     """
     per = roll.per_die_modifier
     flat = roll.expression.modifier + roll.flat_modifier
-    groups = [tuple(max(0, r.result + per) for r in g) for g in roll.groups]
+    kinds = roll.group_kinds
+    order = {k: i for i, k in enumerate(dict.fromkeys(kinds))}  # kinds in the order written
+    groups = [(tuple(max(0, r.result + per) for r in g), kinds[j], g[0].sides, order[kinds[j]])
+              for j, g in enumerate(roll.groups)]
     rings = []
     radius = 0.0
     while groups:
-        dice = tuple(v for g in groups for v in g)
+        dice = tuple(v for g in groups for v in g[0])
         rings.append(
             ExplosionRing(radius, radius + EXPLOSION_RING_IN, max(0, sum(dice) + flat),
-                          explosion_knockback_in(len(dice)), dice)
+                          explosion_knockback_in(len(dice)), dice,
+                          tuple(g[1] for g in groups for _ in g[0]),
+                          tuple(g[2] for g in groups for _ in g[0]), 0.0, flat)
         )
         radius += EXPLOSION_RING_IN
-        # remove the group whose die is highest (the first such on a tie)
-        highest = max(range(len(groups)), key=lambda i: (groups[i][0], -i))
+        # remove the group whose die is highest; on a tie between die types the attacker
+        # chooses (8.4): reading, the kind written last goes first (an Explosive's leftover
+        # d10s before the variant dice bought for it); same kind: the first such
+        highest = max(range(len(groups)), key=lambda i: (groups[i][0][0], groups[i][3], -i))
         groups.pop(highest)
     return tuple(rings)
 

@@ -29,7 +29,7 @@ import enum
 import math
 from dataclasses import dataclass, field, replace
 
-from ..core.dice import DiceExpression, DiceStream, ExpressionRoll, Roll
+from ..core.dice import DiceExpression, DiceStream, DiceSum, ExpressionRoll, Roll
 from ..core.errors import RulesError
 from .collision import COLLISION_MIN_SPEED_IN_S
 from .damage import ExplosionRing, explosion_rings
@@ -75,41 +75,98 @@ VARIANT_DICE: dict[Variant, tuple[int, str]] = {
 VARIANT_COST: dict[Variant, int] = {v: (2 if v is Variant.PHASED else 1) for v in Variant}
 
 
-def explosive_dice(xsize: int, variant: Variant | str = Variant.EXPLOSIVE) -> DiceExpression:
+#: Kind of each variant's dice (the :class:`~sandbox.core.dice.DiceExpression` kind).
+KIND_OF_VARIANT: dict[Variant, str] = {v: k for v, (_, k) in VARIANT_DICE.items()}
+#: Variant of each dice kind; a plain die (kind "") is an Explosive d10.
+VARIANT_OF_KIND: dict[str, Variant] = {**{k: v for v, k in KIND_OF_VARIANT.items()},
+                                       "": Variant.EXPLOSIVE}
+
+
+def explosive_dice(xsize: int, variant: Variant | str = Variant.EXPLOSIVE,
+                   variants: "tuple | list" = ()) -> DiceExpression | DiceSum:
     """The Damage dice of an Explosive of ``xsize`` elements (BrikWars 8.4).
 
-    A standard Explosive does XSize d10s; each variant replaces them die for die, Phased two
-    d10s for one d12 (an odd d10 left over stays a d10 would mix dice kinds; the reading here
-    is that it is lost, as the table charges "2 dice" per d12).
+    A standard Explosive does XSize d10s. "He might mix things up a little bit, swapping out
+    the d10s for any combination of Alternate Damage Dice": ``variant`` swaps every d10 it can
+    (Phased: two d10s for one d12); ``variants`` lists single dice instead, one die of that
+    variant each (repeat a name for more), the d10s not swapped staying Explosive d10s. Either
+    way an odd d10 left over is kept, never dropped: XSize 3 Phased is ``1d12 Phased + 1d10 Exp``.
+
+    Returns
+    -------
+    DiceExpression or DiceSum
+        One kind of die: a :class:`~sandbox.core.dice.DiceExpression`; several: a
+        :class:`~sandbox.core.dice.DiceSum`, the variant dice first (as listed), the leftover
+        d10s last.
 
     Raises
     ------
     RulesError
-        For an XSize below 1, or a Phased Explosive of XSize 1 (no d12 to buy).
+        For an XSize below 1, a Phased Explosive of XSize 1 (no d12 to buy), both ``variant``
+        and ``variants``, or ``variants`` costing more d10s than the XSize holds.
 
     Examples
     --------
-    >>> (str(explosive_dice(3)), str(explosive_dice(4, "phased")),
-    ...  str(explosive_dice(2, "incendiary")))
-    ('3d10 Exp', '2d12 Phased', '2d4 Fire')
+    >>> [str(explosive_dice(*a)) for a in ((3, "explosive"), (4, "phased"), (2, "incendiary"))]
+    ['3d10 Exp', '2d12 Phased', '2d4 Fire']
+    >>> str(explosive_dice(3, "phased"))
+    '1d12 Phased + 1d10 Exp'
+    >>> str(explosive_dice(4, variants=["armor_piercing", "phased"]))
+    '1d6 Piercing + 1d12 Phased + 1d10 Exp'
+
     """
     v = Variant.parse(variant)
     if int(xsize) != xsize or xsize < 1:
         raise RulesError(f"an Explosive needs a whole XSize >= 1, got {xsize!r}")
-    count = int(xsize) // VARIANT_COST[v]
-    if count < 1:
-        raise RulesError(f"a Phased Explosive needs XSize >= 2 (two d10s per d12), got {xsize}")
-    sides, kind = VARIANT_DICE[v]
-    return DiceExpression(count, sides, 0, kind)
+    xsize = int(xsize)
+    counts: dict[Variant, int] = {}
+    if variants:
+        if v is not Variant.EXPLOSIVE:
+            raise RulesError("give one 'variant' for the whole Explosive or a list of "
+                             "'variants', not both")
+        for name in variants:
+            w = Variant.parse(name)
+            counts[w] = counts.get(w, 0) + 1
+        cost = sum(VARIANT_COST[w] * n for w, n in counts.items() if w is not Variant.EXPLOSIVE)
+        if cost > xsize:
+            raise RulesError(f"variants {list(variants)} swap {cost} d10s, more than the "
+                             f"Explosive's XSize {xsize} (Phased costs 2 d10s a d12)")
+        left = xsize - cost
+        counts.pop(Variant.EXPLOSIVE, None)
+    else:
+        count = xsize // VARIANT_COST[v]
+        if count < 1:
+            raise RulesError(f"a Phased Explosive needs XSize >= 2 (two d10s per d12), got {xsize}")
+        if v is not Variant.EXPLOSIVE:
+            counts[v] = count
+        left = xsize - sum(VARIANT_COST[w] * n for w, n in counts.items())
+    terms = [DiceExpression(n, VARIANT_DICE[w][0], 0, VARIANT_DICE[w][1])
+             for w, n in counts.items()]
+    if left:
+        terms.append(DiceExpression(left, 10, 0, "Exp"))
+    return terms[0] if len(terms) == 1 else DiceSum(tuple(terms))
 
 
-def variant_rings(roll: ExpressionRoll, variant: Variant | str) -> tuple[ExplosionRing, ...]:
+def _kinds(ring: ExplosionRing, variant: Variant | str | None) -> tuple[str, ...]:
+    """Each die's kind: the caller's variant for every die, else the ring's own kinds."""
+    if variant is not None:
+        return (KIND_OF_VARIANT[Variant.parse(variant)],) * len(ring.dice)
+    if ring.kinds:
+        return tuple("Exp" if k == "" else k for k in ring.kinds)
+    return ("Exp",) * len(ring.dice)
+
+
+def variant_rings(roll: ExpressionRoll,
+                  variant: Variant | str | None = None) -> tuple[ExplosionRing, ...]:
     """Two-inch rings of a variant Explosion: Damage and KnockBack per ring (BrikWars 8.4).
 
     The rings are those of :func:`~sandbox.rules.damage.explosion_rings` (highest die and its
-    bonus dice removed every 2"). Explosive d10s knock back 1" per die; Concussion d6s do no
-    Damage and knock back the sum of the dice left (before opposition); the other variants
-    knock nothing back.
+    bonus dice removed every 2"). Each die acts by its kind (``variant`` None: the roll's own
+    kinds, mixed dice included; a ``variant``: every die read as that variant): Explosive d10s
+    knock back 1" per die and are not resisted; Concussion d6s do no Damage and knock back
+    their rolled inches, opposed by Physical Opposition (``resisted_in``); the other variants
+    knock nothing back. A ring's ``damage`` is its Damage dice (not Concussion) plus the flat
+    modifiers, 0 when only Concussion dice are left.
 
     Examples
     --------
@@ -119,21 +176,26 @@ def variant_rings(roll: ExpressionRoll, variant: Variant | str) -> tuple[Explosi
     >>> [(r.damage, r.knockback_in) for r in rings]
     [(0, 7.0), (0, 2.0)]
     """
-    v = Variant.parse(variant)
-    rings = explosion_rings(roll)
-    if v is Variant.EXPLOSIVE:
-        return rings
-    if v is Variant.CONCUSSION:
-        return tuple(replace(r, damage=0, knockback_in=float(sum(r.dice))) for r in rings)
-    return tuple(replace(r, knockback_in=0.0) for r in rings)
+    out = []
+    for r in explosion_rings(roll):
+        kinds = _kinds(r, variant)
+        flat = r.flat if r.flat is not None else r.damage - sum(r.dice)
+        hurt = [d for d, k in zip(r.dice, kinds, strict=True) if k != "KnockBack"]
+        push = float(sum(d for d, k in zip(r.dice, kinds, strict=True) if k == "KnockBack"))
+        exp = float(sum(k == "Exp" for k in kinds))
+        out.append(replace(r, damage=max(0, sum(hurt) + flat) if hurt else 0,
+                           knockback_in=exp + push, resisted_in=push, kinds=kinds, flat=flat))
+    return tuple(out)
 
 
-def ring_damage(ring: ExplosionRing, variant: Variant | str, deflection_layers: int = 0,
-                flat_modifier: int = 0) -> int:
+def ring_damage(ring: ExplosionRing, variant: Variant | str | None = None,
+                deflection_layers: int = 0, flat_modifier: int = 0) -> int:
     """Damage one ring does to a target with Deflection (BrikWars 8.4 with 3.3 Deflection).
 
     Each layer of Deflection cancels the highest remaining die; each Armor Piercing d6 that
     reaches the target cancels one layer; Phased d12s ignore Deflection; Concussion does none.
+    ``variant`` None: each die by the ring's own kinds (mixed dice); a ``variant``: every die
+    read as that variant.
 
     Raises
     ------
@@ -146,20 +208,21 @@ def ring_damage(ring: ExplosionRing, variant: Variant | str, deflection_layers: 
     >>> (ring_damage(r, "explosive", 1), ring_damage(r, "armor_piercing", 2),
     ...  ring_damage(r, "phased", 5))
     (7, 13, 13)
+    >>> mixed = ExplosionRing(0.0, 2.0, 17, 0.0, (9, 8), ("Phased", "Exp"))
+    >>> ring_damage(mixed, None, 1)
+    9
     """
-    v = Variant.parse(variant)
     if deflection_layers < 0:
         raise RulesError(f"Deflection layers must be >= 0, got {deflection_layers}")
-    if v is Variant.CONCUSSION:
+    kinds = _kinds(ring, variant)
+    hurt = [(d, k) for d, k in zip(ring.dice, kinds, strict=True) if k != "KnockBack"]
+    if not hurt:
         return 0
-    layers = deflection_layers
-    if v is Variant.PHASED:
-        layers = 0
-    elif v is Variant.ARMOR_PIERCING:
-        layers = max(0, layers - len(ring.dice))
-    kept = sorted(ring.dice, reverse=True)[layers:]
-    extra = ring.damage - sum(ring.dice)  # the roll's flat modifiers carried by the ring
-    return max(0, sum(kept) + extra + int(flat_modifier))
+    flat = ring.flat if ring.flat is not None else ring.damage - sum(ring.dice)
+    layers = max(0, deflection_layers - sum(k == "Piercing" for _, k in hurt))
+    kept = [d for d, k in hurt if k == "Phased"]
+    kept += sorted((d for d, k in hurt if k != "Phased"), reverse=True)[layers:]
+    return max(0, sum(kept) + flat + int(flat_modifier))
 
 
 # --------------------------------------------------------------------------------------------

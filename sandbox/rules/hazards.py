@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..core.dice import DiceExpression, DiceStream, ExpressionRoll
+from ..core.dice import DiceExpression, DiceStream, DiceSum, ExpressionRoll, parse_dice
 from ..core.errors import RulesError
 from .attacks import ActionRoll, Modifier, action_roll, target_size_modifier
 
@@ -102,7 +102,7 @@ class Field:
     name: str
     kind: HazardKind
     size_in: float
-    dice: DiceExpression | None = None
+    dice: DiceExpression | DiceSum | None = None
     terrain: TerrainKind | None = None
     powered: bool = False
     height_in: float = SMOKE_HEIGHT_IN
@@ -112,7 +112,7 @@ class Field:
         kind = HazardKind(self.kind)
         object.__setattr__(self, "kind", kind)
         if isinstance(self.dice, str):
-            object.__setattr__(self, "dice", DiceExpression.parse(self.dice))
+            object.__setattr__(self, "dice", parse_dice(self.dice))
         if self.terrain is not None:
             object.__setattr__(self, "terrain", TerrainKind(self.terrain))
         if not (self.size_in > 0 and math.isfinite(self.size_in)):
@@ -124,7 +124,10 @@ class Field:
             if self.dice is not None:
                 raise RulesError(f"Smoke Field {self.name!r} has no Hazard dice, got {self.dice}")
             return
-        if self.dice is None or self.dice.count < 1 or self.dice.sides is None:
+        if isinstance(self.dice, DiceSum) and kind is not HazardKind.CONCEALED:
+            raise RulesError(f"Field {self.name!r} ({kind.value}): mixed dice ({self.dice}) are "
+                             "an Explosive's, for a Concealed Hazard (a minefield, 8.4)")
+        if self.dice is None or self.dice.count < 1 or getattr(self.dice, "sides", 0) is None:
             raise RulesError(f"Field {self.name!r} ({kind.value}) needs Hazard dice, got "
                              f"{self.dice}")
         n = self.dice.count
@@ -170,7 +173,15 @@ class Field:
                     raise RulesError(f"Field {self.name!r}: Size must be > 0 inches, got "
                                      f"{size_in!r}")
                 return None
-            dice = DiceExpression(left, dice.sides, dice.modifier, dice.kind)
+            if isinstance(dice, DiceSum):  # the last-written dice go first
+                terms, n = [], left
+                for t in dice.terms:
+                    if n > 0:
+                        terms.append(DiceExpression(min(n, t.count), t.sides, t.modifier, t.kind))
+                        n -= min(n, t.count)
+                dice = terms[0] if len(terms) == 1 else DiceSum(tuple(terms))
+            else:
+                dice = DiceExpression(left, dice.sides, dice.modifier, dice.kind)
         return Field(self.name, self.kind, size_in, dice, self.terrain, self.powered,
                      self.height_in, self.exceptional)
 

@@ -1,0 +1,74 @@
+"""The window's keys for issue 13's items 9 and 11 under Xvfb, on the Escapade raid: F6 plays
+a Tactical Advantage swap (13.2) by clicks, and V then Tab picks a missile's Explosive Variant
+with its mixed dice shown before the strike (8.4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import REPO
+
+pytestmark = pytest.mark.window
+W, H = 800, 600
+
+
+@pytest.fixture(scope="module")
+def app(window_display, tmp_path_factory):
+    from sandbox.app.tabletop import TabletopApp
+    from sandbox.game.engine import open_game
+
+    out = tmp_path_factory.mktemp("swap_window")
+    session = open_game(REPO / "scenes" / "escapade_raid.toml")
+    a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
+                    shadows=False)
+    a.step(3)
+    yield a
+    a.destroy()
+
+
+def _click(app, key):
+    lo, hi = app.session.bounds(key)
+    sx, sy = app.world_to_screen((lo + hi) / 2)
+    app.base.win.movePointer(0, int((sx + 1) / 2 * app.base.win.get_x_size()),
+                             int((1 - sy) / 2 * app.base.win.get_y_size()))
+    app.step(1)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+
+
+def _key(app, name):
+    app.base.messenger.send(name)
+    app.step(1)
+
+
+def test_f6_swaps_two_garrison_guards_by_clicks(app):
+    """13.2: the Raiders (highest roll) swap two guards of the Garrison (no Command
+    Specialist): select guard1, F6, click guard3; the swap is played before any action."""
+    s = app.session
+    app.rig.top_down()
+    app.step(3)
+    a0, b0 = s.footprint_centre("guard1"), s.footprint_centre("guard3")
+    app.select("guard1")
+    _key(app, "f6")
+    assert app.input.mode == "pick" and "Swap" in app.flashline.getText()
+    _click(app, "guard3")
+    app.wait_idle(60)
+    assert s.actions and s.actions[-1].type == "swap"
+    assert np.allclose(s.footprint_centre("guard1"), b0, atol=0.15)
+    assert np.allclose(s.footprint_centre("guard3"), a0, atol=0.15)
+
+
+def test_v_then_tab_shows_the_missile_variant_dice(app):
+    """8.4: V (missile strike), ] twice for XSize 3, Tab to Phased: the flash and the HUD name
+    the dice it will roll, 1d12 Phased + 1d10 Exp (the odd d10 kept)."""
+    _key(app, "v")
+    assert app.input.mode == "strike"
+    _key(app, "]")
+    _key(app, "]")
+    for _ in range(4):  # explosive -> incendiary -> armor_piercing -> concussion -> phased
+        _key(app, "tab")
+    assert app.input.strike_variant == "phased"
+    assert "1d12 Phased + 1d10 Exp" in app.flashline.getText()
+    _key(app, "escape")
