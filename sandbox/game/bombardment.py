@@ -114,9 +114,11 @@ class Bombardment(System):
         clear line of sight to it (eye to a point 0.25" above the table; Smoke and bodies
         block it). Readings: Marking a point needs no earlier ``mark`` action; the Scout Marks
         it as the Bombardment is called in (logged as its own ``mark`` event). The point is
-        0.25" above whatever is on top at the target (:meth:`mark_point`); a unit standing
-        there is the target itself, so it does not hide the point from the Scout (a creation,
-        a tower's wall, does).
+        0.25" above whatever is on top at the target (:meth:`mark_point`), and the range is
+        measured to it. The Scout sees the target when nothing blocks his line of sight to
+        that point (a unit standing there is the target itself and does not hide it), or when
+        he sees the body on top there as he would for an attack (the engine's one line of
+        sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
         """
         g = self.game
         scout = g.bodies.get(a.marked_by)
@@ -137,6 +139,10 @@ class Bombardment(System):
         top = g.bodies.get(on_top) if on_top is not None else None
         ignore = (on_top,) if top is not None and top.kind == "unit" else ()
         sight = g.line_of_sight(a.marked_by, point, ignore=ignore)
+        if not sight.clear and top is not None and on_top in g.world.bodies:
+            body_sight = g.line_of_sight(a.marked_by, on_top)
+            if body_sight.clear:
+                sight = body_sight
         if not sight.clear:
             who = sight.blocked_by
             who = g.bodies[who].name if who in g.bodies else who
@@ -182,6 +188,36 @@ class Bombardment(System):
         turn (13.2: "they take a full turn to arrive", "waits until the beginning of their
         next turn")."""
         return (self.game.turn + 1, a.player)
+
+    def preview(self, a: BombardAction) -> list[str]:
+        """What calling ``a`` would do, in lines, before anything happens (the window's B and
+        A): the Payload, who Marks it, the Strategy bricks it costs and the pile, when and how
+        it arrives, and the rule's reason when it would be refused. Changes nothing."""
+        g = self.game
+        bricks = self.cost(a)
+        what = ([f"{a.explosive_dice}d10 Explosive"] if a.explosive_dice else []) + (
+            [f"{a.smoke_dice}-die Smoke bomb"] if a.smoke_dice else []) + [
+            g.bodies[u].name if u in g.bodies else u for u in a.units] + [
+            f"supplies of Size {s.size:g}\"" for s in a.supplies]
+        lines = [("The Big Drop" if a.big_drop else "Strategic Bombardment")
+                 + f" (13.2): {', '.join(what)}"]
+        if a.drop_zone is not None:
+            lines.append(f"Target: drop zone {a.drop_zone}")
+        elif a.marked_by is not None and a.marked_by in g.bodies:
+            point = self.mark_point(a.target)
+            dist = g.measure(a.marked_by, point).inches if a.marked_by in g.world.bodies else 0
+            lines.append(f"Marked by {g.bodies[a.marked_by].name}: {dist:.1f}\" away "
+                         f"(a Scout Marks within {MARK_RANGE_IN:g}\", in sight)")
+        lines.append(f"Cost: {bricks} Strategy brick{'' if bricks == 1 else 's'} "
+                     f"({self.strategy_pile(a.player)} in {possessive(a.player)} pile)")
+        turn, player = self.arrival(a)
+        lines.append(f"Arrives at the beginning of {possessive(player)} turn {turn}, "
+                     + (f"held {collision_rules.big_drop_height(max(bricks, 1)):g}\" off the "
+                        "ground and let go" if a.big_drop
+                        else f"Action Roll against Use {collision_rules.bombardment_use(bricks)}"))
+        reason = self.call_refusal(a)
+        lines.append(f"Refused: {reason}" if reason else "Enter (or click again) to call it")
+        return lines
 
     def call_refusal(self, a: BombardAction) -> str:
         """Why ``a`` is refused (""  when allowed); changes nothing.
@@ -330,7 +366,7 @@ class Bombardment(System):
         g.record_frame(force=True)
         g.log("release", f"Bombardment {o.id} is released"
               + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
-              order=o.id, bodies=list(o.keys))
+              order=o.id, bodies=list(o.keys), heights=heights)
         for key, item in zip(o.keys, o.items):
             if item["kind"] == "smoke":
                 self._smoke_bombs[key] = o
