@@ -172,7 +172,8 @@ class InputLayer:
     """
 
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, again: fire\n"
-            "M: measure & line of sight   B: Big Drop (Scout Marks)   L: Launcher   Enter: confirm   Esc: cancel   E: end turn\n"
+            "M: measure & line of sight   B: Big Drop   L: Launcher   Enter: confirm   "
+            "Esc: cancel   E: end turn\n"
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   G: grid\n"
             "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   F3: name plates\n"
             "T: top view   F: focus   "

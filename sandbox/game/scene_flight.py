@@ -152,8 +152,8 @@ class BombardAction(Action):
     Cost: one Strategy brick per Explosive or Smoke die, per Unit Inch, per inch of supplies.
     The target is Marked by an allied Scout (``marked_by``) or lies in a drop zone. It lands
     at the beginning of the player's next turn, by Action Roll (Use 4 × bricks) or, with
-    ``big_drop`` (The Big Drop), held 5" off the ground per brick and let go. Smoke bombs burst into a
-    Smoke Field (see :mod:`sandbox.game.bombardment`).
+    ``big_drop`` (The Big Drop), held 5" off the ground per brick and let go. Smoke bombs
+    burst into a Smoke Field (see :mod:`sandbox.game.bombardment`).
     """
 
     type: Literal["bombard"]
