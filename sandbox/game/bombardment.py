@@ -111,8 +111,7 @@ class Bombardment(System):
         BrikWars 13.2 (Strategic Bombardment: the target "must be Marked by an allied Scout")
         with F.3 Marking: the Marker is a Scout of the calling player, on the table, not
         Disrupted, within 8" of the target point (edge of his base to the point) and with a
-        clear line of sight to it (eye to a point 0.25" above the table; Smoke and bodies
-        block it). Readings: Marking a point needs no earlier ``mark`` action; the Scout Marks
+        clear line of sight to it (from his eye; Smoke and bodies block it). Readings: Marking a point needs no earlier ``mark`` action; the Scout Marks
         it as the Bombardment is called in (logged as its own ``mark`` event). The point is
         0.25" above whatever is on top at the target (:meth:`mark_point`), and the range is
         measured to it. The Scout sees the target when nothing blocks his line of sight to
@@ -286,16 +285,10 @@ class Bombardment(System):
         pile, a marker is placed; it arrives at the beginning of the player's next turn
         (:meth:`start_of_player_turn`), by Action Roll or as The Big Drop.
 
-        Raises
-        ------
-        RulesError
-            :meth:`call_refusal`: no Mark, a Mark the Scout cannot make, a drop zone too small,
-            too few Strategy bricks.
+        The engine has asked :meth:`refusal` (:meth:`call_refusal`: no Mark, a Mark the Scout
+        cannot make, a drop zone too small, too few Strategy bricks) before it calls this.
         """
         g = self.game
-        reason = self.call_refusal(a)
-        if reason:
-            raise RulesError(f"actions[{index}]: {reason}")
         bricks = self.cost(a)
         if a.drop_zone is not None:
             marked = f"drop zone {a.drop_zone}"
