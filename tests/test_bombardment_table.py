@@ -145,10 +145,10 @@ def test_the_preview_shows_the_cost_the_mark_and_the_arrival(table):
 
     lines = table.bombardment.preview(parse_action(_crate()))
     text = "\n".join(lines)
-    assert "Marked by Scout Corvo: 4.7\" away" in text
-    assert "Cost: 2 Strategy bricks (3 in Black Falcons' pile)" in text
-    assert "Arrives at the beginning of Black Falcons' turn 2, held 10\" off the ground" in text
-    assert lines[-1].startswith("Enter")
+    assert "Marked by Scout Corvo, 4.7\" away" in text
+    assert "Cost: 2 Strategy bricks of 3 in the pile" in text
+    assert "Falls at the start of Black Falcons' turn 2, from 10\"" in text
+    assert lines[-1] == "Enter to call it"
     bad = table.bombardment.preview(parse_action(_crate(marked_by="guard")))
     assert bad[-1].startswith("Refused: ") and "cannot Mark" in bad[-1]
     assert len(table.actions) == 1  # the Lion Knights' end_turn only: previews change nothing

@@ -490,8 +490,8 @@ def test_b_calls_the_big_drop_as_a_bombardment_marked_by_the_scout(app):
     click(app, top(app, "guard"))
     app.step(2)
     text = app.preview.getText()
-    assert "Marked by Scout Corvo" in text and "Cost: 2 Strategy bricks (3 in" in text, text
-    assert "Black Falcons' turn 2, held 10\" off the ground" in text, text
+    assert "Marked by Scout Corvo" in text and "Cost: 2 Strategy bricks of 3" in text, text
+    assert "Falls at the start of Black Falcons' turn 2, from 10\"" in text, text
     key(app, "enter")
     app.wait_idle(120)
     a = s.actions[-1]

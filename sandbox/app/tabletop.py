@@ -648,8 +648,7 @@ class InputLayer:
         elif n == "b":
             self.set_mode("select" if self.mode == "drop" else "drop")
             if self.mode == "drop":
-                app.flash("The Big Drop (13.2): select your Scout, click the point he Marks, "
-                          "[ ] bricks, Enter; it falls at the start of your next turn")
+                app.flash("The Big Drop: select your Scout, click the point, [ ] bricks, Enter")
         elif n == "l":
             if self.mode == "launch":
                 self.set_mode("select")

@@ -205,17 +205,17 @@ class Bombardment(System):
         elif a.marked_by is not None and a.marked_by in g.bodies:
             point = self.mark_point(a.target)
             dist = g.measure(a.marked_by, point).inches if a.marked_by in g.world.bodies else 0
-            lines.append(f"Marked by {g.bodies[a.marked_by].name}: {dist:.1f}\" away "
-                         f"(a Scout Marks within {MARK_RANGE_IN:g}\", in sight)")
+            lines.append(f"Marked by {g.bodies[a.marked_by].name}, {dist:.1f}\" away "
+                         f"(F.3: {MARK_RANGE_IN:g}\")")
         lines.append(f"Cost: {bricks} Strategy brick{'' if bricks == 1 else 's'} "
-                     f"({self.strategy_pile(a.player)} in {possessive(a.player)} pile)")
+                     f"of {self.strategy_pile(a.player)} in the pile")
         turn, player = self.arrival(a)
-        lines.append(f"Arrives at the beginning of {possessive(player)} turn {turn}, "
-                     + (f"held {collision_rules.big_drop_height(max(bricks, 1)):g}\" off the "
-                        "ground and let go" if a.big_drop
-                        else f"Action Roll against Use {collision_rules.bombardment_use(bricks)}"))
+        lines.append(f"Falls at the start of {possessive(player)} turn {turn}"
+                     + (f", from {collision_rules.big_drop_height(max(bricks, 1)):g}\""
+                        if a.big_drop else
+                        f": Action Roll, Use {collision_rules.bombardment_use(bricks)}"))
         reason = self.call_refusal(a)
-        lines.append(f"Refused: {reason}" if reason else "Enter (or click again) to call it")
+        lines.append(f"Refused: {reason}" if reason else "Enter to call it")
         return lines
 
     def call_refusal(self, a: BombardAction) -> str:
