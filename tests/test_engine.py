@@ -140,7 +140,7 @@ def test_every_scene_action_type_is_played_at_the_table(ldrawdir):
                 game.apply(action_dict(action))
                 seen.add(action.type)
     assert seen <= set(REGISTRY)
-    assert {"move", "attack", "end_turn", "big_drop", "launch", "throw", "rocket", "bombard",
+    assert {"move", "attack", "end_turn", "launch", "throw", "rocket", "bombard",
             "ignite", "interact", "walk", "relay"} <= set(REGISTRY)
 
 

@@ -1,4 +1,5 @@
-"""Headless games: The Big Drop end to end, determinism in one process and across two."""
+"""Headless games: The Big Drop (a Strategic Bombardment, 13.2) end to end, determinism in one
+process and across two."""
 
 import json
 import math
@@ -34,12 +35,18 @@ STACK = textwrap.dedent(
       {{ part = "3001", colour = 71, position = [0, 0, 0.378] }},
       {{ part = "3001", colour = 71, position = [0, 0, 0.756] }},
     ]
+    [[drop_zones]]
+    id = "pad"
+    centre = [0.0, 0.0]
+    size = 12
     [[actions]]
-    type = "big_drop"
+    type = "bombard"
+    id = "payload"
     player = "Red"
-    strategy_bricks = {bricks}
     target = [{x}, 0.0]
-    payload = {{ kind = "supply", part = "3003", colour = 14 }}
+    drop_zone = "pad"
+    big_drop = true
+    supplies = [{{ part = "3003", colour = 14, size = {bricks} }}]
     """
 )
 
@@ -61,21 +68,25 @@ def play(path):
 
 
 def test_big_drop_lands_on_target_and_rolls_collision_damage(tmp_path):
+    """BrikWars 13.2 The Big Drop: held 5" off the ground per Strategy brick (2 bricks: 10"),
+    a full turn after it is called."""
     events, poses, game = play(scene(tmp_path))
-    release = next(e for e in events if e["type"] == "action")
-    assert release["height"] == 10.0  # 5" per Strategy brick (BrikWars 13.2)
+    call = next(e for e in events if e["type"] == "bombard")
+    release = next(e for e in events if e["type"] == "release")
+    assert call["turn"] == 1 and release["turn"] == 2
+    assert release["heights"] == [10.0]  # 5" per Strategy brick (BrikWars 13.2)
     impacts = [e for e in events if e["type"] == "impact"]
     first = impacts[0]
     # Falls 10" minus the stack's 1.13" height onto the stack: about sqrt(2 g 8.87).
-    assert first["body_a"] == "payload1" and first["body_b"] == "stack"
+    assert first["body_a"] == "payload_supply1" and first["body_b"] == "stack"
     assert first["normal_speed"] == pytest.approx(math.sqrt(2 * 386.09 * 8.87), rel=0.03)
     rolls = [e for e in events if e["type"] == "roll" and e["stream"] == "collision"]
     assert len(rolls) >= 1 and rolls[0]["sides"] == 6
     # Unit and supply payloads without Flight are Disrupted or destroyed by the landing.
-    crate = game.bodies["payload1"].damage
+    crate = game.bodies["payload_supply1"].damage
     assert crate.disrupted or crate.destroyed
     # The crate comes to rest on top of the stack.
-    pos, _ = poses["payload1"]
+    pos, _ = poses["payload_supply1"]
     assert pos[2] > 1.1 and math.hypot(pos[0] - 0.2, pos[1]) < 0.5
 
 
@@ -128,7 +139,7 @@ def test_run_writes_event_log_replay_and_png(tmp_path):
     assert all("type" in json.loads(line) for line in lines)
     assert res.png_path.stat().st_size > 10_000
     rp = load_replay(res.replay_path)
-    assert rp.seed == 7 and rp.tracks["payload1"].frames
+    assert rp.seed == 7 and rp.tracks["payload_supply1"].frames
     report = verify_replay(rp)
     assert report["ok"] and report["max_position_diff_in"] == 0.0 and report["events_identical"]
 
@@ -138,5 +149,5 @@ def test_drop_inside_an_obstacle_is_refused(tmp_path):
         'parts = [', 'parts = [\n  { part = "3001", colour = 71, position = [0, 0, 9.8] },')
     p = tmp_path / "tall.toml"
     p.write_text(text)
-    with pytest.raises(RulesError, match="starts inside"):
+    with pytest.raises(RulesError, match="off the ground .* spend more bricks"):
         play(p)

@@ -120,15 +120,16 @@ def test_region_trap_goes_off_when_a_dropped_body_lands_in_it_every_time_unless_
                    "stats": {"size": 1, "armor": 30}}],
         "traps": [{"id": "plate", "trigger": "region", "centre": [0, 0], "radius": 1.5,
                    "effect": "hazard", "dice": "1d6", "single_use": False}],
-        "actions": [{"type": "big_drop", "id": f"crate{i}", "player": "Red",
-                     "strategy_bricks": 1, "target": [0.2 * i, 0],
-                     "payload": {"kind": "supply", "part": "3001",
-                                 "stats": {"size": 1, "armor": 30}}} for i in range(2)],
+        # two crates by The Big Drop onto a drop zone (13.2), landing on Red's turn 2
+        "drop_zones": [{"id": "pad", "centre": [0, 0], "size": 4}],
+        "actions": [{"type": "bombard", "id": f"crate{i}", "player": "Red", "drop_zone": "pad",
+                     "big_drop": True, "target": [0.2 * i, 0],
+                     "supplies": [{"part": "3001", "size": 1, "armor": 30}]} for i in range(2)],
     }, forced={"trap": [5, 2]})
     try:
         g.play_turns()
         sprung = events(g, "trap_sprung")
-        assert [e["body"] for e in sprung] == ["crate0", "crate1"]
+        assert [e["body"] for e in sprung] == ["crate0_supply1", "crate1_supply1"]
         assert g.traps.traps["plate"].rules.armed  # not single use
         dmg = [e for e in events(g, "damage") if "plate" in e["source"]]
         assert [e["damage"] for e in dmg] == [5, 2]
@@ -371,17 +372,18 @@ def test_a_burning_body_adds_fire_to_what_collides_with_it():
         "creations": [{"id": "hut", "owner": "Blue", "position": [0, 0, 0],
                        "parts": [brick(), brick(z=0.378)],
                        "stats": {"size": 4, "armor": 40, "weight_class": 1, "move": 0}}],
-        "actions": [{"type": "big_drop", "id": "crate", "player": "Red", "strategy_bricks": 1,
-                     "target": [0, 0], "payload": {"kind": "supply", "part": "3001",
-                                                   "stats": {"size": 1, "armor": 40}}}]},
+        "drop_zones": [{"id": "pad", "centre": [0, 0], "size": 4}],
+        "actions": [{"type": "bombard", "id": "crate", "player": "Red", "drop_zone": "pad",
+                     "big_drop": True, "target": [0, 0],
+                     "supplies": [{"part": "3001", "size": 1, "armor": 40}]}]},
         forced={"fire": [3, 2, 2]})  # ignite, Burning Roll, +1 Fire
     try:
         g.hazards.fire.ignite("hut", DiceExpression.parse("1d4 Fire").roll(
             g.dice.stream("fire")))
         g.play_turns()
         strikes = events(g, "burning_strike")
-        assert strikes and strikes[0]["body"] == "crate" and strikes[0]["source"] == "hut"
-        assert strikes[0]["damage"] == 2
-        assert g.hazards.fire.burning("crate")
+        assert strikes and strikes[0]["body"] == "crate_supply1"
+        assert strikes[0]["source"] == "hut" and strikes[0]["damage"] == 2
+        assert g.hazards.fire.burning("crate_supply1")
     finally:
         g.close()

@@ -33,25 +33,32 @@ id = "trooper"
 owner = "Red"
 parts = [{ part = "3001", colour = 4 }]
 stats = { size = 1.0, armor = 4 }
+[[drop_zones]]
+id = "pad"
+centre = [0.0, 0.0]
+size = 2.0
 [expect]
 destroyed = ["trooper"]
 """
+# The Big Drop (a Strategic Bombardment onto the drop zone, 13.2): called on Blue's turn 1, it
+# falls 5" at the beginning of Blue's turn 2.
 DROP = """
 [[actions]]
-type = "big_drop"
+type = "bombard"
 id = "crate"
 player = "Blue"
-strategy_bricks = 1
 target = [0.0, 0.0]
-payload = { kind = "supply", part = "3001", colour = 14, stats = { size = 1.0, armor = 99 } }
+drop_zone = "pad"
+big_drop = true
+supplies = [{ part = "3001", colour = 14, size = 1.0, armor = 99 }]
 """
-# On turn 2 Red walks the trooper: refused ("is destroyed") in the seeds where the crate won.
+# On turn 3 Red walks the trooper: refused ("is destroyed") in the seeds where the crate won.
 WALK = """
 [[actions]]
 type = "move"
 unit = "trooper"
 player = "Red"
-turn = 2
+turn = 3
 to = [3.0, 0.0]
 """
 SEEDS = range(1, 61)

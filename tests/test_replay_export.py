@@ -60,7 +60,7 @@ def test_gif_of_the_drop(recorded, tmp_path):
 def test_mp4_keeps_every_frame(recorded, tmp_path):
     _, replay, assets = recorded
     res = export_replay(replay, tmp_path / "drop.mp4", assets, width=W, height=H, fps=30,
-                        turn=1, end=0.5, shadows=False)
+                        turn=2, end=0.5, shadows=False)  # the crate falls on turn 2
     reader = iio2.get_reader(res.path, format="FFMPEG")
     frames = np.stack([f for f in reader])  # (list(reader) trusts an infinite len())
     reader.close()
@@ -93,7 +93,7 @@ def test_failed_export_keeps_the_previous_file(recorded, tmp_path):
             raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError, match="disk full"):
-        export_replay(replay, target, assets, width=W, height=H, fps=10, turn=1,
+        export_replay(replay, target, assets, width=W, height=H, fps=10, turn=2,
                       shadows=False, progress=boom)
     assert target.read_bytes() == b"previous good export"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.gif"]

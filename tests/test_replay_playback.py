@@ -154,11 +154,12 @@ def guard_tower_replay(tmp_path_factory):
 def test_real_replay_payload_appears_when_dropped(guard_tower_replay):
     r = rp.load_replay(guard_tower_replay)
     pb = ReplayPlayback(r)
-    assert "crate" not in pb.poses()
-    pb.jump_to_turn(1)
-    assert "crate" in pb.poses()
-    assert pb.poses()["crate"][0][2] > 9.0  # held 10" up
-    flights = [m for m in pb.index.moments if m.kind == "flight" and m.bodies == ("crate",)]
+    assert "crate_supply1" not in pb.poses()
+    pb.jump_to_turn(2)  # called on turn 1, the Bombardment falls at the Falcons' turn 2 (13.2)
+    assert pb.turn == 2 and "crate_supply1" in pb.poses()
+    assert pb.poses()["crate_supply1"][0][2] > 9.0  # held 10" up
+    flights = [m for m in pb.index.moments
+               if m.kind == "flight" and m.bodies == ("crate_supply1",)]
     # released 10" up, it lands on the guard's head on the tower, about 5.5" up
     assert flights and 4.0 < flights[0].score < 5.0
     impacts = [i for i, e in enumerate(r.events) if e["type"] == "impact"]
@@ -173,7 +174,7 @@ def test_cli_verify_shipped_scene_and_a_tampered_one(guard_tower_replay, tmp_pat
     assert res.exit_code == 0, res.output
     assert "largest position difference 0.000000" in res.output
     r = rp.load_replay(guard_tower_replay)
-    tr = r.tracks["crate"]
+    tr = r.tracks["crate_supply1"]
     x, y, z = tr.positions[5]
     tr.positions[5] = (x + 0.25, y, z)
     bad = rp.save_replay(r, tmp_path / "tampered.replay")
@@ -185,7 +186,7 @@ def test_cli_verify_shipped_scene_and_a_tampered_one(guard_tower_replay, tmp_pat
 def test_cli_info_lists_moments(guard_tower_replay):
     res = CliRunner().invoke(app, ["replay", str(guard_tower_replay), "--info"])
     assert res.exit_code == 0, res.output
-    assert "dramatic moments" in res.output and "supply crate (3001) flies" in res.output
+    assert "dramatic moments" in res.output and "supply crate (2456) flies" in res.output
     res = CliRunner().invoke(app, ["replay", str(guard_tower_replay) + ".missing", "--info"])
     assert res.exit_code == 2 and "cannot read replay" in res.output
 

@@ -58,23 +58,25 @@ def test_window_shows_the_table_bodies_and_controls(viewer):
 def test_keys_drive_the_playback_and_the_scene(viewer):
     pb = viewer.playback
     _send(viewer, "home")
-    holder, _, _ = viewer.body_nodes["crate"]
+    holder, _, _ = viewer.body_nodes["crate_supply1"]
     assert pb.frame == 0 and holder.is_hidden()  # not dropped yet
     _send(viewer, "arrow_right")
     assert pb.frame == 1
-    _send(viewer, "t")  # next turn: the crate is held over the tower
-    assert pb.turn == 1 and not holder.is_hidden()
-    pos, _ = pb.poses()["crate"]
+    _send(viewer, "t")  # turn 1: the Scout Marks, the Bombardment is called
+    assert pb.turn == 1
+    _send(viewer, "t")  # turn 2: it arrives, the crate is held over the tower (13.2)
+    assert pb.turn == 2 and not holder.is_hidden()
+    pos, _ = pb.poses()["crate_supply1"]
     np.testing.assert_allclose(np.array(holder.get_pos()), pos, atol=1e-4)
     before = viewer.screenshot()
     _send(viewer, "1")  # the biggest dramatic moment
     assert pb.frame == pb.index.ranked()[0].frame
     _send(viewer, "end")
     # the scene's crate is destroyed or only Disrupted, as its dice say: the drawing follows
-    crate_destroyed = any(e["type"] == "destroyed" and e.get("body") == "crate"
+    crate_destroyed = any(e["type"] == "destroyed" and e.get("body") == "crate_supply1"
                           for e in pb.replay.events)
-    assert pb.at_end and ("crate" in pb.destroyed()) == crate_destroyed
-    _, whole, scorched = viewer.body_nodes["crate"]
+    assert pb.at_end and ("crate_supply1" in pb.destroyed()) == crate_destroyed
+    _, whole, scorched = viewer.body_nodes["crate_supply1"]
     assert whole.is_hidden() == crate_destroyed and scorched.is_hidden() != crate_destroyed
     after = viewer.screenshot()
     assert np.abs(after[..., :3].astype(int) - before[..., :3].astype(int)).mean() > 0.5
@@ -109,7 +111,7 @@ def test_play_speed_slider_and_cameras(viewer):
     assert viewer.follow
     _send(viewer, "t")
     target0 = viewer.camera.target.copy()
-    pb.seek(pb.index.turn_frames[1] + 6)  # the crate falling: the camera follows it
+    pb.seek(pb.index.turn_frames[2] + 6)  # the crate falling: the camera follows it
     viewer.step(30)
     assert np.linalg.norm(viewer.camera.target - target0) > 0.2
     from PIL import Image

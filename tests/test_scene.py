@@ -23,12 +23,18 @@ GOOD = textwrap.dedent(
     owner = "Red"
     stats = { size = 2, armor = "2d10", weight_class = 2 }
     parts = [ { part = "3001", colour = 71 } ]
+    [[drop_zones]]
+    id = "pad"
+    centre = [0.0, 0.0]
+    size = 4
     [[actions]]
-    type = "big_drop"
+    type = "bombard"
     player = "Red"
-    strategy_bricks = 2
     target = [0.0, 0.0]
-    payload = { kind = "supply", part = "3003" }
+    drop_zone = "pad"
+    big_drop = true
+    spacing = 1.5
+    supplies = [ { part = "3003", size = 2 } ]
     """
 )
 
@@ -52,8 +58,8 @@ def test_good_scene_loads_and_round_trips(tmp_path):
     [
         ('armor = "2d10"', 'armor = "lots"', "creations[0].stats.armor", "'lots'"),
         ("width = 24", "width = -5", "battlefield.width", "-5"),
-        ("strategy_bricks = 2", "strategy_bricks = 0", "actions[0].strategy_bricks", "0"),
-        ('kind = "supply"', 'kind = "piano"', "actions[0].payload", "piano"),
+        ("spacing = 1.5", "spacing = -1", "actions[0].spacing", "-1"),
+        ("big_drop = true", 'big_drop = "piano"', "actions[0].big_drop", "piano"),
         ('player = "Red"', 'player = "Blue"', "actions[0].player", "'Blue'"),
         ("seed = 3", 'seed = "x"', "seed", "'x'"),
         ('id = "stack"', 'id = "has space"', "creations[0].id", "'has space'"),
@@ -67,6 +73,19 @@ def test_invalid_fields_are_named_with_their_value(tmp_path, old, new, field, va
     assert str(tmp_path) in msg
     assert value in msg
     assert field.split("[")[0] in msg
+
+
+def test_the_retired_big_drop_action_is_refused_with_what_to_write(tmp_path):
+    """BrikWars 13.2: The Big Drop is a Strategic Bombardment (Marked, paid, a turn to arrive);
+    a scene file still holding the old same-action ``big_drop`` gets one line saying so."""
+    old = GOOD.replace('type = "bombard"', 'type = "big_drop"')
+    with pytest.raises(SceneError, match=r"actions\[0\]: the 'big_drop' action is gone.*"
+                                         r"type = \"bombard\" with big_drop = true"):
+        load_scene(write(tmp_path, old))
+    from sandbox.game.actions import parse_action
+
+    with pytest.raises(SceneError, match="'big_drop' action is gone"):
+        parse_action({"type": "big_drop", "player": "Red", "target": [0, 0]})
 
 
 def test_unknown_field_is_rejected(tmp_path):

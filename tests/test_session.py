@@ -230,36 +230,42 @@ def test_parse_action_names_the_field():
         parse_action({"type": "move", "player": LK, "unit": "knight1", "to": "north"})
 
 
-def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(session, tmp_path):
-    from sandbox.game.scene import BigDrop, ExplosivePayload
+def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(tmp_path):
+    """BrikWars 13.2: a Bombardment's Payload costs Strategy bricks from the pile (one per
+    Explosive die); a drop the pile cannot pay for is refused, changes nothing, is not logged."""
+    from sandbox.game.scene_flight import BombardAction, DropZone
 
     def drop(bricks, player=LK):
-        return BigDrop(type="big_drop", player=player, payload=ExplosivePayload(kind="explosive"),
-                       strategy_bricks=bricks, target=(8.0, 5.0))
+        return BombardAction(type="bombard", player=player, target=(8.0, 5.0), drop_zone="pad",
+                             big_drop=True, explosive_dice=bricks)
 
-    assert session.bombardment.strategy_pile() == 0
-    before = session.state_hash()
-    with pytest.raises(RulesError, match="needs 1 Strategy brick and Lion Knights has 0 in "
-                                         "the Strategy pile"):
-        session.apply(drop(1))
-    assert session.actions == [] and session.state_hash() == before
-    # with a pile of 2: one drop of 2 bricks, then the pile is empty and the next is refused
     spec, base = load_scene(SCENE)
-    players = [p.model_copy(update={"strategy_bricks": 2}) for p in spec.players]
-    s = GameSession(spec.model_copy(update={"players": players}), base)
-    try:
+    pad = DropZone(id="pad", centre=(8.0, 5.0), size=4.0)
+
+    def game(pile):
+        players = [p.model_copy(update={"strategy_bricks": pile}) for p in spec.players]
+        return GameSession(spec.model_copy(update={"players": players, "drop_zones": [pad]}),
+                           base)
+
+    with game(0) as s:
+        assert s.bombardment.strategy_pile() == 0
+        before = s.state_hash()
+        with pytest.raises(RulesError, match="costs 1 Strategy brick and Lion Knights has 0 "
+                                             "in the Strategy pile"):
+            s.apply(drop(1))
+        assert s.actions == [] and s.state_hash() == before
+    # with a pile of 2: one drop of 2 bricks, then the pile is empty and the next is refused
+    with game(2) as s:
         s.apply(drop(2))
         assert s.bombardment.strategy_pile(LK) == 0 and s.bombardment.strategy_pile(BF) == 2
         with pytest.raises(RulesError, match="has 0 in the Strategy pile"):
             s.apply(drop(1))
-        assert [a.type for a in s.actions] == ["big_drop"]
+        assert [a.type for a in s.actions] == ["bombard"]
         loaded = GameSession.load(s.save(tmp_path / "drop.save.json"))
         try:
             assert loaded.state_hash() == s.state_hash()
         finally:
             loaded.close()
-    finally:
-        s.close()
 
 
 def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path):
@@ -268,7 +274,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     import subprocess
     import sys
 
-    from sandbox.game.scene import BigDrop, ExplosivePayload
+    from sandbox.game.scene_flight import BombardAction
 
     s = session
 
@@ -281,8 +287,8 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     s.apply(move("knight2", (-2.0, 3.0)))
     refused(move("knight1", (0.0, -3.0)), "may move")                  # too far
     refused(move("falcon1", (5.0, -3.0)), "belongs to Black Falcons")  # not ours
-    refused(BigDrop(type="big_drop", player=LK, payload=ExplosivePayload(kind="explosive"),
-                    strategy_bricks=1, target=(6.0, 3.0)), "Strategy pile")
+    refused(BombardAction(type="bombard", player=LK, target=(6.0, 3.0), marked_by="knight1",
+                          explosive_dice=1), "is not a Scout")            # 13.2: a Scout Marks
     c = s.footprint_centre("knight1")
     s.apply(move("knight1", (c[0] + 3.0, c[1] + 0.5)))
     s.apply(AttackAction(type="attack", player=LK, unit="knight1", weapon=0, target="falcon1"))

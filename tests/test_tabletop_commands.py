@@ -466,3 +466,37 @@ def test_top_view_rings_units_and_the_selection_is_ringed(app):
     point_at(app, top(app, units[1]))
     app.step(2)
     assert app.tooltip.getText().startswith(s.bodies[units[1]].name)
+
+
+def test_b_calls_the_big_drop_as_a_bombardment_marked_by_the_scout(app):
+    """BrikWars 13.2: the window's B is a Strategic Bombardment, not a drop in the same action.
+    Without a Scout it is refused with the rule's reason; with the Scout selected the preview
+    shows who Marks, the bricks and the pile, and when it falls; Enter pays and places the
+    marker, and the Payload arrives at the beginning of the caller's next turn."""
+    s = _adopt(app, "big_drop_guard_tower.toml")
+    key(app, "b")  # the Lion Knights have no Scout and no drop zone
+    click(app, top(app, "guard"))
+    app.step(2)
+    assert "has no Scout on the table to Mark the target" in app.preview.getText()
+    key(app, "enter")
+    assert "has no Scout" in refusals(app) and s.actions == []
+    end_turn(app)
+    assert s.current_player == "Black Falcons"
+    select(app, "scout")
+    key(app, "b")
+    key(app, "]")  # 2 Strategy bricks: 2d10 Explosive, held 10" up
+    click(app, top(app, "guard"))
+    app.step(2)
+    text = app.preview.getText()
+    assert "Marked by Scout Corvo" in text and "Cost: 2 Strategy bricks of 3" in text, text
+    assert "Falls at the start of Black Falcons' turn 2, from 10\"" in text, text
+    key(app, "enter")
+    app.wait_idle(120)
+    a = s.actions[-1]
+    assert (a.type, a.big_drop, a.marked_by, a.explosive_dice) == ("bombard", True, "scout", 2)
+    assert s.bombardment.strategy_pile("Black Falcons") == 1
+    assert not [k for k, st in s.bodies.items() if st.kind == "payload"]  # nothing fell yet
+    end_turn(app)  # Black Falcons end turn 1
+    end_turn(app)  # Lion Knights end turn 2: the Bombardment arrives
+    assert s.current_player == "Black Falcons" and s.turn == 2
+    assert any(e["type"] == "release" and e["turn"] == 2 for e in s.events)

@@ -191,8 +191,9 @@ def test_smoke_bomb_makes_a_shrinking_smoke_field(ldrawdir):
 
 def test_smoke_bombs_cost_a_brick_a_die(ldrawdir):
     data = _scene("smoke_bombardment.toml")
-    data["players"][1]["strategy_bricks"] = 2
-    _refused(data, ldrawdir, "needs 3 Strategy bricks")
+    falcons = next(p for p in data["players"] if p["name"] == "Black Falcons")
+    falcons["strategy_bricks"] = 2
+    _refused(data, ldrawdir, "costs 3 Strategy bricks and Black Falcons has 2")
 
 
 # ------------------------------------------------------------------ Rocket attitude

@@ -10,7 +10,8 @@ Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinfor
 F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F7 an ambushing
 unit set up at a clicked point (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
-A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile``; Tab picks its
+A Strategic Bombardment (13.2, ``bombard``; B in the window is the same action as The Big
+Drop, both Marked by the player's Scout), V a missile strike (8.4, ``missile``; Tab picks its
 Explosive Variant), J throw (8.4),
 I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
@@ -175,11 +176,53 @@ class TableCommands:
         return abs(float(point[0])) > bf.width / 2 or abs(float(point[1])) > bf.depth / 2
 
     # ---------------------------------------------------------------- strikes from above
-    def bombard(self, point, dice: int) -> BombardAction:
-        """A: a Strategic Bombardment of ``dice`` Explosive dice at a point (13.2)."""
+    def marker(self, point) -> dict:
+        """Who Marks ``point`` (x, y inches) for a Bombardment (13.2): ``{"marked_by": id}`` or
+        ``{"drop_zone": id}``. The selected unit when it is one of the player's Scouts; else
+        the first of the player's Scouts able to Mark it (within 8\" and in sight, F.3); else
+        a drop zone of the player's that holds the point.
+
+        Raises
+        ------
+        CommandRefused
+            The player has no Scout on the table and no drop zone there (the rule's reason).
+        """
+        s, me = self.s, self._player()
+        target = (round(float(point[0]), 4), round(float(point[1]), 4))
+        sel = self.app.selected
+        scouts = [k for k, st in s.bodies.items()
+                  if st.owner == me and getattr(st.stats, "scout", False)
+                  and not st.damage.destroyed and k in s.world.bodies]
+        if sel in scouts:
+            return {"marked_by": sel}
+        bomb = s.bombardment
+        for k in scouts:
+            probe = BombardAction(type="bombard", player=me, turn=s.turn, target=target,
+                                  marked_by=k, explosive_dice=1)
+            if not bomb.mark_refusal(probe):
+                return {"marked_by": k}
+        for z in s.spec.drop_zones:
+            if float(np.hypot(target[0] - z.centre[0], target[1] - z.centre[1])) <= z.size / 2:
+                return {"drop_zone": z.id}
+        if scouts:
+            return {"marked_by": scouts[0]}  # the rules then say why he cannot Mark it
+        raise CommandRefused(f"Bombardment: {me} has no Scout on the table to Mark the target "
+                             "and no drop zone there (13.2: the target must be Marked by an "
+                             "allied Scout)")
+
+    def bombard(self, point, dice: int, big_drop: bool = False) -> BombardAction:
+        """A (by Action Roll) or B (``big_drop``: The Big Drop): a Strategic Bombardment of
+        ``dice`` Explosive dice at a point, Marked by a Scout (:meth:`marker`; 13.2). It costs
+        a Strategy brick per die and arrives at the beginning of the player's next turn.
+
+        Raises
+        ------
+        CommandRefused
+            No Scout or drop zone to Mark the point.
+        """
         return BombardAction(type="bombard", player=self._player(), turn=self.s.turn,
                              target=(round(float(point[0]), 4), round(float(point[1]), 4)),
-                             explosive_dice=int(dice))
+                             explosive_dice=int(dice), big_drop=big_drop, **self.marker(point))
 
     def swap(self, other: str) -> SwapAction:
         """F6: Tactical Advantage (13.2): swap the selected unit and ``other`` (two deployed

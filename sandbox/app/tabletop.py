@@ -56,7 +56,6 @@ from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we 
 from ..core.errors import SandboxError
 from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
-from ..game.scene import BigDrop, ExplosivePayload
 from ..game.scene_flight import LaunchAction
 from ..game.skirmish import possessive, quat_mul
 from ..render import geometry, shaders
@@ -176,7 +175,8 @@ class InputLayer:
 
     Modes: ``select`` (click to select, drag your own unit to move it), ``measure`` (click
     two things: ruler and line of sight), ``attack`` (after choosing a weapon with 1-9: point
-    at a target to preview, click it to fire), ``drop`` (The Big Drop: click a point, Enter).
+    at a target to preview, click it to fire), ``drop`` (The Big Drop, a Strategic Bombardment
+    Marked by the player's Scout: click a point, Enter; it falls at the player's next turn).
     """
 
     HELP = ("click: select   drag your unit: move (S: Sprint)   1-9: weapon, click: aim, "
@@ -488,10 +488,10 @@ class InputLayer:
             self.app.flash("Click the target point first", error=True)
             return
         p = self.strike_point
-        action = (self.cmd.bombard(p, self.strike_dice) if self.strike_kind == "bombard"
-                  else self.cmd.missile(p, self.strike_dice, self.strike_variant))
         self.set_mode("select")
-        self.app.submit(action)
+        self.command(lambda: self.cmd.bombard(p, self.strike_dice)
+                     if self.strike_kind == "bombard"
+                     else self.cmd.missile(p, self.strike_dice, self.strike_variant))
 
     def _close_combat(self, move: str, hit):
         """First click on a target: the preview of the move, every modifier (8.2); a second
@@ -541,15 +541,22 @@ class InputLayer:
                                 target=tuple(round(float(v), 4) for v in pv.target),
                                 target_body=self.launch_body)
         if self.mode == "drop" and self.drop_point is not None:
-            return self._big_drop()
+            try:
+                return self._big_drop()
+            except CommandRefused:
+                return None
+        if self.mode == "strike" and self.strike_kind == "bombard" \
+                and self.strike_point is not None:
+            try:
+                return self.cmd.bombard(self.strike_point, self.strike_dice)
+            except CommandRefused:
+                return None
         return None
 
-    def _big_drop(self) -> BigDrop:
-        return BigDrop(type="big_drop", player=self.app.session.current_player,
-                       payload=ExplosivePayload(kind="explosive"),
-                       strategy_bricks=self.drop_bricks,
-                       target=(round(float(self.drop_point[0]), 4),
-                               round(float(self.drop_point[1]), 4)))
+    def _big_drop(self):
+        """B: The Big Drop of ``drop_bricks`` d10 Explosive at the drop point, a Strategic
+        Bombardment (13.2) Marked by the player's Scout (the selected one, else one who can)."""
+        return self.cmd.bombard(self.drop_point, self.drop_bricks, big_drop=True)
 
     def fire_launcher(self) -> None:
         """Fire the chosen Launcher at the aim point through the session (8.4)."""
@@ -669,6 +676,8 @@ class InputLayer:
             app.overlays_dirty = True
         elif n == "b":
             self.set_mode("select" if self.mode == "drop" else "drop")
+            if self.mode == "drop":
+                app.flash("The Big Drop: select your Scout, click the point, [ ] bricks, Enter")
         elif n == "l":
             if self.mode == "launch":
                 self.set_mode("select")
@@ -830,7 +839,7 @@ class InputLayer:
             elif self.mode == "launch" and self.launch_aim is not None:
                 self.fire_launcher()
             elif self.mode == "drop" and self.drop_point is not None:
-                app.submit(self._big_drop())
+                self.command(self._big_drop)
                 self.set_mode("select")
             elif self.mode == "strike":
                 self.strike()
@@ -1927,6 +1936,9 @@ class TabletopApp:
                                            colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
             what = "Strategic Bombardment" if inp.strike_kind == "bombard" else "Missile strike"
+            shown = inp.previewed_action() if inp.strike_kind == "bombard" else None
+            if shown is not None:
+                preview_lines = s.bombardment.preview(shown)
             label = f"{what}: {dice}  (click again or Enter)"
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
         if inp.mode == "launch" and inp.launcher is not None and inp.launch_aim is not None:
@@ -1949,7 +1961,21 @@ class TabletopApp:
                 markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k,
                                            colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
-            label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to drop)'
+            label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to call)'
+            shown = inp.previewed_action()
+            if shown is not None:
+                preview_lines = s.bombardment.preview(shown)
+                if shown.marked_by is not None and shown.marked_by in s.world.bodies:
+                    ok = not s.bombardment.mark_refusal(shown)
+                    markers.append(Marker.line(s.eye(shown.marked_by),  # the Scout's Mark (F.3)
+                                               s.bombardment.mark_point(shown.target),
+                                               (0.3, 1.0, 0.4, 1.0) if ok
+                                               else (1.0, 0.25, 0.2, 1.0), 2.0))
+            else:
+                try:
+                    inp.cmd.marker(p)
+                except CommandRefused as exc:
+                    preview_lines = [str(exc)]
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
         if self.odds_lines and self.odds_action is not None:
             shown = inp.previewed_action()

@@ -28,6 +28,14 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Every registered action class by its ``type`` name.
 REGISTRY: dict[str, type["Action"]] = {}
 
+#: Action types of earlier files that are no longer played, with what to write instead.
+RETIRED: dict[str, str] = {
+    "big_drop": ("the 'big_drop' action is gone: The Big Drop is a Strategic Bombardment "
+                 "(13.2), so write type = \"bombard\" with big_drop = true, marked_by (an "
+                 "allied Scout) or drop_zone, and the Payload (explosive_dice, units, "
+                 "supplies); it arrives at the beginning of the player's next turn"),
+}
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -155,6 +163,8 @@ def parse_action(data: Any, where: str = "action") -> Action:
         return data
     if not isinstance(data, dict):
         raise SceneError(f"{where}: an action must be a table of fields, got {type(data).__name__}")
+    if isinstance(data.get("type"), str) and data["type"] in RETIRED:
+        raise SceneError(f"{where}: {RETIRED[data['type']]}")
     stack = list(data.items())  # NaN and infinities: refused in any field (a save, the network)
     while stack:
         name, v = stack.pop()

@@ -4,19 +4,21 @@ A Commander spends Strategy bricks on a Payload of Explosives (one brick per die
 Damage), Reinforcements (one per Unit Inch, a reserve unit's Size) and supplies (one per inch
 of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a Scout of the
 same player within 8" of the target and seeing it, :meth:`Bombardment.mark_refusal`) or lie in
-a drop zone (bricks spent never above its Size). A marker
-is placed now; the Payload arrives at the start of the Commander's next turn:
+a drop zone (bricks spent never above its Size). A marker is placed now; the Payload arrives
+at the beginning of the Commander's next turn (a full turn later, never in the same action):
 
 - by Action Roll: one roll per Payload item, Use = 4 × bricks spent, a generic d6 (or the
   action's ``action_die``); Range is ignored. A hit comes down on the target; a miss lands where
   the defender chooses within the miss distance (see :mod:`sandbox.game.projectiles`; headless
   default: straight on away from the battlefield's centre). The Payload is released
   :data:`ARRIVAL_HEIGHT_IN` above the spot and comes straight down.
-- with ``big_drop``: no roll; every item is held 5" per brick above the target, side by side
-  ``spacing`` inches apart along X, and let go together. They land where physics puts them.
+- with ``big_drop`` (The Big Drop): no roll; every item is held 5" off the ground per brick
+  spent, over the target, side by side ``spacing`` inches apart along X, and let go together.
+  They land where physics puts them. This is the only way a Payload is dropped: there is no
+  separate same-action drop (the ``big_drop`` action type of earlier scene files is gone).
 
 Unit and supply Payloads without Flight take Collision Damage on landing and are Disrupted
-(the game's impact handling, as for The Big Drop); Explosives explode on their first impact.
+(the game's impact handling); Explosives explode on their first impact.
 
 Smoke bombs (13.2: "Reinforcement units can be fired alongside ... Explosive variants like
 Smoke bombs"; 8.4 Alternate Damage Dice) cost one brick per die like Explosives. Every die is
@@ -36,7 +38,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import RulesError, SceneError
-from ..physics.rays import overlapping_bodies
 from ..rules import collision as collision_rules
 from ..rules.attacks import action_roll
 from ..rules.escapade_commander import bombardment_cost, check_drop_zone
@@ -44,9 +45,10 @@ from ..rules.hazards import MARK_RANGE_IN
 from .assets import build_part_asset
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
-from .scene import BigDrop, ExplosivePayload, Stats, SupplyPayload, UnitPayload
+from .scene import Stats
 from .scene_flight import BombardAction
-from .table import MAX_ACTION_SECONDS, System
+from .skirmish import possessive
+from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import TableAPI as Game
@@ -82,10 +84,10 @@ class Order:
 
 
 class Bombardment(System):
-    """The game's Strategy piles, The Big Drop and incoming Bombardments (13.2)."""
+    """The game's Strategy piles and Strategic Bombardments, The Big Drop included (13.2)."""
 
     name = "bombardment"
-    actions = (BombardAction, BigDrop)
+    actions = (BombardAction,)
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -109,9 +111,14 @@ class Bombardment(System):
         BrikWars 13.2 (Strategic Bombardment: the target "must be Marked by an allied Scout")
         with F.3 Marking: the Marker is a Scout of the calling player, on the table, not
         Disrupted, within 8" of the target point (edge of his base to the point) and with a
-        clear line of sight to it (eye to a point 0.25" above the table; Smoke and bodies
-        block it). Reading: Marking a point needs no earlier ``mark`` action; the Scout Marks
-        it as the Bombardment is called in.
+        clear line of sight to it (from his eye; Smoke and bodies block it). Readings: Marking a
+        point needs no earlier ``mark`` action; the Scout Marks
+        it as the Bombardment is called in (logged as its own ``mark`` event). The point is
+        0.25" above whatever is on top at the target (:meth:`mark_point`), and the range is
+        measured to it. The Scout sees the target when nothing blocks his line of sight to
+        that point (a unit standing there is the target itself and does not hide it), or when
+        he sees the body on top there as he would for an attack (the engine's one line of
+        sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
         """
         g = self.game
         scout = g.bodies.get(a.marked_by)
@@ -124,92 +131,140 @@ class Bombardment(System):
                     "target (13.2, F.3)")
         if scout.damage.disrupted:
             return f"{scout.name} is Disrupted and cannot Mark a target"
-        point = (float(a.target[0]), float(a.target[1]), 0.25)
+        point, on_top = self._top(a.target)
         dist = g.measure(a.marked_by, point).inches
         if dist > MARK_RANGE_IN + 1e-9:
             return (f"{scout.name} is {dist:.2f}\" from the target, beyond the "
                     f"{MARK_RANGE_IN:g}\" a Scout Marks (F.3)")
-        sight = g.line_of_sight(a.marked_by, point)
+        top = g.bodies.get(on_top) if on_top is not None else None
+        ignore = (on_top,) if top is not None and top.kind == "unit" else ()
+        sight = g.line_of_sight(a.marked_by, point, ignore=ignore)
+        if not sight.clear and top is not None and on_top in g.world.bodies:
+            body_sight = g.line_of_sight(a.marked_by, on_top)
+            if body_sight.clear:
+                sight = body_sight
         if not sight.clear:
-            return f"{scout.name} cannot see the target: blocked by {sight.blocked_by}"
+            who = sight.blocked_by
+            who = g.bodies[who].name if who in g.bodies else who
+            return f"{scout.name} cannot see the target: blocked by {who}"
         return ""
 
     def refusal(self, action) -> str:
-        if isinstance(action, BombardAction) and action.marked_by is not None:
-            return self.mark_refusal(action)
-        if isinstance(action, BigDrop):
-            # BrikWars 13.2: the bricks come out of the player's Strategy pile
-            have = self.strategy_pile(action.player)
-            if action.strategy_bricks > have:
-                n = action.strategy_bricks
-                return (f"The Big Drop needs {n} Strategy brick{'' if n == 1 else 's'} and "
-                        f"{action.player} has {have} in the Strategy pile")
-            key = self._big_drop_key(action)
-            if isinstance(action.payload, UnitPayload):
-                key = action.payload.unit
-            if key in self.game.bodies:
-                return f"{key!r} is already on the table"
-        return ""
+        """Why a Bombardment cannot be called now ("" when it can), without changing anything:
+        the Mark (or drop zone), the Payload and the Strategy bricks (13.2)."""
+        return self.call_refusal(action)
 
-    def _big_drop_key(self, a) -> str:
-        n = sum(1 for x in self.game.actions if getattr(x, "type", None) == "big_drop")
-        return a.id or f"payload{n + 1}"
+    def mark_point(self, target) -> tuple[float, float, float]:
+        """The point a Scout Marks for a Bombardment aimed at ``target`` (x, y inches): 0.25"
+        above whatever is on top there (a tower's roof, a unit's head, else the table)."""
+        return self._top(target)[0]
 
-    def big_drop(self, a: BigDrop, index: int) -> None:
-        """The Big Drop (BrikWars 13.2): a Payload held 5\" per Strategy brick above the
-        target is let go; physics decides where it lands and what it hits.
+    def _top(self, target) -> tuple[tuple[float, float, float], str | None]:
+        x, y = float(target[0]), float(target[1])
+        hit = self.game.pick((x, y, 1000.0), (x, y, -1.0))
+        if hit is None or hit.key == "ground":
+            return (x, y, 0.25), None
+        return (x, y, max(float(hit.point[2]), 0.0) + 0.25), hit.key
+
+    def cost(self, a: BombardAction) -> int:
+        """Strategy bricks the Payload costs (13.2): one per Explosive or Smoke die, per Unit
+        Inch of Reinforcements and per inch of supplies' Payload Size.
 
         Raises
         ------
-        RulesError
-            Not enough Strategy bricks, or the Payload would start inside a body.
+        SceneError
+            A unit that is not in ``reserves``.
+        """
+        reserves = {r.id: r for r in self.game.spec.reserves}
+        for u in a.units:
+            if u not in reserves:
+                raise SceneError(f"bombard.units: {u!r} is not a unit in 'reserves'")
+        unit_inches = sum(reserves[u].stats.size for u in a.units)
+        supply_inches = sum(s.size for s in a.supplies)
+        return bombardment_cost(a.explosive_dice + a.smoke_dice, unit_inches, supply_inches)
+
+    def arrival(self, a: BombardAction) -> tuple[int, str]:
+        """(turn, player) at whose beginning the Bombardment arrives: the calling player's next
+        turn (13.2: "they take a full turn to arrive", "waits until the beginning of their
+        next turn")."""
+        return (self.game.turn + 1, a.player)
+
+    def preview(self, a: BombardAction) -> list[str]:
+        """What calling ``a`` would do, in lines, before anything happens (the window's B and
+        A): the Payload, who Marks it, the Strategy bricks it costs and the pile, when and how
+        it arrives, and the rule's reason when it would be refused. Changes nothing."""
+        g = self.game
+        bricks = self.cost(a)
+        what = ([f"{a.explosive_dice}d10 Explosive"] if a.explosive_dice else []) + (
+            [f"{a.smoke_dice}-die Smoke bomb"] if a.smoke_dice else []) + [
+            g.bodies[u].name if u in g.bodies else u for u in a.units] + [
+            f"supplies of Size {s.size:g}\"" for s in a.supplies]
+        lines = [("The Big Drop" if a.big_drop else "Strategic Bombardment")
+                 + f" (13.2): {', '.join(what)}"]
+        if a.drop_zone is not None:
+            lines.append(f"Target: drop zone {a.drop_zone}")
+        elif a.marked_by is not None and a.marked_by in g.bodies:
+            point = self.mark_point(a.target)
+            dist = g.measure(a.marked_by, point).inches if a.marked_by in g.world.bodies else 0
+            lines.append(f"Marked by {g.bodies[a.marked_by].name}, {dist:.1f}\" away "
+                         f"(F.3: {MARK_RANGE_IN:g}\")")
+        lines.append(f"Cost: {bricks} Strategy brick{'' if bricks == 1 else 's'} "
+                     f"of {self.strategy_pile(a.player)} in the pile")
+        turn, player = self.arrival(a)
+        lines.append(f"Falls at the start of {possessive(player)} turn {turn}"
+                     + (f", from {collision_rules.big_drop_height(max(bricks, 1)):g}\""
+                        if a.big_drop else
+                        f": Action Roll, Use {collision_rules.bombardment_use(bricks)}"))
+        reason = self.call_refusal(a)
+        lines.append(f"Refused: {reason}" if reason else "Enter to call it")
+        return lines
+
+    def call_refusal(self, a: BombardAction) -> str:
+        """Why ``a`` is refused (""  when allowed); changes nothing.
+
+        BrikWars 13.2: the target is Marked by an allied Scout (:meth:`mark_refusal`) or lies
+        in a drop zone whose Size the bricks never exceed; the Payload's bricks come out of the
+        player's Strategy pile; a reserve unit is delivered once.
         """
         g = self.game
-        height = collision_rules.big_drop_height(a.strategy_bricks)
-        key = self._big_drop_key(a)
-        if key in g.bodies:
-            raise SceneError(f"actions[{index}].id {key!r} is already used by another body")
-        have = self.piles.get(a.player, 0)
-        if a.strategy_bricks > have:
-            raise RulesError(f"actions[{index}]: {a.player} spends {a.strategy_bricks} Strategy "
-                             f"bricks on The Big Drop but has {have} in the Strategy pile")
-        p = a.payload
-        if isinstance(p, UnitPayload):
-            entry = next(r for r in g.spec.reserves if r.id == p.unit)
-            asset = g.build_asset(entry, placed=False)
-            name, stats, owner, explosive = entry.name or entry.id, entry.stats, entry.owner, 0
-            key = entry.id
-        elif isinstance(p, SupplyPayload):
-            asset = build_part_asset(p.part, p.colour, g.ldrawdir)
-            name, stats, owner, explosive = f"supply crate ({p.part})", p.stats, a.player, 0
+        if a.marked_by is None and a.drop_zone is None:
+            return ("a Strategic Bombardment drops only onto a target Marked by an allied Scout "
+                    "or onto a drop zone (13.2): give marked_by or drop_zone")
+        reserves = {r.id for r in g.spec.reserves}
+        for u in a.units:
+            if u not in reserves:
+                return f"{u!r} is not a unit in 'reserves'"
+            if u in g.bodies:
+                return f"{u!r} is already on the table"
+        bricks = self.cost(a)
+        if a.drop_zone is not None:
+            zone = next((z for z in g.spec.drop_zones if z.id == a.drop_zone), None)
+            if zone is None:
+                return f"drop zone {a.drop_zone!r} is not one of [[drop_zones]]"
+            try:
+                check_drop_zone(bricks, zone.size)
+            except RulesError as exc:
+                return f"{exc} (drop zone {zone.id!r}, 13.2 Drop Zones)"
+            off = math.hypot(a.target[0] - zone.centre[0], a.target[1] - zone.centre[1])
+            if off > zone.size / 2 + 1e-9:
+                return (f"the target is {off:.2f}\" from the centre of drop zone {zone.id!r} "
+                        f"of Size {zone.size:g}\"")
         else:
-            assert isinstance(p, ExplosivePayload)
-            asset = build_part_asset(p.part, p.colour, g.ldrawdir)
-            name, stats, owner = (f"{a.strategy_bricks}d10 Explosive", Stats(size=1.0, armor=0),
-                                  a.player)
-            explosive = a.strategy_bricks
-        self.piles[a.player] = have - a.strategy_bricks
-        asset.move_to_drop(np.array([a.target[0], a.target[1]]), height)
-        g.log("action", f"{a.player} calls in The Big Drop: {name}, {a.strategy_bricks} Strategy "
-              f"brick{'' if a.strategy_bricks == 1 else 's'}, held {height:g}\" above "
-              f"({a.target[0]:g}, {a.target[1]:g})",
-              action="big_drop", player=a.player, payload=p.kind, strategy_bricks=a.strategy_bricks,
-              target=list(a.target), height=height, body=key, pile=self.piles[a.player])
-        g.add_body(key, "payload", name, owner, stats, asset)
-        g.bodies[key].explosive_dice = explosive
-        inside = overlapping_bodies(g.world, key)
-        if inside:
-            raise RulesError(f"The Big Drop of {name} at {height:g}\" starts inside {inside[0]!r}: "
-                             "spend more Strategy bricks or pick another target")
-        g.record_frame(force=True)
-        g.log("release", f"{name} is released", body=key)
-        g.settle(max_seconds=MAX_ACTION_SECONDS)
-        if key in g.world.bodies:
-            pos, _ = g.world.pose(key)
-            off = math.hypot(pos[0] - a.target[0], pos[1] - a.target[1])
-            g.log("landed", f"{name} comes to rest {off:.2f}\" from the target point",
-                  body=key, position=[round(float(v), 4) for v in pos], off_target=round(off, 4))
-        g.log("rest", f"Everything is at rest at {g.world.time:.2f} s")
+            reason = self.mark_refusal(a)
+            if reason:
+                return reason
+        if a.big_drop:
+            height = collision_rules.big_drop_height(max(bricks, 1))
+            top = self.mark_point(a.target)[2] - 0.25
+            if top + 0.5 > height:
+                return (f"The Big Drop holds the Payload {height:g}\" off the ground (5\" per "
+                        f"Strategy brick, 13.2) and the target is {top:.2f}\" high: spend more "
+                        "bricks or pick another target")
+        have = self.strategy_pile(a.player)
+        if bricks > have:
+            return (f"the Payload costs {bricks} Strategy brick{'' if bricks == 1 else 's'} and "
+                    f"{a.player} has {have} in the Strategy pile (13.2)")
+        return ""
 
     def pending(self) -> bool:
         return any(o.status == "incoming" for o in self.orders)
@@ -223,53 +278,31 @@ class Bombardment(System):
                 for o in self.orders if o.status == "incoming"]
 
     def apply(self, a, index: int) -> None:
-        if isinstance(a, BigDrop):
-            self.big_drop(a, index)
-        else:
-            self.bombard(a, index)
+        self.bombard(a, index)
 
     def bombard(self, a: BombardAction, index: int) -> None:
-        """Call in a Bombardment: pay, check the target, place the marker.
+        """Call in a Bombardment (13.2), the one path for every dropped Payload: the Scout
+        Marks the point (or the drop zone takes it), the Payload's Strategy bricks leave the
+        pile, a marker is placed; it arrives at the beginning of the player's next turn
+        (:meth:`start_of_player_turn`), by Action Roll or as The Big Drop.
 
-        Raises
-        ------
-        RulesError
-            Too few Strategy bricks, an unmarked target, or a drop zone too small.
-        SceneError
-            Unknown units, Scouts or drop zones.
+        The engine has asked :meth:`refusal` (:meth:`call_refusal`: no Mark, a Mark the Scout
+        cannot make, a drop zone too small, too few Strategy bricks) before it calls this.
         """
         g = self.game
-        where = f"actions[{index}]"
-        reserves = {r.id: r for r in g.spec.reserves}
-        for u in a.units:
-            if u not in reserves:
-                raise SceneError(f"{where}.units: {u!r} is not a unit in 'reserves'")
-            if u in g.bodies:
-                raise RulesError(f"{where}: {u!r} is already on the table")
-        unit_inches = sum(reserves[u].stats.size for u in a.units)
-        supply_inches = sum(s.size for s in a.supplies)
-        bricks = bombardment_cost(a.explosive_dice + a.smoke_dice, unit_inches, supply_inches)
+        bricks = self.cost(a)
         if a.drop_zone is not None:
-            zone = next((z for z in g.spec.drop_zones if z.id == a.drop_zone), None)
-            if zone is None:
-                raise SceneError(f"{where}.drop_zone {a.drop_zone!r} is not one of [[drop_zones]]")
-            check_drop_zone(bricks, zone.size)
-            off = math.hypot(a.target[0] - zone.centre[0], a.target[1] - zone.centre[1])
-            if off > zone.size / 2 + 1e-9:
-                raise RulesError(f"{where}: target is {off:.2f}\" from the centre of drop zone "
-                                 f"{zone.id!r} of Size {zone.size:g}\"")
-            marked = f"drop zone {zone.id}"
+            marked = f"drop zone {a.drop_zone}"
         else:
-            scout = g.bodies.get(a.marked_by)
-            if scout is None:
-                raise SceneError(f"{where}.marked_by {a.marked_by!r} is not a unit on the table")
-            reason = self.mark_refusal(a)
-            if reason:
-                raise RulesError(f"{where}: {reason}")
+            scout = g.bodies[a.marked_by]
+            point = self.mark_point(a.target)
+            dist = g.measure(a.marked_by, point).inches
+            g.log("mark", f"{scout.name} Marks the point ({a.target[0]:g}, {a.target[1]:g}) for "
+                  f"a Strategic Bombardment: {dist:.2f}\" away, in sight (13.2, F.3)",
+                  scout=a.marked_by, point=[round(v, 4) for v in point],
+                  distance=round(dist, 4))
             marked = f"Marked by {scout.name}"
         have = self.piles.get(a.player, 0)
-        if bricks > have:
-            raise RulesError(f"{where}: {a.player} needs {bricks} Strategy bricks, has {have}")
         self.piles[a.player] = have - bricks
         items: list[dict] = []
         for u in a.units:
@@ -285,18 +318,25 @@ class Bombardment(System):
                       collision_rules.bombardment_use(bricks), list(a.target), items, a.big_drop,
                       a.spacing, a.action_die, list(a.miss_spot) if a.miss_spot else None)
         self.orders.append(order)
-        g.log("bombard", f"{a.player} spends {bricks} Strategy bricks on a Bombardment at "
-              f"({a.target[0]:g}, {a.target[1]:g}) ({marked}); a marker is placed, it arrives "
-              f"next turn" + (" as The Big Drop" if a.big_drop else f" (Use {order.use})"),
+        turn, player = self.arrival(a)
+        how = (f"as The Big Drop, held {collision_rules.big_drop_height(bricks):g}\" up"
+               if a.big_drop else f"by Action Roll (Use {order.use})")
+        g.log("bombard", f"{a.player} spends {bricks} Strategy brick{'' if bricks == 1 else 's'} "
+              f"on a Bombardment at ({a.target[0]:g}, {a.target[1]:g}) ({marked}); a marker is "
+              f"placed, it arrives at the beginning of {possessive(player)} turn {turn} {how}",
               action="bombard", player=a.player, bricks=bricks, target=list(a.target),
-              order=order.to_dict(), pile=self.piles[a.player])
+              order=order.to_dict(), pile=self.piles[a.player], arrives_turn=turn)
 
     # ------------------------------------------------------------------ arrival
     def start_of_turn(self, turn: int) -> None:
-        """Smoke Fields shrink by 1", then Bombardments called last turn arrive (8.4, 13.2)."""
+        """Smoke Fields shrink by 1" at the start of each later turn (8.4)."""
         self._shrink_smoke(turn)
+
+    def start_of_player_turn(self, turn: int, player: str) -> None:
+        """Bombardments arrive at the beginning of their player's next turn (13.2: "they take
+        a full turn to arrive"; "the player waits until the beginning of their next turn")."""
         for o in self.orders:
-            if o.status == "incoming" and o.called_turn < turn:
+            if o.status == "incoming" and o.player == player and o.called_turn < turn:
                 self._arrive(o)
 
     def _spots(self, o: Order) -> list[np.ndarray]:
@@ -320,7 +360,7 @@ class Bombardment(System):
         g.record_frame(force=True)
         g.log("release", f"Bombardment {o.id} is released"
               + (f" from {heights[0]:g}\" (The Big Drop)" if o.big_drop else ""),
-              order=o.id, bodies=list(o.keys))
+              order=o.id, bodies=list(o.keys), heights=heights)
         for key, item in zip(o.keys, o.items, strict=True):
             if item["kind"] == "smoke":
                 self._smoke_bombs[key] = o

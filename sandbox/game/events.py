@@ -27,7 +27,7 @@ EVENT_TYPES: dict[str, str] = {
     "end": "the game is over (every body's state)",
     "undo": "an action was taken back",
     "roll": "a die rolled (stream, sides, result, reason)",
-    "action": "an action in words (big_drop, cross …)",
+    "action": "an action in words (cross, interact …)",
     "move": "a unit moved (body, inches, to)",
     "face": "a unit turned in place to face a direction (body, degrees)",
     "sprint": "a Sprint roll added Move",

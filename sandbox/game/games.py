@@ -33,7 +33,7 @@ class GameKind:
         Physics impacts roll BrikWars Collision Damage (8.4, The Big Drop). A board game whose
         pieces are knocked about for show sets False: impacts are logged, nothing is harmed.
     brikwars_actions : bool
-        BrikWars' own actions (move, attack, big_drop ...) are played too. A game with its own
+        BrikWars' own actions (move, attack, bombard ...) are played too. A game with its own
         rules for moving and fighting (Brigandine) sets False: they are refused as "not played
         in this game".
     description : str

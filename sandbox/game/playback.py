@@ -32,6 +32,7 @@ SPEEDS: tuple[float, ...] = (0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 STORY_EVENTS: frozenset[str] = frozenset({
     "action", "release", "impact", "damage", "destroyed", "explosion", "disrupted", "landed",
     "turn", "end", "fire", "hazard", "breakage", "launch", "hit", "knockback",
+    "mark", "bombard",
 })
 
 
@@ -60,6 +61,9 @@ class ReplayPlayback:
         self.clock = self.index.time_of(0)
         self.playing = False
         self.speed = 1.0
+        #: (frame, turn) of the last jump to a turn: turns in which nothing moved (a
+        #: Bombardment called, then a turn waited) start on the same frame as the next one.
+        self._jumped: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ state to show
     @property
@@ -82,7 +86,10 @@ class ReplayPlayback:
 
     @property
     def turn(self) -> int:
-        """The turn of the frame shown (0: set-up)."""
+        """The turn of the frame shown (0: set-up). Several turns may start on one frame (no
+        body moved in between); there it is the turn last jumped to, else the latest."""
+        if self._jumped is not None and self._jumped[0] == self.frame:
+            return self._jumped[1]
         return self.index.turn_at(self.frame)
 
     def poses(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -128,6 +135,7 @@ class ReplayPlayback:
         """Show ``frame`` (clamped to the replay); returns the frame shown."""
         self.frame = min(max(int(frame), 0), self.frames - 1)
         self.clock = self.index.time_of(self.frame)
+        self._jumped = None
         return self.frame
 
     def seek_fraction(self, fraction: float) -> int:
@@ -214,7 +222,9 @@ class ReplayPlayback:
         ReplayError
             When the replay has no such turn.
         """
-        return self.seek(self.index.turn_range(int(turn))[0])
+        frame = self.seek(self.index.turn_range(int(turn))[0])
+        self._jumped = (frame, int(turn))
+        return frame
 
     def jump_to_event(self, number: int) -> int:
         """Show the frame of event ``number`` (0-based index into the log).

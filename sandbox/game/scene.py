@@ -30,19 +30,26 @@ from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, re
 
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast  # noqa: F401
-from .actions import Action, action_union
+from .actions import RETIRED, action_union
 from .close_combat import CloseCombatExpect
 from .hazard_scene import FieldEntry, HazardExpect
 from .scene_brigandine import BrigandineSection
 from .scene_escapade import EscapadeSection
-from .scene_flight import DropZone, ExplosiveBody, LandedNear, LauncherMount, MeleePayload
+from .scene_flight import (
+    BombardAction,
+    DropZone,
+    ExplosiveBody,
+    LandedNear,
+    LauncherMount,
+    MeleePayload,
+)
 from .scene_manning import ManningExpect
 from .scene_mbw import MicroBrickWarSection
 from .trap_scene import TrapEntry
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
-from .scene_types import ColourCode, Vec2, Vec3  # noqa: E402
+from .scene_types import ColourCode, Vec3  # noqa: E402
 
 #: Most dice one Armor rating may roll (a hundred d10 is already far beyond any creation).
 MAX_ARMOR_DICE = 100
@@ -232,40 +239,6 @@ class Player(_Strict):
                              "allies (8.5 Controls: allies do not share a weapon turn by turn)")
 
 
-class ExplosivePayload(_Strict):
-    kind: Literal["explosive"]
-    part: str = "3005"
-    colour: ColourCode = 0
-
-
-class SupplyPayload(_Strict):
-    kind: Literal["supply"]
-    part: str = "3001"
-    colour: ColourCode = 14
-    stats: Stats = Stats(size=1.0, armor=2)
-
-
-class UnitPayload(_Strict):
-    kind: Literal["unit"]
-    unit: str = Field(description="id of a unit in 'reserves' delivered as Reinforcements")
-
-
-Payload = Annotated[Union[ExplosivePayload, SupplyPayload, UnitPayload],
-                    Field(discriminator="kind")]
-
-
-class BigDrop(Action):
-    """The Big Drop (BrikWars 13.2): a Payload held 5" per Strategy brick above the target."""
-
-    type: Literal["big_drop"]
-    player: str
-    payload: Payload
-    strategy_bricks: int = Field(ge=1, le=20)
-    target: Vec2 = Field(description="(x, y) in inches")
-    id: str | None = None
-    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
-
-
 #: Every registered action type (one union: scene files, the table, saves and replays).
 ActionUnion = action_union()
 
@@ -344,16 +317,11 @@ class SceneSpec(_Strict):
         for i, a in enumerate(self.actions):
             if a.player not in names:
                 raise ValueError(f"actions[{i}].player {a.player!r} is not one of {names}")
-            if isinstance(a, BigDrop) and (abs(a.target[0]) > half_w or abs(a.target[1]) > half_d):
+            if isinstance(a, BombardAction) and (abs(a.target[0]) > half_w
+                                                 or abs(a.target[1]) > half_d):
                 raise ValueError(
                     f"actions[{i}].target {list(a.target)} is off the battlefield (x within "
                     f"±{half_w:g}, y within ±{half_d:g} inches)")
-            if isinstance(getattr(a, "payload", None), UnitPayload) and a.payload.unit not in {
-                r.id for r in self.reserves
-            }:
-                raise ValueError(
-                    f"actions[{i}].payload.unit {a.payload.unit!r} is not a unit in 'reserves'"
-                )
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
@@ -422,6 +390,10 @@ def _precheck(data, source: str) -> None:
     if isinstance(fmt, bool) or fmt not in SCENE_FORMATS:
         raise SceneError(f"{source}: format: scene format version {fmt!r} is not supported "
                          f"(this build reads {', '.join(map(str, SCENE_FORMATS))})")
+    actions = data.get("actions")
+    for i, a in enumerate(actions if isinstance(actions, list) else []):
+        if isinstance(a, dict) and isinstance(a.get("type"), str) and a["type"] in RETIRED:
+            raise SceneError(f"{source}: actions[{i}]: {RETIRED[a['type']]}")
     stack: list[tuple[tuple, object]] = [((), data)]
     seen = 0
     while stack:

@@ -161,9 +161,10 @@ class BombardAction(Action):
     """Strategic Bombardment (BrikWars 13.2): Explosives, Reinforcements and supplies.
 
     Cost: one Strategy brick per Explosive or Smoke die, per Unit Inch, per inch of supplies.
-    It lands at the start of the player's next turn, by Action Roll (Use 4 × bricks) or, with
-    ``big_drop``, held 5" per brick above the target and let go. Smoke bombs burst into a
-    Smoke Field (see :mod:`sandbox.game.bombardment`).
+    The target is Marked by an allied Scout (``marked_by``) or lies in a drop zone. It lands
+    at the beginning of the player's next turn, by Action Roll (Use 4 × bricks) or, with
+    ``big_drop`` (The Big Drop), held 5" off the ground per brick and let go. Smoke bombs
+    burst into a Smoke Field (see :mod:`sandbox.game.bombardment`).
     """
 
     type: Literal["bombard"]
@@ -187,8 +188,9 @@ class BombardAction(Action):
 
     @model_validator(mode="after")
     def _valid(self):
-        if (self.marked_by is None) == (self.drop_zone is None):
-            raise ValueError("give exactly one of 'marked_by' (a Scout) or 'drop_zone'")
+        if self.marked_by is not None and self.drop_zone is not None:
+            raise ValueError("give one of 'marked_by' (a Scout) or 'drop_zone', not both")
+        # neither: the rules refuse it with 13.2's reason (Bombardment.call_refusal)
         if not (self.explosive_dice or self.smoke_dice or self.units or self.supplies):
             raise ValueError("a Bombardment needs a Payload")
         return self

@@ -244,9 +244,11 @@ def describe_action(a, names: dict[str, str] | None = None) -> str:
         return f"{a.player}: {', '.join(n(k) for k in a.throwers)} throw {n(a.payload)}"
     if t == "reload":
         return f"{a.player} Reloads {a.weapon} with {n(a.ammo)}"
-    if t == "big_drop":
-        return (f"{a.player} calls in The Big Drop at ({a.target[0]:.2f}, {a.target[1]:.2f}), "
-                f"{a.strategy_bricks} Strategy brick{'' if a.strategy_bricks == 1 else 's'}")
+    if t == "bombard":
+        by = f"Marked by {n(a.marked_by)}" if a.marked_by else f"drop zone {a.drop_zone}"
+        return (f"{a.player} calls a Strategic Bombardment"
+                + (" (The Big Drop)" if a.big_drop else "")
+                + f" at ({a.target[0]:.2f}, {a.target[1]:.2f}), {by}")
     if t is not None:
         return f"{a.player}: {t.replace('_', ' ')}"
     return repr(a)
@@ -479,7 +481,7 @@ class Skirmish(System):
             return f"{w.name} only Parries or Shoves (8.2)"
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
-                    "use The Big Drop, or L for a scene Launcher")
+                    "use a Bombardment (A, or B for The Big Drop), or L for a scene Launcher")
         if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) \
                 and g.hazards.fire.is_minifig(unit) \
                 and not getattr(st.stats, "on_fire_ok", False):
