@@ -70,6 +70,7 @@ from .table import (
     BodyState,
     System,
 )
+from .table_tools import TableTools
 from .traps import Traps
 
 #: Save file format name and version (version 2: the log holds every action, end of turn too).
@@ -79,6 +80,8 @@ SAVE_VERSION = 2
 CHECKSUM_DECIMALS: int = 3
 #: Creations or units interpenetrating deeper than this at set-up are warned about (inches).
 OVERLAP_WARN_IN: float = 0.02
+#: A destroyed unit's spin as it falls over, in units of sqrt(g / its height) (rad/s).
+TOPPLE_SPIN: float = 1.2
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 
@@ -169,17 +172,19 @@ class Game:
         self.traps = Traps(self)
         self.skirmish = Skirmish(self)
         self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
+        #: The players' own hands: dice tray, done marks, rulers and templates, carrying.
+        self.tools = TableTools(self)
         self.kind = game_kind(spec.game)
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
-            self.skirmish, self.escapade) if s is not None]
+            self.skirmish, self.escapade, self.tools) if s is not None]
         own = list(self.kind.systems(self))  # the scene's game's own systems
         #: The systems the scene's game brings (none for BrikWars), after the shared ones.
         self.game_systems: list[System] = own
         self.systems += own
         self._handlers: dict[str, System] = {}
         for s in self.systems:
-            if not self.kind.brikwars_actions and s not in own:
+            if not self.kind.brikwars_actions and s not in own and s is not self.tools:
                 continue  # another game: BrikWars' own actions are not played in it
             for cls in s.actions:
                 for name in cls.model_fields["type"].annotation.__args__:
@@ -454,8 +459,38 @@ class Game:
                  total=out.total, armor=out.compared_with, destroyed=out.destroyed)
         if out.destroyed:
             self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
+            self.topple(victim.key)
         for s in self.systems:
             s.on_damage(victim, damage)
+
+    def topple(self, key: str) -> None:
+        """A destroyed unit falls over (it does not stay standing): physics spins it about the
+        edge of its base, so the body itself comes to lie on the table (or whatever is under
+        it) when the action settles. It falls along the body's most horizontal axis (its own
+        frame, so the same body always falls the same way and every path agrees).
+        Creations and Payloads are left as they are (a wreck breaks up by itself)."""
+        st = self.bodies.get(key)
+        body = self.world.bodies.get(key)
+        if st is None or st.kind != "unit" or body is None or body.static:
+            return
+        lo, hi = self.world.aabb(key)
+        height = float(hi[2] - lo[2])
+        if height <= 1e-6 or height < 0.75 * float(max(hi[0] - lo[0], hi[1] - lo[1])):
+            return  # already lying (or squat): nothing to topple
+        pos, quat = self.world.pose(key)
+        x, y, z, w = (float(v) for v in quat)
+        ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
+        ay = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 0.0])  # world, flattened
+        d = max((ax, ay), key=lambda v: float(np.linalg.norm(v)))
+        n = float(np.linalg.norm(d))
+        d = d / n if n > 1e-6 else np.array([1.0, 0.0, 0.0])
+        axis = np.cross([0.0, 0.0, 1.0], d)  # turning about it tips the top towards d
+        omega = axis * TOPPLE_SPIN * float(np.sqrt(self.world.gravity / max(height, 0.2)))
+        pivot = np.array([pos[0] - d[0] * 0.1, pos[1] - d[1] * 0.1, float(lo[2])])
+        lin, _ = self.world.velocity(key)
+        v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
+        self.world.set_velocity(key, v, omega)
+        self.log("topple", f"{st.name} falls over", body=key)
 
     def queue_explosion(self, key: str, point) -> None:
         """An Explosive body goes off at ``point`` after this physics step (once)."""
@@ -610,6 +645,8 @@ class Game:
             Something stands at the destination (nothing has moved then).
         """
         st = self.body(key)
+        if carrying is None:  # what the unit picked up travels with it (pick_up)
+            carrying = self.tools.held(key)
         frm = self.footprint_centre(key)
         to = np.asarray(to, float)[:2]
         dist = float(np.linalg.norm(to - frm))
