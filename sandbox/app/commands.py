@@ -12,6 +12,11 @@ A Strategic Bombardment (13.2, ``bombard``), V a missile strike (8.4, ``missile`
 I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.3), Y mark a
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
 left or right (``face``).
+
+The players' own hands (:mod:`sandbox.game.table_tools`): F4 the dice tray (``roll_dice``),
+shift-D mark the selected unit done (``mark_done``), shift-M lay a ruler and shift-T a template
+that stay on the table (``place_marker``), Delete take one off (``remove_marker``), C pick up a
+loose object or put down what the selected unit carries (``pick_up`` / ``put_down``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
 from ..game.scene_blast import MissileStrike
 from ..game.scene_escapade import DeclareAction, ReinforceAction, RelayAction, WalkAction
 from ..game.scene_flight import BombardAction, ThrowAction
+from ..game.table_tools import MarkDone, PickUp, PlaceMarker, PutDown, RemoveMarker, RollDice
 from ..game.trap_scene import Interact
 
 #: One help line per group of command keys (the window's help panel).
@@ -31,7 +37,9 @@ COMMAND_HELP = (
     "Escapade: R relay kill  N Reinforcements  X Losing Battle  Z concede  C carry  "
     "drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
-    "W reload  Y mark  Tab fire mode  , . turn 45°")
+    "W reload  Y mark  Tab fire mode  , . turn 45°\n"
+    "F4 dice tray  shift-D done  shift-M ruler  shift-T template ([ ] radius)  Del remove one  "
+    "C pick up / put down  / search the log  F6 save as  F7 saved games")
 
 #: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
 INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
@@ -219,3 +227,68 @@ class TableCommands:
         unit = self._selected_unit("Turn")
         return FaceAction(type="face", player=self._player(), turn=self.s.turn, unit=unit,
                           degrees=float(degrees))
+
+    # ---------------------------------------------------------------- the players' own hands
+    def _xy(self, point) -> tuple[float, float]:
+        return (round(float(point[0]), 4), round(float(point[1]), 4))
+
+    def roll_dice(self, dice: str) -> RollDice:
+        """F4: the player rolls ``dice`` ("2d6", "1d10+1d4") in the dice tray."""
+        if not dice.strip():
+            raise CommandRefused("Dice tray: type dice like 2d6 or 1d10+1d4, then Enter")
+        return RollDice(type="roll_dice", player=self._player(), turn=self.s.turn,
+                        dice=dice.strip()[:80])
+
+    def mark_done(self) -> MarkDone:
+        """Shift-D: the selected unit is marked done for this turn (again: the mark comes off)."""
+        unit = self._selected_unit("Done")
+        done = unit not in self.s.tools.done
+        return MarkDone(type="mark_done", player=self._player(), turn=self.s.turn, unit=unit,
+                        done=done)
+
+    def ruler(self, a, b) -> PlaceMarker:
+        """Shift-M: a ruler from ``a`` to ``b`` (x, y inches) that stays on the table."""
+        return PlaceMarker(type="place_marker", player=self._player(), turn=self.s.turn,
+                           kind="ruler", points=[self._xy(a), self._xy(b)])
+
+    def template(self, centre, radius: float) -> PlaceMarker:
+        """Shift-T: a circular template of ``radius`` inches at ``centre`` (x, y inches)."""
+        return PlaceMarker(type="place_marker", player=self._player(), turn=self.s.turn,
+                           kind="template", points=[self._xy(centre)], radius=float(radius))
+
+    def remove_marker_near(self, point, reach: float = 1.5) -> RemoveMarker:
+        """Delete: the player's ruler or template nearest ``point`` (within ``reach`` inches
+        of its line or its circle) comes off the table."""
+        p = np.asarray(point, float)[:2]
+        best, best_d = None, reach
+        for mid, m in self.s.tools.markers.items():
+            if m["player"] != self._player():
+                continue
+            pts = np.asarray(m["points"], float)
+            if m["kind"] == "ruler":
+                a, b = pts[0], pts[1]
+                ab = b - a
+                t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0, 1))
+                d = float(np.linalg.norm(p - (a + t * ab)))
+            else:
+                d = min(abs(float(np.linalg.norm(p - pts[0])) - m["radius"]),
+                        float(np.linalg.norm(p - pts[0])))
+            if d <= best_d:
+                best, best_d = mid, d
+        if best is None:
+            raise CommandRefused(f"Remove: none of {self._player()}'s rulers or templates "
+                                 f"within {reach:g}\" of that point")
+        return RemoveMarker(type="remove_marker", player=self._player(), turn=self.s.turn,
+                            marker=best)
+
+    def pick_up(self, item: str) -> PickUp:
+        """C: the selected unit picks up ``item`` (a loose object within 1")."""
+        unit = self._selected_unit("Pick up")
+        return PickUp(type="pick_up", player=self._player(), turn=self.s.turn, unit=unit,
+                      item=item)
+
+    def put_down(self, point=None) -> PutDown:
+        """C again: the selected unit puts what it carries down at ``point`` (or where it is)."""
+        unit = self._selected_unit("Put down")
+        return PutDown(type="put_down", player=self._player(), turn=self.s.turn, unit=unit,
+                       to=None if point is None else self._xy(point))
