@@ -57,6 +57,13 @@ def select(app, unit):
     assert app.selected == unit
 
 
+def top_view(app, on: bool) -> None:
+    """T until the view is (or is not) the top view."""
+    if (app.rig.pitch > 89.0) != on:
+        key(app, "t")
+    app.step(1)
+
+
 def table_frame(app) -> np.ndarray:
     """The window's frame less the log column (whose lines depend on the tests run before)."""
     from sandbox.app.tabletop import LOG_COLUMN
@@ -144,7 +151,7 @@ def test_dice_tray_rolls_logged_seeded_dice(app):
 
 def test_done_marks_rulers_and_templates_drawn_on_the_table(app):
     s = app.session
-    key(app, "t")  # top view: the marks seen from above
+    top_view(app, True)  # the marks seen from above
     select(app, "knight1")
     key(app, "shift-d")
     app.wait_idle(60)
@@ -184,7 +191,7 @@ def test_done_marks_rulers_and_templates_drawn_on_the_table(app):
     click(app, np.array([0.0, -6.0, 0.0]))
     app.wait_idle(60)
     assert sorted(s.tools.markers) == ["m2"], refusals(app)
-    key(app, "t")
+    top_view(app, False)
 
 
 def test_named_save_slots_and_the_load_dialog(app):
@@ -237,7 +244,7 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     old.close()
     app.select(None)
     app.input.set_mode("select")
-    key(app, "t")
+    top_view(app, True)
     app.step(2)
     s = app.session
     s.apply({"type": "move", "player": "Baron Blud", "unit": "gunner", "to": [3.0, -8.7]})
@@ -248,6 +255,7 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     click(app, top(app, "chest"))
     app.wait_idle(60)
     assert s.tools.held("gunner") == "chest", refusals(app)
+    top_view(app, False)  # the 3D view: the chest in Gorm's hands, ringed
     app.flash("")
     app.step(2)
     frame = table_frame(app)
@@ -261,4 +269,4 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     assert s.tools.held("gunner") is None, refusals(app)
     assert s.actions[-1].type == "put_down"
     assert np.linalg.norm(s.footprint_centre("chest") - [3.0, -10.3]) < 0.5
-    key(app, "t")
+    top_view(app, False)

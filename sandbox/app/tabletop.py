@@ -1804,6 +1804,10 @@ class TabletopApp:
             self._narrow = narrow
             self.card.setPos(0.04, -0.36 if narrow else -0.1)
         aspect = self.aspect
+        if abs(self.base.camLens.get_aspect_ratio() - self.view_aspect) > 1e-3:
+            # ShowBase's own window-event handler sets the lens to the whole window's shape
+            # (whenever that event comes): the 3D view is the window less the log column
+            self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
         if aspect != getattr(self, "_laid_aspect", None):
             self._laid_aspect = aspect
             self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
