@@ -82,6 +82,8 @@ CHECKSUM_DECIMALS: int = 3
 OVERLAP_WARN_IN: float = 0.02
 #: A destroyed unit's spin as it falls over, in units of sqrt(g / its height) (rad/s).
 TOPPLE_SPIN: float = 1.2
+#: A destroyed unit tilted less than 45 degrees from how it stood still stands (cosine).
+TOPPLE_UPRIGHT_COS: float = 0.7071
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 
@@ -157,6 +159,10 @@ class Game:
         self.warnings: list[str] = []
         self._rolls_logged: dict[str, int] = {}
         self._explode_now: list[tuple[str, np.ndarray]] = []
+        #: Units destroyed since physics last came to rest: they fall over then (topple).
+        self._to_topple: list[str] = []
+        #: Each body's "up" in its own frame, as it was put on the table (units stand).
+        self._up_in_body: dict[str, np.ndarray] = {}
         self.actions: list[Action] = []
         self.turn = 1
         self.player_index = 0
@@ -299,6 +305,8 @@ class Game:
             self.warnings.append(w)
             self.log("warning", f"{key}: {w}", body=key, message=w)
         body = self.world.add_compound(key, asset.boxes, static=static)
+        _, q0 = self.world.pose(key)
+        self._up_in_body[key] = _rotate(_conjugate(q0), np.array([0.0, 0.0, 1.0]))
         asset.attach(body.frame_origin, body.frame_rotation)
         self.assets[key] = asset
         self.bodies[key] = BodyState(key, kind, name, owner, stats)
@@ -350,6 +358,9 @@ class Game:
         """
         self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
                                    on_step=self._on_step_quiet if quiet else self._on_step)
+        if not quiet and self.topple_destroyed():
+            self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
+                                       on_step=self._on_step)
         if log_rest:
             self.log("rest", f"Everything is at rest at {self.world.time:.2f} s")
 
@@ -459,25 +470,34 @@ class Game:
                  total=out.total, armor=out.compared_with, destroyed=out.destroyed)
         if out.destroyed:
             self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
-            self.topple(victim.key)
+            if victim.kind == "unit" and victim.key not in self._to_topple:
+                self._to_topple.append(victim.key)  # it falls over once physics rests
         for s in self.systems:
             s.on_damage(victim, damage)
 
-    def topple(self, key: str) -> None:
+    def topple_destroyed(self) -> bool:
+        """Every unit destroyed since physics last rested that still stands falls over
+        (:meth:`topple`); True when one did (the caller steps physics until rest again).
+        Called by :meth:`settle` and at the end of each player's turn."""
+        keys, self._to_topple = self._to_topple, []
+        return sum(self.topple(k) for k in keys) > 0
+
+    def topple(self, key: str) -> bool:
         """A destroyed unit falls over (it does not stay standing): physics spins it about the
         edge of its base, so the body itself comes to lie on the table (or whatever is under
-        it) when the action settles. It falls along the body's most horizontal axis (its own
-        frame, so the same body always falls the same way and every path agrees).
-        Creations and Payloads are left as they are (a wreck breaks up by itself)."""
+        it). It falls along the body's most horizontal axis (its own frame, so the same body
+        always falls the same way and every path agrees). A unit already lying (thrown by a
+        blast), creations and Payloads are left as they are. Returns True when it toppled."""
         st = self.bodies.get(key)
         body = self.world.bodies.get(key)
         if st is None or st.kind != "unit" or body is None or body.static:
-            return
+            return False
         lo, hi = self.world.aabb(key)
         height = float(hi[2] - lo[2])
-        if height <= 1e-6 or height < 0.75 * float(max(hi[0] - lo[0], hi[1] - lo[1])):
-            return  # already lying (or squat): nothing to topple
         pos, quat = self.world.pose(key)
+        up = _rotate(np.asarray(quat, float), self._up_in_body.get(key, np.array([0, 0, 1.0])))
+        if up[2] < TOPPLE_UPRIGHT_COS:
+            return False  # already lying (thrown by a blast): nothing to topple
         x, y, z, w = (float(v) for v in quat)
         ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
         ay = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 0.0])  # world, flattened
@@ -491,6 +511,7 @@ class Game:
         v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
         self.world.set_velocity(key, v, omega)
         self.log("topple", f"{st.name} falls over", body=key)
+        return True
 
     def queue_explosion(self, key: str, point) -> None:
         """An Explosive body goes off at ``point`` after this physics step (once)."""
@@ -767,6 +788,8 @@ class Game:
         ending = self.current_player
         for s in self.systems:
             s.end_of_player_turn(self.turn, ending)
+        if self._to_topple:  # destroyed outside an action's settle (Fire at the turn's end)
+            self.settle()
         self.log("end_turn", f"{ending} ends the turn", player=ending)
         self.player_index += 1
         if self.player_index < len(self.players):
@@ -1109,6 +1132,19 @@ class Game:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _conjugate(q) -> np.ndarray:
+    x, y, z, w = (float(v) for v in q)
+    return np.array([-x, -y, -z, w])
+
+
+def _rotate(q, v) -> np.ndarray:
+    """``v`` (3,) rotated by the (x, y, z, w) quaternion ``q``."""
+    q = np.asarray(q, float)
+    u, w = q[:3], q[3]
+    v = np.asarray(v, float)
+    return v + 2.0 * np.cross(u, np.cross(u, v) + w * v)
 
 
 def save_file_checksum(doc: dict) -> str:
