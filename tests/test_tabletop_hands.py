@@ -71,6 +71,14 @@ def table_frame(app) -> np.ndarray:
     return app.frame_array()[:, :int(W * (1 - LOG_COLUMN)) - 2]
 
 
+def coarse(frame: np.ndarray, k: int = 4) -> np.ndarray:
+    """The frame averaged over k x k pixels: thin lines a pixel apart (the 3D view's hairline
+    edge markers move by one pixel between runs) compare equal, a moved model does not."""
+    h, w = (frame.shape[0] // k) * k, (frame.shape[1] // k) * k
+    f = frame[:h, :w].astype(np.float64).reshape(h // k, k, w // k, k, 3).mean(axis=(1, 3))
+    return np.round(f).astype(np.uint8)
+
+
 def backend(app) -> str:
     return "llvmpipe" if "llvmpipe" in app.gl_renderer.lower() else "other"
 
@@ -130,7 +138,7 @@ def test_log_search_filters_as_you_type_and_esc_clears(app):
 
 def test_dice_tray_rolls_logged_seeded_dice(app):
     s = app.session
-    key(app, "f4")
+    key(app, "shift-r")
     type_text(app, "2d6+1d4")
     key(app, "enter")
     app.wait_idle(60)
@@ -142,7 +150,7 @@ def test_dice_tray_rolls_logged_seeded_dice(app):
     app.step(2)
     assert "rolls 2d6+1d4" in app.logpanel.getText()
     n = len(s.actions)
-    key(app, "f4")
+    key(app, "shift-r")
     type_text(app, "banana")
     key(app, "enter")
     app.wait_idle(60)
@@ -207,7 +215,7 @@ def test_named_save_slots_and_the_load_dialog(app):
     slot = app.slots_dir / "before the charge.save.json"
     assert slot.is_file() and app.unsaved == 0
     want = s.state_hash()
-    key(app, "f4")
+    key(app, "shift-r")
     type_text(app, "1d6")
     key(app, "enter")
     app.wait_idle(60)
@@ -256,9 +264,12 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     app.wait_idle(60)
     assert s.tools.held("gunner") == "chest", refusals(app)
     top_view(app, False)  # the 3D view: the chest in Gorm's hands, ringed
+    # a fixed camera for the golden frame (the 3D view otherwise keeps the tests' before)
+    app.rig.target = np.array([4.0, -6.0, 0.0])
+    app.rig.distance, app.rig.azimuth, app.rig.elevation = 30.0, -20.0, 40.0
     app.flash("")
     app.step(2)
-    frame = table_frame(app)
+    frame = coarse(table_frame(app))
     app.screenshot(app.out / "hands_carry.png")
     assert_matches_golden(frame, "tabletop_hands_carry", backend(app))
     select(app, "gunner")

@@ -13,7 +13,7 @@ I ignite (8.3 Fire), K interact (F.2), D stop, drop and roll (8.3), W reload (8.
 target (F.3), Tab a MachineGun's fire mode (8.3), ``,`` and ``.`` turn the selected unit 45°
 left or right (``face``).
 
-The players' own hands (:mod:`sandbox.game.table_tools`): F4 the dice tray (``roll_dice``),
+The players' own hands (:mod:`sandbox.game.table_tools`): Shift-R the dice tray (``roll_dice``),
 shift-D mark the selected unit done (``mark_done``), shift-M lay a ruler and shift-T a template
 that stay on the table (``place_marker``), Delete take one off (``remove_marker``), C pick up a
 loose object or put down what the selected unit carries (``pick_up`` / ``put_down``).
@@ -38,8 +38,8 @@ COMMAND_HELP = (
     "drag off a friendly edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°\n"
-    "F4 dice tray  shift-D done  shift-M ruler  shift-T template ([ ] radius)  Del remove one  "
-    "C pick up / put down  / search the log  F6 save as  F7 saved games")
+    "shift-R dice tray  shift-D done  shift-M ruler  shift-T template ([ ] radius)  "
+    "Del remove one  C pick up / put down  / search the log  F6 save as  F7 saved games")
 
 #: The verbs K cycles through for ``interact`` (F.2: a Trap answers only its own).
 INTERACTIONS = ("touch", "push", "pull", "turn", "open", "press", "lift")
@@ -233,7 +233,7 @@ class TableCommands:
         return (round(float(point[0]), 4), round(float(point[1]), 4))
 
     def roll_dice(self, dice: str) -> RollDice:
-        """F4: the player rolls ``dice`` ("2d6", "1d10+1d4") in the dice tray."""
+        """Shift-R: the player rolls ``dice`` ("2d6", "1d10+1d4") in the dice tray."""
         if not dice.strip():
             raise CommandRefused("Dice tray: type dice like 2d6 or 1d10+1d4, then Enter")
         return RollDice(type="roll_dice", player=self._player(), turn=self.s.turn,

@@ -484,7 +484,7 @@ class InputLayer:
             app.open_entry(TextEntry("search", "Search the log: ", lambda t: None,
                                      on_change=app.set_log_search,
                                      on_escape=lambda: app.set_log_search(""), text=before))
-        elif n == "f4":
+        elif n == "shift-r":
             app.open_entry(TextEntry("dice", "Dice tray (e.g. 2d6, 1d10+1d4): ",
                                      lambda t: self.command(lambda: self.cmd.roll_dice(t))))
         elif n == "f6":
@@ -1409,7 +1409,7 @@ class TabletopApp:
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
                 "f2", "f3", "f5", "f9", "f12", "page_up", "page_down", "+", "=", "-",
-                "/", "f4", "f6", "f7", "shift-d", "shift-m", "shift-t", "delete", "backspace",
+                "/", "f6", "f7", "shift-r", "shift-d", "shift-m", "shift-t", "delete", "backspace",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [str(i) for i in range(1, 10)]
         for k in keys:
             b.accept(k, self.input.key, [k])
