@@ -155,13 +155,14 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert "squire" not in s.world.bodies, refusals(app)
     end_turn(app)
     end_turn(app)
-    # turn 3: Gorm carries the chest (C, click it) off the raiders' (south) edge; Blud calls
-    # Reinforcements (N)
+    # turn 3: Gorm picks up the chest (C, click it: a pick_up action) and carries it off the
+    # raiders' (south) edge; Blud calls Reinforcements (N)
     assert s.turn == 3 and s.current_player == "Baron Blud"
     select(app, "gunner")
     key(app, "c")
     click(app, top(app, "chest"))
-    assert app.input.carry_item == "chest"
+    app.wait_idle(60)
+    assert s.tools.held("gunner") == "chest", refusals(app)
     drag_unit(app, "gunner", (3.0, -12.9))
     assert "gunner" not in s.world.bodies and "chest" not in s.world.bodies, refusals(app)
     select(app, "blud")
@@ -186,7 +187,7 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert v.outcome.value == "escapading_hero", v
     assert "Victory: escapading hero (Blud's Raiders)" in app.escapade_panel.getText()
     assert {a.type for a in s.actions} >= {"attack", "relay", "walk", "declare", "reinforce",
-                                            "missile", "end_turn"}
+                                            "missile", "end_turn", "pick_up"}
     app.screenshot(app.out / "escapade_victory.png")
 
 

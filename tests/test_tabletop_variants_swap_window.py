@@ -1,4 +1,4 @@
-"""The window's keys for issue 13's items 9 and 11 under Xvfb, on the Escapade raid: F6 plays
+"""The window's keys for issue 13's items 9 and 11 under Xvfb, on the Escapade raid: F10 plays
 a Tactical Advantage swap (13.2) by clicks, and V then Tab picks a missile's Explosive Variant
 with its mixed dice shown before the strike (8.4)."""
 
@@ -43,15 +43,15 @@ def _key(app, name):
     app.step(1)
 
 
-def test_f6_swaps_two_garrison_guards_by_clicks(app):
+def test_f10_swaps_two_garrison_guards_by_clicks(app):
     """13.2: the Raiders (highest roll) swap two guards of the Garrison (no Command
-    Specialist): select guard1, F6, click guard3; the swap is played before any action."""
+    Specialist): select guard1, F10, click guard3; the swap is played before any action."""
     s = app.session
     app.rig.top_down()
     app.step(3)
     a0, b0 = s.footprint_centre("guard1"), s.footprint_centre("guard3")
     app.select("guard1")
-    _key(app, "f6")
+    _key(app, "f10")
     assert app.input.mode == "pick" and "Swap" in app.flashline.getText()
     _click(app, "guard3")
     app.wait_idle(60)

@@ -7,7 +7,7 @@ scripted run. A command that cannot be built says why in one line (:class:`Comma
 which the window shows as a refusal.
 
 Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
-F6 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F7 an ambushing
+F10 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F11 an ambushing
 unit set up at a clicked point (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
 A Strategic Bombardment (13.2, ``bombard``; B in the window is the same action as The Big
@@ -20,6 +20,11 @@ the first click on the target previews, the second plays), ``'`` a Parry order w
 weapon (8.2). Power and Manning Guns (8.1, 8.5): Shift+D Divert All Power, Shift+T Set Up a
 Turret, Shift+G Gunnery Support, Shift+I Interfere; an attack with a Turret's weapon is manned
 by the player's nearest free minifig at it (a Gunner first).
+
+The players' own hands (:mod:`sandbox.game.table_tools`): Shift-R the dice tray (``roll_dice``),
+Shift-E mark the selected unit done (``mark_done``), Shift-M lay a ruler and Shift-C a circular
+template that stay on the table (``place_marker``), Delete take one off (``remove_marker``), C
+pick up a loose object or put down what the selected unit carries (``pick_up`` / ``put_down``).
 """
 
 from __future__ import annotations
@@ -46,18 +51,21 @@ from ..game.scene_manning import (
     InterfereAction,
     SetUpTurretAction,
 )
+from ..game.table_tools import MarkDone, PickUp, PlaceMarker, PutDown, RemoveMarker, RollDice
 from ..game.trap_scene import Interact
 from ..rules.explosives import Variant, explosive_dice
 
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
     "Escapade: R relay  N Reinforcements  X Losing Battle  Z concede  C carry  "
-    "F6 swap  F7 ambush  drag off own edge: withdraw\n"
+    "F10 swap  F11 ambush  drag off own edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°\n"
     "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon\n"
     "Shift+D Divert All Power  Shift+T Set Up Turret  Shift+G Gunnery Support  "
-    "Shift+I Interfere")
+    "Shift+I Interfere\n"
+    "Shift+R dice tray  Shift+E done  Shift+M ruler  Shift+C template ([ ] radius)  "
+    "Del remove one  C pick up / put down  / search the log  F6 save as  F7 saved games")
 
 #: The Close Combat moves ``;`` cycles through (8.2).
 CLOSE_COMBAT_MOVES = ("shove", "grab", "angry_inch")
@@ -225,7 +233,7 @@ class TableCommands:
                              explosive_dice=int(dice), big_drop=big_drop, **self.marker(point))
 
     def swap(self, other: str) -> SwapAction:
-        """F6: Tactical Advantage (13.2): swap the selected unit and ``other`` (two deployed
+        """F10: Tactical Advantage (13.2): swap the selected unit and ``other`` (two deployed
         units of a force that failed its roll), for the player of its highest-rolling enemy,
         at deployment (before the battle's first action), whoever's turn it is."""
         esc = self._escapade("Swap")
@@ -240,7 +248,7 @@ class TableCommands:
         return SwapAction(type="swap", player=player, turn=self.s.turn, units=[first, other])
 
     def ambush(self, point) -> AmbushAction:
-        """F7: Tactical Advantage (13.2): an ambushing force's selected unit sets up at a clicked
+        """F11: Tactical Advantage (13.2): an ambushing force's selected unit sets up at a clicked
         point, at deployment (before the battle's first action), whoever's turn it is."""
         esc = self._escapade("Ambush")
         unit = self._selected_unit("Ambush")
@@ -428,3 +436,68 @@ class TableCommands:
                              ) -> list[str]:
         """The preview of a Close Combat move: every modifier before the roll (8.2)."""
         return self.s.system("close_combat").preview(self.close_combat(move, target, weapon))
+
+    # ---------------------------------------------------------------- the players' own hands
+    def _xy(self, point) -> tuple[float, float]:
+        return (round(float(point[0]), 4), round(float(point[1]), 4))
+
+    def roll_dice(self, dice: str) -> RollDice:
+        """Shift-R: the player rolls ``dice`` ("2d6", "1d10+1d4") in the dice tray."""
+        if not dice.strip():
+            raise CommandRefused("Dice tray: type dice like 2d6 or 1d10+1d4, then Enter")
+        return RollDice(type="roll_dice", player=self._player(), turn=self.s.turn,
+                        dice=dice.strip()[:80])
+
+    def mark_done(self) -> MarkDone:
+        """Shift-E: the selected unit is marked done for this turn (again: the mark comes off)."""
+        unit = self._selected_unit("Done")
+        done = unit not in self.s.tools.done
+        return MarkDone(type="mark_done", player=self._player(), turn=self.s.turn, unit=unit,
+                        done=done)
+
+    def ruler(self, a, b) -> PlaceMarker:
+        """Shift-M: a ruler from ``a`` to ``b`` (x, y inches) that stays on the table."""
+        return PlaceMarker(type="place_marker", player=self._player(), turn=self.s.turn,
+                           kind="ruler", points=[self._xy(a), self._xy(b)])
+
+    def template(self, centre, radius: float) -> PlaceMarker:
+        """Shift-C: a circular template of ``radius`` inches at ``centre`` (x, y inches)."""
+        return PlaceMarker(type="place_marker", player=self._player(), turn=self.s.turn,
+                           kind="template", points=[self._xy(centre)], radius=float(radius))
+
+    def remove_marker_near(self, point, reach: float = 1.5) -> RemoveMarker:
+        """Delete: the player's ruler or template nearest ``point`` (within ``reach`` inches
+        of its line or its circle) comes off the table."""
+        p = np.asarray(point, float)[:2]
+        best, best_d = None, reach
+        for mid, m in self.s.tools.markers.items():
+            if m["player"] != self._player():
+                continue
+            pts = np.asarray(m["points"], float)
+            if m["kind"] == "ruler":
+                a, b = pts[0], pts[1]
+                ab = b - a
+                t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0, 1))
+                d = float(np.linalg.norm(p - (a + t * ab)))
+            else:
+                d = min(abs(float(np.linalg.norm(p - pts[0])) - m["radius"]),
+                        float(np.linalg.norm(p - pts[0])))
+            if d <= best_d:
+                best, best_d = mid, d
+        if best is None:
+            raise CommandRefused(f"Remove: none of {self._player()}'s rulers or templates "
+                                 f"within {reach:g}\" of that point")
+        return RemoveMarker(type="remove_marker", player=self._player(), turn=self.s.turn,
+                            marker=best)
+
+    def pick_up(self, item: str) -> PickUp:
+        """C: the selected unit picks up ``item`` (a loose object within 1")."""
+        unit = self._selected_unit("Pick up")
+        return PickUp(type="pick_up", player=self._player(), turn=self.s.turn, unit=unit,
+                      item=item)
+
+    def put_down(self, point=None) -> PutDown:
+        """C again: the selected unit puts what it carries down at ``point`` (or where it is)."""
+        unit = self._selected_unit("Put down")
+        return PutDown(type="put_down", player=self._player(), turn=self.s.turn, unit=unit,
+                       to=None if point is None else self._xy(point))

@@ -36,6 +36,7 @@ from typing import Callable
 import numpy as np
 from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we override)
     AntialiasAttrib,
+    ClockObject,
     DirectionalLight,
     GeomNode,
     LColor,
@@ -57,7 +58,7 @@ from ..core.errors import SandboxError
 from ..game.actions import EndTurnAction, MoveAction, action_dict
 from ..game.engine import Game as GameSession
 from ..game.scene_flight import LaunchAction
-from ..game.skirmish import possessive, quat_mul
+from ..game.skirmish import possessive
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
 from ..render.escapade_markers import escapade_markers
@@ -76,6 +77,7 @@ from .commands import (
     TableCommands,
 )
 from .mbw_input import MbwInput
+from .table_hands import SlotDialog, TextEntry, slot_name, tools_markers
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
 #: is read as 15 degrees.
@@ -186,7 +188,7 @@ class InputLayer:
             "O: odds of the previewed action   U: undo   F5: save   F9: load   P: screenshot   "
             "G: grid\n"
             "log: wheel over it scrolls, F2 filter (all / dice & Damage / impacts)   "
-            "F3: name plates   F4: edge lines\n"
+            "/ search   F3: name plates   F4: edge lines\n"
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
@@ -220,8 +222,11 @@ class InputLayer:
         self.pending_move = None
         #: Builds the command keys' engine actions (relay, declare, bombard, throw, ...).
         self.cmd = TableCommands(app)
-        #: An item the next walk of the selected unit carries (C, 13.1 Loot).
-        self.carry_item: str | None = None
+        #: Radius (inches) of the template shift-T lays ([ and ] change it).
+        self.template_radius = 2.0
+        #: The first point of a ruler being laid (shift-M), then the pointer's point.
+        self.ruler_from: np.ndarray | None = None
+        self.template_hover: np.ndarray | None = None
         #: ``pick`` mode: what a click on a body builds (a prompt and a function of the hit).
         self.pick_prompt = ""
         self.pick_fn: Callable | None = None
@@ -272,6 +277,14 @@ class InputLayer:
                 p = app.ground_point(x, y) if not app.in_log_column(x) else None
                 if p is not None:
                     self.measure_hover = p
+                    app.overlays_dirty = True
+                return
+            if self.mode == "pick" and not app.busy and (
+                    self.ruler_from is not None or self.pick_prompt.startswith("Template")):
+                # the ruler or template being laid follows the pointer
+                p = app.ground_point(x, y) if not app.in_log_column(x) else None
+                if p is not None:
+                    self.template_hover = p
                     app.overlays_dirty = True
                 return
             if self.mode == "attack" and not app.busy and self.aimed is None:
@@ -333,10 +346,10 @@ class InputLayer:
                     app.submit(self.brig.drag(unit, (dest[0], dest[1]), self.shift))
                     return
                 esc = getattr(app.session, "escapade", None)
-                if esc is not None and (self.carry_item is not None or self.cmd.off_table(dest)):
-                    # the Escapade's walk: off a friendly edge (withdraw), carrying Loot (13.1)
-                    app.submit(self.cmd.walk(unit, dest, self.sprint, self.carry_item))
-                    self.carry_item = None
+                if esc is not None and self.cmd.off_table(dest):
+                    # the Escapade's walk off a friendly edge (withdraw), with what the unit
+                    # picked up (C) if anything (13.1 Loot)
+                    app.submit(self.cmd.walk(unit, dest, self.sprint))
                     self.sprint = False
                     return
                 move = MoveAction(type="move", player=app.session.current_player, unit=unit,
@@ -461,6 +474,62 @@ class InputLayer:
             return
         app.submit(self.cmd.attack(app.selected, self.weapon, target, self.fire_mode))
         self.set_mode("select")
+
+    # ---------------------------------------------------------------- the players' own hands
+    def entry_key(self, n: str) -> None:
+        """A key while a typed box is open: Enter, Esc and Backspace edit it; the characters
+        come from the window's keystroke events (:meth:`TabletopApp.keystroke`)."""
+        app = self.app
+        entry = app.entry
+        if n == "enter":
+            app.entry = None
+            entry.on_enter(entry.text)
+        elif n == "escape":
+            app.entry = None
+            if entry.on_escape is not None:
+                entry.on_escape()
+        elif n == "backspace":
+            entry.backspace()
+
+    def hands_key(self, n: str) -> bool:
+        """The players' own hands (:mod:`sandbox.game.table_tools`): the log search, the dice
+        tray, done marks, rulers and templates, saved-game slots. True when ``n`` was one."""
+        app = self.app
+        if n in ("/", "control-f"):
+            before = app.log_search
+            app.open_entry(TextEntry("search", "Search the log: ", lambda t: None,
+                                     on_change=app.set_log_search,
+                                     on_escape=lambda: app.set_log_search(""), text=before))
+        elif n == "shift-r":
+            app.open_entry(TextEntry("dice", "Dice tray (e.g. 2d6, 1d10+1d4): ",
+                                     lambda t: self.command(lambda: self.cmd.roll_dice(t))))
+        elif n == "f6":
+            app.open_entry(TextEntry("slot", "Save as (slot name): ", app.save_slot,
+                                     text=app.session.spec.name[:30]))
+        elif n == "f7":
+            app.open_slots()
+        elif n == "shift-e":
+            self.command(self.cmd.mark_done)
+        elif n == "shift-m":
+            def second(hit):
+                return self.cmd.ruler(self.ruler_from, hit.point)
+
+            def first(hit):
+                self.begin_pick("Ruler: click the second point (it stays on the table)", second)
+                self.ruler_from = np.asarray(hit.point, float)
+                return None
+
+            self.begin_pick("Ruler: click the first point", first)
+        elif n == "shift-c":
+            self.begin_pick("Template: click its centre ([ ] radius)",
+                            lambda h: self.cmd.template(h.point, self.template_radius))
+            self.template_hover = None
+        elif n == "delete":
+            self.begin_pick("Remove: click one of your rulers or templates",
+                            lambda h: self.cmd.remove_marker_near(h.point))
+        else:
+            return False
+        return True
 
     def command(self, build: Callable[[], object]) -> None:
         """Build a command key's action and hand it to the session (or say why not)."""
@@ -594,6 +663,7 @@ class InputLayer:
             self.strike_point = None
         if mode != "pick":
             self.pick_prompt, self.pick_fn = "", None
+            self.ruler_from = self.template_hover = None
         if mode != "attack":
             self.fire_mode = None
         self.app.overlays_dirty = True
@@ -603,6 +673,15 @@ class InputLayer:
         """A key press, by Panda3D's key name ('e', 'enter', 'escape', 'f5', '1', ...)."""
         app = self.app
         n = name.lower()
+        if app.entry is not None:  # a typed box is open: keys edit it
+            self.entry_key(n)
+            return
+        if app.slot_dialog is not None:
+            if n in ("escape", "f7"):
+                app.slot_dialog.close()
+            return
+        if self.hands_key(n):
+            return
         brig = self.brig
         if brig is not None and (n in ("i", "d", "r", "w", "enter") or n.isdigit()):
             order = brig.key(n, app.selected)
@@ -636,6 +715,9 @@ class InputLayer:
             elif self.mode != "select" or self.sprint:
                 self.sprint = False
                 self.set_mode("select")
+            elif app.log_search:
+                app.set_log_search("")
+                app.flash("Log search cleared")
             elif app.selected is not None:
                 app.select(None)
             else:
@@ -695,6 +777,10 @@ class InputLayer:
         elif n in ("[", "]") and self.mode == "drop":
             self.drop_bricks = int(np.clip(self.drop_bricks + (1 if n == "]" else -1), 1, 6))
             app.overlays_dirty = True
+        elif n in ("[", "]") and self.mode == "pick" and self.pick_prompt.startswith("Template"):
+            self.template_radius = float(np.clip(self.template_radius + (1 if n == "]" else -1),
+                                                 1, 12))
+            app.overlays_dirty = True
         elif n in ("[", "]") and self.mode == "strike":
             self.strike_dice = int(np.clip(self.strike_dice + (1 if n == "]" else -1), 1, 40))
             app.overlays_dirty = True
@@ -707,14 +793,14 @@ class InputLayer:
             self.strike_kind = kind
             app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
                       + ": click the target point, [ ] dice, click again or Enter")
-        elif n == "f6":
+        elif n == "f10":
             if app.selected is None:
                 app.flash("Swap: select one of the two units first (13.2 Tactical Advantage)",
                           error=True)
                 return
             self.begin_pick("Swap: click the other unit (13.2 Tactical Advantage)",
                             lambda h: self.cmd.swap(self._body_hit(h, "Swap")))
-        elif n == "f7":
+        elif n == "f11":
             if app.selected is None:
                 app.flash("Ambush: select the unit first (13.2 Tactical Advantage)", error=True)
                 return
@@ -735,18 +821,20 @@ class InputLayer:
             self.command(lambda: self.cmd.declare("concede"))
         elif n == "c":
             if app.selected is None:
-                app.flash("Carry: select one of your units first", error=True)
+                app.flash("Pick up: select one of your units first", error=True)
                 return
-
-            def carry(hit):
-                item = self._body_hit(hit, "Carry")
-                self.carry_item = item
-                self.set_mode("select")
-                app.flash(f"{app._name(app.selected)} carries {app._name(item)} on the next "
-                          "drag (off a friendly edge: out of the battle)")
-                return None
-
-            self.begin_pick("Carry: click the item to carry (within 1\")", carry)
+            if self.mode == "pick" and self.pick_prompt.startswith("Put down"):
+                self.set_mode("select")  # C twice: put it down where it is
+                self.command(self.cmd.put_down)
+                return
+            held = app.session.tools.held(app.selected)
+            if held is not None:  # C again: put it down where the next click says
+                self.begin_pick(f"Put down {app._name(held)}: click a point within 1\" "
+                                "(C again: where it is)", lambda h: self.cmd.put_down(h.point))
+                return
+            self.begin_pick("Pick up: click the loose object (within 1\"; it then travels "
+                            "with every move)",
+                            lambda h: self.cmd.pick_up(self._body_hit(h, "Pick up")))
         elif n == "j":
             if app.selected is None:
                 app.flash("Throw: select one of your units first", error=True)
@@ -950,6 +1038,13 @@ class TabletopApp:
         #: The log panel: its filter (F2) and how many lines it is scrolled back (wheel).
         self.log_filter = "all"
         self.log_scroll = 0
+        #: The log search (/): only lines containing it (any case) are shown; "" shows all.
+        self.log_search = ""
+        #: The typed box open now (the search, the dice tray, a slot's name), or None.
+        self.entry: TextEntry | None = None
+        #: The saved-games dialog (F7) while open, and the folder of named slots (F6).
+        self.slot_dialog: SlotDialog | None = None
+        self.slots_dir = self.save_path.parent / "saves"
         self._turn_seen: tuple | None = None
         #: What F5 last saved (or what was opened): quitting and F9 ask when play is unsaved.
         self._saved_session = session
@@ -1115,18 +1210,8 @@ class TabletopApp:
             del self._nodes[key]
             self._add_body_node(key, g.assets[key])
         self._destroyed = dead
+        # destroyed units lie where physics left them (the engine topples them)
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
-        # destroyed units are drawn fallen over where they stood (the view only; the rules'
-        # body stays as physics left it)
-        self._fallen = {}
-        for key in dead:
-            if g.bodies[key].kind == "unit" and key in self._live:
-                lo, hi = s.bounds(key)
-                (x, y, z), q = self._live[key]
-                tip = np.array([math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])
-                thick = min(hi[0] - lo[0], hi[1] - lo[1])
-                self._fallen[key] = ((x, y, float(lo[2]) + thick / 2),
-                                     tuple(quat_mul(tip, np.asarray(q, float))))
         self._sync_plates()
         esc = getattr(g, "escapade", None)
         self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
@@ -1164,6 +1249,17 @@ class TabletopApp:
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
         self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
+        #: The typed box's line (log search, dice tray, slot name), over the log column.
+        self.entry_text = text((0, 0), 0.04, TextNode.ALeft, (1, 1, 0.7, 1), b.a2dBottomRight,
+                               bg=(0, 0, 0, 0.8))
+        # labels of the players' rulers and templates ("m1: 6.00\""), billboards like the ruler's
+        self.tool_labels_np = self.base.render.attach_new_node("tool-labels")
+        self.tool_labels_np.set_light_off(1)
+        self.tool_labels_np.set_shader_off(1)
+        self.tool_labels_np.set_depth_test(False)
+        self.tool_labels_np.set_depth_write(False)
+        self.tool_labels_np.set_bin("fixed", 45)
+        self.tool_labels_np.hide(_SHADOW_MASK)
         self.ruler_label = NodePath(TextNode("ruler-label"))
         self.ruler_label.reparent_to(self.base.render)
         self.ruler_label.set_billboard_point_eye()
@@ -1219,10 +1315,55 @@ class TabletopApp:
         """The events the log panel shows under its filter (F2), oldest first."""
         out = [e for e in events if _shown_in_log(e)]
         if self.log_filter == "dice & Damage":
-            out = [e for e in out if e["type"] in _DICE_EVENTS or "damage" in e["type"]]
+            out = [e for e in out if e["type"] in _DICE_EVENTS or "damage" in e["type"]
+                   or e["type"] == "dice_tray"]
         elif self.log_filter == "impacts":
             out = [e for e in out if e["type"] == "impact"]
+        if self.log_search:  # the search box (/): lines containing the text, any case
+            want = self.log_search.lower()
+            out = [e for e in out if want in self.log_text(e).lower()]
         return out
+
+    def set_log_search(self, text: str) -> None:
+        """Show only the log lines containing ``text`` ("" shows every line again)."""
+        self.log_search = text
+        self.log_scroll = 0
+        self._log_key = None
+
+    def open_entry(self, entry: TextEntry) -> None:
+        """Open a typed box: the keys type into it until Enter or Esc."""
+        entry.opened_frame = ClockObject.get_global_clock().get_frame_count()
+        self.entry = entry
+
+    def keystroke(self, ch: str) -> None:
+        """A typed character (Panda3D's ``keystroke`` event) for the open box, if any."""
+        e = self.entry
+        if e is None:
+            return
+        if e.opened_frame == ClockObject.get_global_clock().get_frame_count():
+            return  # the key press that opened the box ('/') is not typed into it
+        e.type(ch)
+
+    def save_slot(self, name: str) -> Path | None:
+        """Save the game as the named slot ``<slots_dir>/<name>.save.json`` (F6)."""
+        slot = slot_name(name)
+        if not slot:
+            self.flash("Save as: type a name for the slot", error=True)
+            return None
+        try:
+            self.slots_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.flash(f"Save failed: cannot make {self.slots_dir}: {exc}", error=True)
+            return None
+        return self.save(self.slots_dir / f"{slot}.save.json")
+
+    def open_slots(self) -> None:
+        """The saved-games dialog (F7): the named slots, the quick save and the autosave."""
+        if self.slot_dialog is not None:
+            self.slot_dialog.close()
+            return
+        self.slot_dialog = SlotDialog(self, self.slots_dir,
+                                      extra=[self.save_path, self.autosave_path()])
 
     def log_text(self, e: dict) -> str:
         """One log line as a player reads it: whole, with names instead of ids."""
@@ -1297,7 +1438,6 @@ class TabletopApp:
                 if self.flash_kind == "error":
                     self._flash_until = 0.0
                 self.select(None)
-                self.input.carry_item = None
             self._turn_seen = turn
         if not self.runner.busy:  # the worker may be between players: read the turn when idle
             label = f"Turn {s.turn}: {possessive(s.current_player)} turn"
@@ -1325,7 +1465,7 @@ class TabletopApp:
         end = len(shown) - self.log_scroll
         shown = shown[max(0, end - LOG_LINES):end]
         head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
-                + ")")
+                + (f', search "{self.log_search}"' if self.log_search else "") + ")")
         lines = [self.log_text(e) for e in shown]
         tn = self.logpanel.textNode
         key = (head, tuple(lines))
@@ -1357,6 +1497,7 @@ class TabletopApp:
                            0.04 + 0.032 * 1.25 * text.count("\n"))
         shown = self.message_clock() < self._flash_until
         self.flashline.setText(self._flash_text if shown else "")
+        self.entry_text.setText(self.entry.shown() if self.entry is not None else "")
         if busy:
             self.tooltip.setText("")
 
@@ -1374,8 +1515,9 @@ class TabletopApp:
                 "i", "d", "r", "w",
                 "o", "a", "v", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".", ";", "'",
                 "shift-d", "shift-t", "shift-g", "shift-i",
-                "f2", "f3", "f4", "f5", "f6", "f7", "f9", "f12", "page_up", "page_down",
-                "+", "=", "-",
+                "f2", "f3", "f4", "f5", "f6", "f7", "f9", "f10", "f11", "f12", "page_up",
+                "page_down", "+", "=", "-",
+                "/", "shift-r", "shift-e", "shift-m", "shift-c", "delete", "backspace",
                 "arrow_left", "arrow_right", "arrow_up", "arrow_down"] + [
                     str(i) for i in range(1, 10)]
         for k in keys:
@@ -1389,6 +1531,9 @@ class TabletopApp:
         b.accept("control-z", self.input.key, ["u"])
         b.accept("control-s", self.input.key, ["f5"])
         b.accept("control-o", self.input.key, ["f9"])
+        b.accept("control-f", self.input.key, ["control-f"])
+        b.buttonThrowers[0].node().set_keystroke_event("keystroke")
+        b.accept("keystroke", self.keystroke)
 
     def _on_wheel(self, steps: int) -> None:
         m = self._mouse()
@@ -1729,9 +1874,8 @@ class TabletopApp:
         self._was_playing = self._playback is not None
         if self.mbw is not None and not self.busy:
             self.mbw.tick()  # a computer seat plays its next action
-        fallen = getattr(self, "_fallen", {})
         for key, np_ in self._nodes.items():
-            pose = fallen.get(key) if not self.busy and key in fallen else poses.get(key)
+            pose = poses.get(key)
             if pose is None or (not self.busy and key not in self.session.world.bodies):
                 np_.hide()
                 continue
@@ -1769,7 +1913,7 @@ class TabletopApp:
         self.base.camLens.set_near_far(max(0.1, dist * 0.02), dist * 4 + 200)
         m = self._mouse()
         if m is not None and (self.input.press is not None
-                              or self.input.mode in ("attack", "measure", "select")):
+                              or self.input.mode in ("attack", "measure", "select", "pick")):
             if m != self.input.last_pointer:
                 self.input.pointer_move(*m)
         self._layout()
@@ -1784,6 +1928,10 @@ class TabletopApp:
             self._narrow = narrow
             self.card.setPos(0.04, -0.36 if narrow else -0.1)
         aspect = self.aspect
+        if abs(self.base.camLens.get_aspect_ratio() - self.view_aspect) > 1e-3:
+            # ShowBase's own window-event handler sets the lens to the whole window's shape
+            # (whenever that event comes): the 3D view is the window less the log column
+            self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
         if aspect != getattr(self, "_laid_aspect", None):
             self._laid_aspect = aspect
             self.base.camLens.set_fov(_offscreen._h_fov(40.0, self.view_aspect), 40.0)
@@ -1796,6 +1944,8 @@ class TabletopApp:
             self.logpanel.textNode.set_wordwrap(wrap / 0.036)
             self._log_key = None
             self.escapade_panel.setPos(left, -0.42)
+            self.entry_text.setPos(left, 0.04 + self._log_rows * 0.036 * 1.2 + 0.03)
+            self.entry_text.textNode.set_wordwrap(wrap / 0.04)
             self.escapade_panel.textNode.set_wordwrap(wrap / 0.034)
             self.preview.setPos(-0.03, -0.1)
             self.preview.textNode.set_wordwrap(wrap / 0.042)
@@ -1828,6 +1978,33 @@ class TabletopApp:
         # Scout revealed them to the player whose turn it is (F.3)
         markers.extend(hazard_markers(s, viewer=s.current_player))
         markers.extend(self._unit_markers())
+        own, tool_labels = tools_markers(s, s.current_player)  # rulers, templates, done, carry
+        markers.extend(own)
+        self.tool_labels_np.node().remove_all_children()
+        scale = max(0.35, self.rig.distance * 0.015)
+        for text, at in tool_labels:
+            tn = TextNode("tool-label")
+            tn.set_text(text)
+            tn.set_align(TextNode.ACenter)
+            tn.set_text_color(1, 1, 1, 1)
+            tn.set_shadow(0.06, 0.06)
+            tn.set_shadow_color(0, 0, 0, 1)
+            node = self.tool_labels_np.attach_new_node(tn)
+            node.set_billboard_point_eye()
+            node.set_pos(LPoint3(*map(float, at)))
+            node.set_scale(scale)
+        if inp.mode == "pick" and inp.template_hover is not None:
+            h = inp.template_hover
+            if inp.ruler_from is not None:  # the ruler being laid, to the pointer
+                a = np.array([inp.ruler_from[0], inp.ruler_from[1], 0.06])
+                b = np.array([h[0], h[1], 0.06])
+                markers.append(Marker.line(a, b, (1.0, 0.95, 0.35, 0.7), 2.0))
+                label, label_at = f'{float(np.linalg.norm(b - a)):.2f}"', (a + b) / 2 + [0, 0, 0.8]
+            elif inp.pick_prompt.startswith("Template"):
+                markers.append(Marker.ring((h[0], h[1], 0.05), inp.template_radius,
+                                           colour=(0.35, 0.85, 1.0, 0.6), width=0.1))
+                label = f'template {inp.template_radius:g}"  ([ ] radius, click to lay it)'
+                label_at = np.array([h[0], h[1], 1.0])
         for smoke in s.smoke_fields():
             markers.append(Marker.ring((smoke.centre[0], smoke.centre[1], 0.02), smoke.radius,
                                        colour=(0.75, 0.75, 0.78, 0.8), width=0.2))

@@ -72,6 +72,7 @@ from .table import (
     BodyState,
     System,
 )
+from .table_tools import TableTools
 from .traps import Traps
 
 #: Save file format name and version (version 2: the log holds every action, end of turn too).
@@ -81,6 +82,10 @@ SAVE_VERSION = 2
 CHECKSUM_DECIMALS: int = 3
 #: Creations or units interpenetrating deeper than this at set-up are warned about (inches).
 OVERLAP_WARN_IN: float = 0.02
+#: A destroyed unit's spin as it falls over, in units of sqrt(g / its height) (rad/s).
+TOPPLE_SPIN: float = 1.2
+#: A destroyed unit tilted less than 45 degrees from how it stood still stands (cosine).
+TOPPLE_UPRIGHT_COS: float = 0.7071
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 
@@ -156,6 +161,10 @@ class Game:
         self.warnings: list[str] = []
         self._rolls_logged: dict[str, int] = {}
         self._explode_now: list[tuple[str, np.ndarray]] = []
+        #: Units destroyed since physics last came to rest: they fall over then (topple).
+        self._to_topple: list[str] = []
+        #: Each body's "up" in its own frame, as it was put on the table (units stand).
+        self._up_in_body: dict[str, np.ndarray] = {}
         self.actions: list[Action] = []
         self.turn = 1
         self.player_index = 0
@@ -173,17 +182,20 @@ class Game:
         self.close_combat = CloseCombat(self)  # Parry, Shove, Grab (8.2)
         self.manning = Manning(self)  # Power and manned weapons (8.1, 8.5)
         self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
+        #: The players' own hands: dice tray, done marks, rulers and templates, carrying.
+        self.tools = TableTools(self)
         self.kind = game_kind(spec.game)
         self.systems: list[System] = [s for s in (
             self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
-            self.skirmish, self.manning, self.close_combat, self.escapade) if s is not None]
+            self.skirmish, self.manning, self.close_combat, self.escapade, self.tools)
+            if s is not None]
         own = list(self.kind.systems(self))  # the scene's game's own systems
         #: The systems the scene's game brings (none for BrikWars), after the shared ones.
         self.game_systems: list[System] = own
         self.systems += own
         self._handlers: dict[str, System] = {}
         for s in self.systems:
-            if not self.kind.brikwars_actions and s not in own:
+            if not self.kind.brikwars_actions and s not in own and s is not self.tools:
                 continue  # another game: BrikWars' own actions are not played in it
             for cls in s.actions:
                 for name in cls.model_fields["type"].annotation.__args__:
@@ -298,6 +310,8 @@ class Game:
             self.warnings.append(w)
             self.log("warning", f"{key}: {w}", body=key, message=w)
         body = self.world.add_compound(key, asset.boxes, static=static)
+        _, q0 = self.world.pose(key)
+        self._up_in_body[key] = _rotate(_conjugate(q0), np.array([0.0, 0.0, 1.0]))
         asset.attach(body.frame_origin, body.frame_rotation)
         self.assets[key] = asset
         self.bodies[key] = BodyState(key, kind, name, owner, stats)
@@ -349,6 +363,9 @@ class Game:
         """
         self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
                                    on_step=self._on_step_quiet if quiet else self._on_step)
+        if not quiet and self.topple_destroyed():
+            self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
+                                       on_step=self._on_step)
         if log_rest:
             self.log("rest", f"Everything is at rest at {self.world.time:.2f} s")
 
@@ -458,8 +475,48 @@ class Game:
                  total=out.total, armor=out.compared_with, destroyed=out.destroyed)
         if out.destroyed:
             self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
+            if victim.kind == "unit" and victim.key not in self._to_topple:
+                self._to_topple.append(victim.key)  # it falls over once physics rests
         for s in self.systems:
             s.on_damage(victim, damage)
+
+    def topple_destroyed(self) -> bool:
+        """Every unit destroyed since physics last rested that still stands falls over
+        (:meth:`topple`); True when one did (the caller steps physics until rest again).
+        Called by :meth:`settle` and at the end of each player's turn."""
+        keys, self._to_topple = self._to_topple, []
+        return sum(self.topple(k) for k in keys) > 0
+
+    def topple(self, key: str) -> bool:
+        """A destroyed unit falls over (it does not stay standing): physics spins it about the
+        edge of its base, so the body itself comes to lie on the table (or whatever is under
+        it). It falls along the body's most horizontal axis (its own frame, so the same body
+        always falls the same way and every path agrees). A unit already lying (thrown by a
+        blast), creations and Payloads are left as they are. Returns True when it toppled."""
+        st = self.bodies.get(key)
+        body = self.world.bodies.get(key)
+        if st is None or st.kind != "unit" or body is None or body.static:
+            return False
+        lo, hi = self.world.aabb(key)
+        height = float(hi[2] - lo[2])
+        pos, quat = self.world.pose(key)
+        up = _rotate(np.asarray(quat, float), self._up_in_body.get(key, np.array([0, 0, 1.0])))
+        if up[2] < TOPPLE_UPRIGHT_COS:
+            return False  # already lying (thrown by a blast): nothing to topple
+        x, y, z, w = (float(v) for v in quat)
+        ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
+        ay = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 0.0])  # world, flattened
+        d = max((ax, ay), key=lambda v: float(np.linalg.norm(v)))
+        n = float(np.linalg.norm(d))
+        d = d / n if n > 1e-6 else np.array([1.0, 0.0, 0.0])
+        axis = np.cross([0.0, 0.0, 1.0], d)  # turning about it tips the top towards d
+        omega = axis * TOPPLE_SPIN * float(np.sqrt(self.world.gravity / max(height, 0.2)))
+        pivot = np.array([pos[0] - d[0] * 0.1, pos[1] - d[1] * 0.1, float(lo[2])])
+        lin, _ = self.world.velocity(key)
+        v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
+        self.world.set_velocity(key, v, omega)
+        self.log("topple", f"{st.name} falls over", body=key)
+        return True
 
     def queue_explosion(self, key: str, point) -> None:
         """An Explosive body goes off at ``point`` after this physics step (once)."""
@@ -614,6 +671,8 @@ class Game:
             Something stands at the destination (nothing has moved then).
         """
         st = self.body(key)
+        if carrying is None:  # what the unit picked up travels with it (pick_up)
+            carrying = self.tools.held(key)
         frm = self.footprint_centre(key)
         to = np.asarray(to, float)[:2]
         dist = float(np.linalg.norm(to - frm))
@@ -746,6 +805,8 @@ class Game:
         ending = self.current_player
         for s in self.systems:
             s.end_of_player_turn(self.turn, ending)
+        if self._to_topple:  # destroyed outside an action's settle (Fire at the turn's end)
+            self.settle()
         self.log("end_turn", f"{ending} ends the turn", player=ending)
         self._next_player()
 
@@ -1095,6 +1156,19 @@ class Game:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _conjugate(q) -> np.ndarray:
+    x, y, z, w = (float(v) for v in q)
+    return np.array([-x, -y, -z, w])
+
+
+def _rotate(q, v) -> np.ndarray:
+    """``v`` (3,) rotated by the (x, y, z, w) quaternion ``q``."""
+    q = np.asarray(q, float)
+    u, w = q[:3], q[3]
+    v = np.asarray(v, float)
+    return v + 2.0 * np.cross(u, np.cross(u, v) + w * v)
 
 
 def save_file_checksum(doc: dict) -> str:

@@ -718,11 +718,12 @@ class EscapadeDriver(System):
             if reach > CARRY_REACH_IN + 1e-9:
                 raise RulesError(f"{where}: {a.carrying} is {reach:.2f}\" from {st.name} (it must "
                                  f"be within {CARRY_REACH_IN:g}\" to be carried)")
-        note = ((f", carrying {a.carrying}" if a.carrying else "")
+        carrying = a.carrying or g.system("tabletop").held(a.unit)  # or what it picked up
+        note = ((f", carrying {carrying}" if carrying else "")
                 + (f", off the {edge.value} edge of the table" if edge else ""))
-        self._walker, self._carried = a.unit, a.carrying
+        self._walker, self._carried = a.unit, carrying
         try:
-            g.move_unit(a.unit, to, player=a.player, carrying=a.carrying,
+            g.move_unit(a.unit, to, player=a.player, carrying=carrying,
                         leave_table=edge is not None, note=note,
                         off_edge=edge.value if edge else None)
         finally:

@@ -127,6 +127,13 @@ EVENT_TYPES: dict[str, str] = {
     "mbw": "a Micro Brick War fact (farm, build, move, capture, Goblet)",
     "mbw_fight": "a Micro Brick War fight: d6 + Attack vs d6 + Defend (+ City)",
     "mbw_victory": "a Micro Brick War game is decided (winner, or a draw)",
+    "dice_tray": "a player rolls dice in the dice tray (dice, total)",
+    "done": "a unit is marked done for this turn, or unmarked (body, done)",
+    "table_marker": "a ruler or template is laid on the table (marker, kind, points, radius)",
+    "table_marker_removed": "a ruler or template is taken off the table (marker)",
+    "pick_up": "a unit picks up a loose object (body, item)",
+    "put_down": "a unit puts down what it carries (body, item, to)",
+    "topple": "a destroyed unit falls over (body)",
 }
 
 

@@ -29,7 +29,7 @@ from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 
 # The modules of every action type are imported before the union is built (see .actions).
-from . import scene_blast  # noqa: F401
+from . import scene_blast, table_tools  # noqa: F401
 from .actions import RETIRED, action_union
 from .close_combat import CloseCombatExpect
 from .hazard_scene import FieldEntry, HazardExpect
