@@ -42,8 +42,9 @@ module's).
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import networkx as nx
 import numpy as np
@@ -135,6 +136,13 @@ class Structure:
     destroyed: set[int]
     body_tags: dict[str, list[int]]
     synced: dict[str, int]
+
+    def __deepcopy__(self, memo: dict) -> "Structure":
+        """A copy for an undo snapshot; the stud graph is never changed after set-up, so the
+        copy shares it (copying the King's Castle's graph would cost more than the undo)."""
+        memo[id(self.graph)] = self.graph
+        return Structure(**{f.name: copy.deepcopy(getattr(self, f.name), memo)
+                            for f in fields(self)})
 
 
 class Blasts(System):

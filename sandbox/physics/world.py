@@ -170,6 +170,34 @@ class Body:
     links: list[int] = field(default_factory=lambda: [-1])
 
 
+@dataclass
+class WorldSnapshot:
+    """The world at one moment, to go back to (:meth:`PhysicsWorld.snapshot`): pybullet's
+    in-memory state (poses, velocities and contact manifolds of every body, ``saveState``)
+    plus this class's own bookkeeping.
+
+    Attributes
+    ----------
+    state_id : int
+        pybullet's saved-state id (freed by :meth:`PhysicsWorld.forget`).
+    bodies : dict of str to Body
+        The bodies then, in creation order.
+    time : float
+        Seconds since the world started.
+    steps : int
+        Steps taken.
+    """
+
+    state_id: int
+    bodies: dict[str, "Body"]
+    time: float
+    steps: int
+    in_contact: frozenset
+    touched: bool
+    woken: dict
+    guarded_now: frozenset
+
+
 @dataclass(frozen=True)
 class ImpactEvent:
     """Two bodies that came into contact with a relative normal speed.
@@ -518,6 +546,48 @@ class PhysicsWorld:
         self._touched = True
         self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> WorldSnapshot:
+        """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory)."""
+        return WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
+                             frozenset(self._in_contact), self._touched, dict(self._woken),
+                             frozenset(self._guarded_now))
+
+    def can_restore(self, snap: WorldSnapshot) -> bool:
+        """True when :meth:`restore` can go back to ``snap``: every body of then is still in
+        the world (bodies added since are removed by the restore; a body removed since cannot
+        come back: pybullet's ``restoreState`` matches bodies by their place in the world)."""
+        return all(self.bodies.get(k) is b for k, b in snap.bodies.items())
+
+    def restore(self, snap: WorldSnapshot) -> bool:
+        """Go back to ``snap``: remove the bodies added since, then restore every body's pose,
+        velocity and contact manifolds (pybullet ``restoreState``) and the step count.
+
+        Returns False, changing nothing, when a body of then has been removed since
+        (:meth:`can_restore`): the caller rebuilds instead.
+        """
+        if not self.can_restore(snap):
+            return False
+        for key in reversed([k for k in self.bodies if k not in snap.bodies]):
+            body = self.bodies.pop(key)
+            self._by_uid.pop(body.uid, None)
+            self.client.removeBody(body.uid)
+        self.client.restoreState(stateId=snap.state_id)
+        self.bodies = dict(snap.bodies)
+        self._by_uid = {b.uid: b for b in self.bodies.values()}
+        self._dynamic = None
+        self.time, self.steps = snap.time, snap.steps
+        self._in_contact = set(snap.in_contact)
+        self._touched = snap.touched
+        self._woken = dict(snap.woken)
+        self._guarded_now = set(snap.guarded_now)
+        return True
+
+    def forget(self, snap: WorldSnapshot) -> None:
+        """Free a snapshot's pybullet state (it cannot be restored afterwards)."""
+        if self.client is not None:
+            self.client.removeState(snap.state_id)
 
     # ------------------------------------------------------------------ state
     def pose(self, key: str) -> tuple[np.ndarray, np.ndarray]:
