@@ -72,13 +72,15 @@ def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[
     pos, orn = world.pose(key)
     r_now = quat_to_matrix(orn)
     m = r_now @ body.frame_rotation.T  # creation world -> body frame -> world now
-    out = []
-    for b in boxes:
-        c = m @ (np.asarray(b.centre, float) - body.frame_origin) + pos
-        r = m @ np.asarray(b.rotation, float)
-        out.append(BoxShape(tuple(float(v) for v in c), b.half_extents,
-                            tuple(map(tuple, r)), b.mass, b.tag))
-    return out
+    if not boxes:
+        return []
+    # every box at once (issue 21), as stacked 3x3 products: the same numbers, bit for bit,
+    # as ``m @ (centre - origin) + pos`` and ``m @ rotation`` box by box
+    c = np.array([b.centre for b in boxes], float) - body.frame_origin
+    centres = ((m @ c[:, :, None])[:, :, 0] + pos).tolist()
+    rotations = (m @ np.array([b.rotation for b in boxes], float)).tolist()
+    return [BoxShape(tuple(c), b.half_extents, tuple(map(tuple, r)), b.mass, b.tag)
+            for b, c, r in zip(boxes, centres, rotations, strict=True)]
 
 
 def point_box_distances(point: Sequence[float], boxes: Sequence[BoxShape]) -> np.ndarray:
