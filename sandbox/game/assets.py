@@ -98,8 +98,14 @@ class BodyAsset:
         """Apply ``x → R x + t`` to the world-frame geometry (before :meth:`attach`)."""
         r = np.asarray(rotation, dtype=float)
         t = np.asarray(translation, dtype=float)
-        self.vertices = (self.vertices @ r.T + t).astype(np.float32)
-        self.normals = (self.normals @ r.T).astype(np.float32)
+        if np.array_equal(r, np.eye(3)):
+            # no turn (issue 21: most entries are placed unrotated): x @ I is x, so only the
+            # shift is done, the same numbers up to the sign of a zero; the normals stay
+            if t.any():
+                self.vertices = (self.vertices + t).astype(np.float32)
+        else:
+            self.vertices = (self.vertices @ r.T + t).astype(np.float32)
+            self.normals = (self.normals @ r.T).astype(np.float32)
         self.boxes = [
             BoxShape(tuple(r @ np.asarray(b.centre) + t), b.half_extents,
                      tuple(map(tuple, r @ np.asarray(b.rotation))), b.mass, b.tag)

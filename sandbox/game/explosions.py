@@ -45,9 +45,12 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from ..bricks.connectivity import connection_graph, pieces
 from ..core.dice import DiceExpression, ExpressionRoll
