@@ -547,7 +547,7 @@ class Blasts(System):
             kinds.append("piece")
         for t in sorted(newly):
             if t in now:
-                plans.append(PiecePlan(f"{s.root}~{t}", (t,)))
+                plans.append(PiecePlan(f"{s.root}~{t}", (t,), rubble=True))
                 kinds.append("debris")
         new = split_body(world, key, self._boxes(key), plans)
         del self.game.assets[key]

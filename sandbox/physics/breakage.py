@@ -29,6 +29,12 @@ from .world import Body, BoxShape, PhysicsWorld, quat_to_matrix
 #: Speed scale of sideways KnockBack throws, measured on flat ground (see module docstring).
 KNOCKBACK_SPEED_FACTOR: float = 0.84
 
+#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may sleep once it
+#: rests (Bullet's sleeping, ``sandbox.physics.world.SLEEP_THRESHOLD``), whatever the world's
+#: ``sleeping``: it does no Collision Damage (BrikWars 8.4 wreckage), so its last drift matters
+#: to no rule. Issue 21; docs/PERFORMANCE.md says what it changes.
+RUBBLE_SLEEPS: bool = True
+
 
 @dataclass(frozen=True)
 class PiecePlan:
@@ -44,6 +50,8 @@ class PiecePlan:
 
     key: str
     tags: tuple[int, ...]
+    #: Rubble (a destroyed part on its own): may sleep once it rests (RUBBLE_SLEEPS).
+    rubble: bool = False
 
 
 def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[BoxShape]:
@@ -179,7 +187,8 @@ def split_body(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],
     out = {}
     for plan in plans:
         pb = [now[t] for t in plan.tags]
-        new = world.add_compound(plan.key, pb, static=static)
+        new = world.add_compound(plan.key, pb, static=static,
+                                 sleeping=True if plan.rubble and RUBBLE_SLEEPS else None)
         if not static:
             v = lin + np.cross(ang, new.frame_origin - com)
             world.set_velocity(plan.key, v, ang)

@@ -168,6 +168,8 @@ class Body:
     child_tags: list[int] = field(default_factory=list)
     static: bool = False
     links: list[int] = field(default_factory=lambda: [-1])
+    #: Bullet may put it to sleep once it rests (see SLEEP_THRESHOLD).
+    sleeps: bool = False
 
 
 @dataclass
@@ -428,6 +430,7 @@ class PhysicsWorld:
         static: bool = False,
         friction: float = 0.5,
         restitution: float = 0.1,
+        sleeping: bool | None = None,
     ) -> Body:
         """Add a rigid compound body made of boxes.
 
@@ -441,6 +444,9 @@ class PhysicsWorld:
             A fixed body (mass 0) that never moves.
         friction, restitution : float
             Contact coefficients (ABS on ABS is about 0.3-0.5 friction).
+        sleeping : bool, optional
+            Let Bullet put this body to sleep once it rests (None: the world's ``sleeping``;
+            the game asks it for rubble, see ``sandbox.physics.breakage.RUBBLE_SLEEPS``).
 
         Returns
         -------
@@ -475,13 +481,15 @@ class PhysicsWorld:
             uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
         if not static:
             dyn["localInertiaDiagonal"] = diag.tolist()
-            if self.sleeping:
+            sleeps = self.sleeping if sleeping is None else bool(sleeping)
+            if sleeps:
                 dyn["activationState"] = pybullet.ACTIVATION_STATE_ENABLE_SLEEPING
                 dyn["sleepThreshold"] = SLEEP_THRESHOLD
         c.changeDynamics(uid, -1, **dyn)
         links = [-1]
         body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
-                    links)
+                    links, sleeps=not static and (
+                        self.sleeping if sleeping is None else bool(sleeping)))
         return self._register(body)
 
     def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
@@ -613,7 +621,7 @@ class PhysicsWorld:
         """Set a body's linear (in/s) and angular (rad/s) velocity."""
         self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))
         self.wake(key)
-        if self.sleeping and not self.bodies[key].static:
+        if self.bodies[key].sleeps:
             self._woken[key] = (list(linear), list(angular))
 
     def wake(self, key: str) -> None:
@@ -621,7 +629,7 @@ class PhysicsWorld:
         that the world changed outside a step (contacts are fetched afresh next step)."""
         self._touched = True
         body = self.bodies[key]
-        if self.sleeping and not body.static:
+        if body.sleeps:
             self.client.changeDynamics(body.uid, -1,
                                        activationState=pybullet.ACTIVATION_STATE_WAKE_UP)
 
