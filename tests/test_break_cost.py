@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from sandbox.core.transforms import quat_to_matrix
@@ -65,3 +67,20 @@ def test_a_piece_mesh_is_the_parents_triangles_moved_bit_for_bit():
         got, ref = getattr(piece, name), getattr(want, name)
         assert got.dtype == ref.dtype and np.array_equal(got, ref), name
     assert np.array_equal(piece.bounds(), want.bounds())
+
+
+def test_a_body_asked_to_sleep_sleeps_once_it_rests_and_wakes_when_pushed():
+    box = [BoxShape((0.0, 0.0, 0.2), (0.3, 0.3, 0.2), ((1, 0, 0), (0, 1, 0), (0, 0, 1)), 1.0)]
+    with PhysicsWorld(sleeping=False) as world:
+        world.add_ground(20, 20)
+        rubble = world.add_compound("rubble", box, sleeping=True)
+        piece = world.add_compound("piece", [replace(box[0], centre=(3.0, 0.0, 0.2))])
+        assert rubble.sleeps and not piece.sleeps
+        for _ in range(int(2.6 / world.time_step)):  # Bullet sleeps after 2 s at rest
+            world.step()
+        lin, ang = world.velocity("rubble")
+        assert not lin.any() and not ang.any()  # asleep: exactly still
+        world.set_velocity("rubble", (5.0, 0.0, 0.0))
+        for _ in range(5):
+            world.step()
+        assert world.velocity("rubble")[0][0] > 1.0  # woken by the push
