@@ -291,21 +291,22 @@ def fig_undo() -> list[dict]:
     t = time.perf_counter()
     game.undo()
     undo_s = time.perf_counter() - t
-    # the Big Drop lands when the turn ends: undo that end of turn, which broke the castle
-    # (a body removed: the snapshot cannot bring it back, so this undo rebuilds from the log)
-    game.apply(action)
-    game.end_turn()
+    game.close()
+    # an action that broke a creation (wall_demolition's missile: the wall's body goes, pieces
+    # come): the snapshot cannot bring a removed body back, so this undo rebuilds from the log
+    game = open_game(REPO / "scenes" / "wall_demolition.toml", ldrawdir=LDRAW)
+    game.play_turns()
     broke = any("#" in k for k in game.bodies)
     t = time.perf_counter()
     game.undo()
     undo_break_s = time.perf_counter() - t
     game.close()
-    return [{"figure": "undo_castle", "label": "undo on the castle (the Big Drop order)",
+    return [{"figure": "undo_castle", "label": "undo of the Big Drop on the castle gatehouse (snapshot)",
              "value": round(undo_s, 3), "unit": "s", "raw": None, "ratio": None,
              "goal": "< 0.2 s", "met": undo_s < 0.2},
-            {"figure": "undo_castle_break", "label": "undo of the turn end that broke the castle",
+            {"figure": "undo_break", "label": "undo of the missile that broke the wall (rebuild)",
              "value": round(undo_break_s, 3), "unit": "s", "raw": None, "ratio": None,
-             "goal": "< 0.2 s", "met": undo_break_s < 0.2, "castle_broke": broke}]
+             "goal": "< 0.2 s", "met": undo_break_s < 0.2, "wall_broke": broke}]
 
 
 def fig_export(size: str, seconds: float, tmp: Path) -> dict:
