@@ -150,6 +150,9 @@ class Game:
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
+        #: Undo snapshots this game keeps (:data:`UNDO_SNAPSHOTS`; 0: none, every undo
+        #: rebuilds: a scripted run that is never undone sets it to save their cost).
+        self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
         self.world: PhysicsWorld | None = None
@@ -903,7 +906,7 @@ class Game:
         self._replay_log(actions)
 
     def _replay_log(self, actions: Sequence[Action]) -> None:
-        first_snapshot = len(self.actions) + len(actions) - UNDO_SNAPSHOTS
+        first_snapshot = len(self.actions) + len(actions) - self.undo_snapshots
         for a in actions:
             if len(self.actions) >= first_snapshot:
                 self._take_snapshot(len(self.actions))
@@ -918,9 +921,9 @@ class Game:
 
     def _take_snapshot(self, index: int) -> None:
         """Keep the game as it is now, before action ``index``, for :meth:`undo`."""
-        if UNDO_SNAPSHOTS <= 0:
+        if self.undo_snapshots <= 0:
             return
-        old = self._snapshots.pop(index - UNDO_SNAPSHOTS, None)
+        old = self._snapshots.pop(index - self.undo_snapshots, None)
         if old is not None:
             self.world.forget(old.physics)
         stale = self._snapshots.pop(index, None)
