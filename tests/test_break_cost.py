@@ -84,3 +84,21 @@ def test_a_body_asked_to_sleep_sleeps_once_it_rests_and_wakes_when_pushed():
         for _ in range(5):
             world.step()
         assert world.velocity("rubble")[0][0] > 1.0  # woken by the push
+
+
+def test_compound_mass_properties_equal_the_box_by_box_sum():
+    from sandbox.physics.world import _inertia_box, compound_mass_properties
+
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 17, 120):
+        boxes = [BoxShape(tuple(rng.uniform(-4, 4, 3)), tuple(rng.uniform(0.05, 0.6, 3)),
+                          tuple(map(tuple, _rotation(rng))), float(rng.uniform(0.1, 3)), i)
+                 for i in range(n)]
+        mass, com, inertia = compound_mass_properties(boxes)
+        want = np.zeros((3, 3))
+        for b in boxes:  # the code before issue 21's second pass, box by box
+            r = np.asarray(b.rotation, dtype=float)
+            d = np.asarray(b.centre, dtype=float) - com
+            want += (r @ _inertia_box(b.mass, np.asarray(b.half_extents, dtype=float)) @ r.T
+                     + b.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d)))
+        assert np.array_equal(inertia, want)
