@@ -198,6 +198,7 @@ class WorldSnapshot:
     touched: bool
     woken: dict
     guarded_now: frozenset
+    no_collide: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -361,6 +362,10 @@ class PhysicsWorld:
         self._touched = True
         #: Speeds given to bodies since the last step (see step: a woken body's first step)
         self._woken: dict[str, tuple[list, list]] = {}
+        #: Body pairs whose contacts are switched off (``projectiles.set_collides``): pybullet's
+        #: ``restoreState`` does not restore them, so a snapshot is only restored when they
+        #: are as they were.
+        self.no_collide: set[tuple[str, str]] = set()
         self._bind()
 
     def _bind(self) -> None:
@@ -570,13 +575,16 @@ class PhysicsWorld:
         """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory)."""
         return WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
                              frozenset(self._in_contact), self._touched, dict(self._woken),
-                             frozenset(self._guarded_now))
+                             frozenset(self._guarded_now), frozenset(self.no_collide))
 
     def can_restore(self, snap: WorldSnapshot) -> bool:
         """True when :meth:`restore` can go back to ``snap``: every body of then is still in
         the world (bodies added since are removed by the restore; a body removed since cannot
-        come back: pybullet's ``restoreState`` matches bodies by their place in the world)."""
-        return all(self.bodies.get(k) is b for k, b in snap.bodies.items())
+        come back: pybullet's ``restoreState`` matches bodies by their place in the world), and
+        the pairs with contacts switched off are those of then (``restoreState`` keeps the
+        collision filters as they are now)."""
+        return (self.no_collide == snap.no_collide
+                and all(self.bodies.get(k) is b for k, b in snap.bodies.items()))
 
     def restore(self, snap: WorldSnapshot) -> bool:
         """Go back to ``snap``: remove the bodies added since, then restore every body's pose,
