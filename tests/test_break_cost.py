@@ -102,3 +102,29 @@ def test_compound_mass_properties_equal_the_box_by_box_sum():
             want += (r @ _inertia_box(b.mass, np.asarray(b.half_extents, dtype=float)) @ r.T
                      + b.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d)))
         assert np.array_equal(inertia, want)
+
+
+def test_boxes_in_a_body_frame_equal_the_box_by_box_formula():
+    from sandbox.core.transforms import matrices_to_quats, matrix_to_quat
+    from sandbox.physics.world import _boxes_in_frame
+
+    rng = np.random.default_rng(5)
+    boxes = [BoxShape(tuple(rng.uniform(-4, 4, 3)), tuple(rng.uniform(0.0, 0.6, 3)),
+                      tuple(map(tuple, _rotation(rng))), 1.0, i) for i in range(300)]
+    # axis-aligned parts as LDraw places them (every branch of the quaternion, exact zeros)
+    for i, perm in enumerate([(0, 1, 2), (1, 0, 2), (2, 1, 0), (0, 2, 1), (1, 2, 0)]):
+        m = np.zeros((3, 3))
+        for r, c in enumerate(perm):
+            m[r, c] = 1.0
+        if np.linalg.det(m) < 0:
+            m[2] = -m[2]
+        boxes.append(BoxShape((float(i), 0.5, 0.2), (0.3, 0.2, 0.1), tuple(map(tuple, m)), 1.0))
+    for rot in (_rotation(rng), np.eye(3)):
+        origin = rng.uniform(-2, 2, 3)
+        halfs, centres, quats = _boxes_in_frame(boxes, origin, rot)
+        for b, h, c, q in zip(boxes, halfs, centres, quats, strict=True):
+            assert h.tolist() == np.maximum(np.asarray(b.half_extents), 1e-3).tolist()
+            assert c.tolist() == (rot.T @ (np.asarray(b.centre) - origin)).tolist()
+            assert tuple(q.tolist()) == matrix_to_quat(rot.T @ np.asarray(b.rotation))
+    ms = np.array([_rotation(rng) for _ in range(500)])
+    assert [tuple(q) for q in matrices_to_quats(ms).tolist()] == [matrix_to_quat(m) for m in ms]

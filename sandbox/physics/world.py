@@ -64,7 +64,7 @@ with _quiet_c_stdout():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
 
-from ..core.transforms import matrix_to_quat, quat_to_matrix  # noqa: F401 (re-exported)
+from ..core.transforms import matrices_to_quats, matrix_to_quat, quat_to_matrix  # noqa: F401
 from ..core.units import GRAVITY_IN_S2
 
 #: Fixed physics time step in seconds. 1/480 s keeps a brick falling at 100 in/s to a
@@ -294,6 +294,20 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
     terms = rot @ local @ np.swapaxes(rot, 1, 2) + masses[:, None, None] * shift
     inertia = np.add.accumulate(np.concatenate([np.zeros((1, 3, 3)), terms]), axis=0)[-1]
     return total, com, inertia
+
+
+def _boxes_in_frame(boxes: Sequence[BoxShape], origin: np.ndarray,
+                    rot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half sizes (n, 3, at least 1e-3"), centres (n, 3) and orientations (n, 4, x y z w) of
+    world boxes in a body frame (``origin``, axes ``rot``), all boxes at once (issue 21): the
+    same numbers bit for bit as ``rot.T @ (centre - origin)`` and
+    ``matrix_to_quat(rot.T @ rotation)`` box by box (the quaternions at once)."""
+    halfs = np.maximum(np.array([b.half_extents for b in boxes], dtype=float), 1e-3)
+    d = np.array([b.centre for b in boxes], dtype=float) - origin
+    rt = rot.T  # box by box below: a stacked product rounds differently from this one
+    centres = np.array([rt @ v for v in d])
+    turns = np.array([rt @ np.asarray(b.rotation, dtype=float) for b in boxes])
+    return halfs, centres, matrices_to_quats(turns)
 
 
 def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -527,10 +541,10 @@ class PhysicsWorld:
                  f'<mass value="{num(mass)}"/>',
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
-        for b in boxes:
-            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3) * 2.0
-            local = rot.T @ (np.asarray(b.centre, dtype=float) - com)
-            rpy = c.getEulerFromQuaternion(matrix_to_quat(rot.T @ np.asarray(b.rotation, float)))
+        sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
+        for h, local, q in zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(),
+                               strict=True):
+            rpy = c.getEulerFromQuaternion(q)
             lines.append(
                 f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
                 f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
@@ -548,17 +562,12 @@ class PhysicsWorld:
 
     def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray, rot: np.ndarray) -> int:
         """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""
-        halfs, positions, orientations = [], [], []
-        for b in boxes:
-            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3)
-            halfs.append(h.tolist())
-            positions.append((rot.T @ (np.asarray(b.centre, dtype=float) - origin)).tolist())
-            orientations.append(matrix_to_quat(rot.T @ np.asarray(b.rotation, dtype=float)))
+        halfs, positions, orientations = _boxes_in_frame(boxes, origin, rot)
         return self.client.createCollisionShapeArray(
             shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
-            halfExtents=halfs,
-            collisionFramePositions=positions,
-            collisionFrameOrientations=orientations,
+            halfExtents=halfs.tolist(),
+            collisionFramePositions=positions.tolist(),
+            collisionFrameOrientations=[tuple(q) for q in orientations.tolist()],
         )
 
     def remove(self, key: str) -> None:
