@@ -277,7 +277,7 @@ def fig_explosion(max_seconds: float = 10.0, sleeping: bool = False) -> list[dic
     ]
 
 
-def fig_undo() -> dict:
+def fig_undo() -> list[dict]:
     """Undo of the scripted action on the King's Castle scene (big_drop_kings_castle.toml)."""
     from sandbox import open_game
 
@@ -292,8 +292,22 @@ def fig_undo() -> dict:
     game.undo()
     undo_s = time.perf_counter() - t
     game.close()
-    return {"figure": "undo_castle", "label": "undo on the castle", "value": round(undo_s, 3),
-            "unit": "s", "raw": None, "ratio": None, "goal": "< 0.2 s", "met": undo_s < 0.2}
+    # an action that broke a creation (wall_demolition's missile: the wall's body goes, pieces
+    # come): the snapshot cannot bring a removed body back, so this undo rebuilds from the log
+    game = open_game(REPO / "scenes" / "wall_demolition.toml", ldrawdir=LDRAW)
+    game.play_turns()
+    broke = any("#" in k for k in game.bodies)
+    t = time.perf_counter()
+    game.undo()
+    undo_break_s = time.perf_counter() - t
+    game.close()
+    return [{"figure": "undo_castle",
+             "label": "undo of the Big Drop on the castle gatehouse (snapshot)",
+             "value": round(undo_s, 3), "unit": "s", "raw": None, "ratio": None,
+             "goal": "< 0.2 s", "met": undo_s < 0.2},
+            {"figure": "undo_break", "label": "undo of the missile that broke the wall (rebuild)",
+             "value": round(undo_break_s, 3), "unit": "s", "raw": None, "ratio": None,
+             "goal": "< 0.2 s", "met": undo_break_s < 0.2, "wall_broke": broke}]
 
 
 def fig_export(size: str, seconds: float, tmp: Path) -> dict:
@@ -402,7 +416,7 @@ def child(name: str, quick: bool) -> list[dict]:
             r["label"] += " (sleeping on)"
         return recs
     if name == "undo":
-        return [fig_undo()]
+        return fig_undo()
     if name == "export":
         return [fig_export("320x240" if quick else "1280x720", 1.0 if quick else 3.0, tmp)]
     if name == "main_job":
@@ -416,7 +430,7 @@ FIGURES = ["action_loop", "load_towers", "load_castles", "run_towers", "rest_spe
            "rest_speed_sleeping", "explosion", "explosion_sleeping",
            "undo", "export", "main_job", "window"]
 QUICK = ["action_loop", "load_towers", "rest_speed", "rest_speed_sleeping", "explosion",
-         "main_job"]
+         "undo", "main_job"]
 
 
 def main() -> int:

@@ -155,6 +155,7 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
     check_output_dir(out)  # before the run: a bad folder is reported at once
     game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
+    game.undo_snapshots = 0  # a scripted run is never undone
     try:
         game.run()
         text = "".join(json.dumps(ev, sort_keys=True, allow_nan=False) + "\n"

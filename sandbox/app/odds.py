@@ -204,6 +204,7 @@ def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
                     forced_dice=job.forced_dice)
     else:
         game = open_game(job.scene, seed=job.seed, ldrawdir=job.ldrawdir, on_event=on_event)
+    game.undo_snapshots = 0  # a sampled game is never undone
     try:
         if job.actions is None:
             game.play_script()

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import trimesh
 
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
 from sandbox.bricks.ldraw import normalise_name
 from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles, register_catalogue
+from sandbox.core.lazy import lazy_import
 from sandbox.core.units import BRICK_HEIGHT_LDU, PLATE_HEIGHT_LDU, STUD_PITCH_LDU
+
+trimesh = lazy_import("trimesh")  # only the built-in catalogue's parts need it
 
 #: Stud cylinder radius and height, LDU.
 STUD_RADIUS_LDU: float = 6.0

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
 import numpy as np
 
 from sandbox.bricks.mesh import placement_boxes
 from sandbox.bricks.model import Model, PartPlacement
+from sandbox.core.lazy import lazy_import
 from sandbox.core.units import INCH_PER_LDU, ldraw_directions_to_world, ldraw_points_to_world
+
+nx = lazy_import("networkx")  # imported when a creation's stud graph is first built
 
 #: How far along a stud's axis the probe point lies, LDU (a stud is 4 LDU tall).
 STUD_PROBE_LDU: float = 2.0

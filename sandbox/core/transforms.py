@@ -37,6 +37,36 @@ def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in q)  # type: ignore[return-value]
 
 
+def matrices_to_quats(ms) -> np.ndarray:
+    """Rotation matrices (n, 3, 3) to pybullet quaternions (n, 4): :func:`matrix_to_quat` of
+    each, the same numbers bit for bit (the same operations in the same order, element-wise;
+    the norm as ``np.linalg.norm`` takes it, one dot product per row)."""
+    m = np.asarray(ms, dtype=float).reshape(-1, 3, 3)
+    m00, m01, m02 = m[:, 0, 0], m[:, 0, 1], m[:, 0, 2]
+    m10, m11, m12 = m[:, 1, 0], m[:, 1, 1], m[:, 1, 2]
+    m20, m21, m22 = m[:, 2, 0], m[:, 2, 1], m[:, 2, 2]
+    t = (m00 + m11) + m22
+    b0 = t > 0
+    b1 = ~b0 & (m00 > m11) & (m00 > m22)
+    b2 = ~b0 & ~b1 & (m11 > m22)
+    b3 = ~(b0 | b1 | b2)
+    q = np.empty((len(m), 4))
+    with np.errstate(all="ignore"):  # every branch on every row; each row keeps its own
+        s = np.sqrt(t + 1.0) * 2
+        branch = [(b0, ((m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s, 0.25 * s))]
+        s = np.sqrt(1.0 + m00 - m11 - m22) * 2
+        branch.append((b1, (0.25 * s, (m01 + m10) / s, (m02 + m20) / s, (m21 - m12) / s)))
+        s = np.sqrt(1.0 + m11 - m00 - m22) * 2
+        branch.append((b2, ((m01 + m10) / s, 0.25 * s, (m12 + m21) / s, (m02 - m20) / s)))
+        s = np.sqrt(1.0 + m22 - m00 - m11) * 2
+        branch.append((b3, ((m02 + m20) / s, (m12 + m21) / s, 0.25 * s, (m10 - m01) / s)))
+    for mask, xyzw in branch:
+        for k, v in enumerate(xyzw):
+            q[mask, k] = v[mask]
+    norms = np.sqrt(np.array([np.dot(v, v) for v in q]))
+    return q / norms[:, None]
+
+
 def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
     """pybullet quaternion (x, y, z, w) to a rotation matrix (3, 3)."""
     x, y, z, w = (float(v) for v in q)

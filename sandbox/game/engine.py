@@ -24,8 +24,10 @@ save rebuild the game from those; :meth:`Game.state_hash` proves two paths agree
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -43,7 +45,7 @@ from ..core.limits import (
 )
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
-from ..physics.world import ImpactEvent, PhysicsWorld
+from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
 from ..rules import collision as collision_rules
 from .actions import Action, EndTurnAction, action_dict, parse_action
 from .assets import BodyAsset, build_asset
@@ -88,9 +90,26 @@ TOPPLE_SPIN: float = 1.2
 TOPPLE_UPRIGHT_COS: float = 0.7071
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
+#: Undo snapshots kept: the state before each of the last this many actions (older actions are
+#: undone by rebuilding from the log).
+UNDO_SNAPSHOTS: int = 32
+#: The engine's own state an undo snapshot copies (besides every System's and the world's).
+_SNAPSHOT_FIELDS = ("dice", "bodies", "warnings", "_rolls_logged", "_explode_now", "turn",
+                    "player_index", "over", "players")
 
 __all__ = ["Game", "open_game", "BodyState", "STEPS_PER_FRAME", "MAX_ACTION_SECONDS",
            "SAVE_FORMAT", "SAVE_VERSION", "possessive", "describe_action"]
+
+
+@dataclass
+class _Snapshot:
+    """The game just before one action (see :meth:`Game.undo`)."""
+
+    physics: WorldSnapshot
+    state: dict  # deep copies of _SNAPSHOT_FIELDS and of every System's attributes
+    assets: dict
+    n_events: int
+    recording: tuple
 
 
 class Game:
@@ -137,6 +156,10 @@ class Game:
         self.closed = False
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
+        self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
+        #: Undo snapshots this game keeps (:data:`UNDO_SNAPSHOTS`; 0: none, every undo
+        #: rebuilds: a scripted run that is never undone sets it to save their cost).
+        self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
         self.world: PhysicsWorld | None = None
@@ -148,6 +171,7 @@ class Game:
         """A fresh table: world, dice, systems, bodies; settle; turn 1 begins."""
         if self.world is not None:
             self.world.close()
+        self._snapshots = {}  # their pybullet states went with the world
         spec = self.spec
         self.dice = Dice(self.seed, forced=spec.forced_dice if self.forced_dice else None)
         self.world = PhysicsWorld()
@@ -752,15 +776,19 @@ class Game:
             action = action.model_copy(update={"turn": self.turn})
         n = len(self.events)
         n_rolls = len(self.dice.records())
+        index = len(self.actions)
+        self._take_snapshot(index)
         self._touched = False
         try:
-            self._dispatch(action, len(self.actions))
+            self._dispatch(action, index)
         except SprintShort:
             self.actions.append(action)  # the Sprint die was rolled: it stays in the log
             raise
         except Exception:
             if self._touched or len(self.events) != n or len(self.dice.records()) != n_rolls:
-                self._rebuild(list(self.actions))
+                snap = self._snapshots.pop(index, None)
+                if snap is None or not self._restore(snap):
+                    self._rebuild(list(self.actions))
             raise
         self.actions.append(action)
         return self.events[n:]
@@ -962,7 +990,10 @@ class Game:
         self._replay_log(actions)
 
     def _replay_log(self, actions: Sequence[Action]) -> None:
+        first_snapshot = len(self.actions) + len(actions) - self.undo_snapshots
         for a in actions:
+            if len(self.actions) >= first_snapshot:
+                self._take_snapshot(len(self.actions))
             reason = self.refusal(a)
             if reason:
                 raise RulesError(f"action {len(self.actions)} ({a.type}): {reason}")
@@ -972,9 +1003,54 @@ class Game:
                 pass  # logged on purpose: the Sprint die was spent
             self.actions.append(a)
 
+    def _take_snapshot(self, index: int) -> None:
+        """Keep the game as it is now, before action ``index``, for :meth:`undo`."""
+        if self.undo_snapshots <= 0:
+            return
+        old = self._snapshots.pop(index - self.undo_snapshots, None)
+        if old is not None:
+            self.world.forget(old.physics)
+        stale = self._snapshots.pop(index, None)
+        if stale is not None:
+            self.world.forget(stale.physics)
+        # Shared, not copied: the game, the world, the scene, the bus, the systems themselves
+        # (their attributes are copied), the assets (replaced, never changed, once on the
+        # table) and Structures' stud graphs (see explosions.Structure.__deepcopy__).
+        memo = {id(o): o for o in (self, self.world, self.spec, self.bus, self._models,
+                                   *self.systems, *self.assets.values())}
+        state = copy.deepcopy({"game": {f: getattr(self, f) for f in _SNAPSHOT_FIELDS},
+                               "systems": [dict(vars(s)) for s in self.systems]}, memo)
+        self._snapshots[index] = _Snapshot(self.world.snapshot(), state, dict(self.assets),
+                                           len(self.events), self.recorder.mark())
+
+    def _restore(self, snap: _Snapshot) -> bool:
+        """Put the game back as it was in ``snap`` (False, changing nothing, when the world
+        cannot go back: a body of then has been removed since; the caller rebuilds)."""
+        if not self.world.restore(snap.physics):
+            self.world.forget(snap.physics)
+            return False
+        self.world.forget(snap.physics)
+        for f, v in snap.state["game"].items():
+            setattr(self, f, v)
+        for s, d in zip(self.systems, snap.state["systems"], strict=True):
+            vars(s).clear()
+            vars(s).update(d)
+        self.assets = snap.assets
+        del self.events[snap.n_events:]
+        self.recorder.rewind(snap.recording)
+        self._touched = False
+        self.generation += 1  # views rebuild their nodes (bodies came and went)
+        return True
+
     def undo(self) -> Action:
-        """Take back the last action: rebuild the game from the scene, seed and the log less
-        its last action (physics included). Returns the action taken back.
+        """Take back the last action. Returns the action taken back.
+
+        The game goes back to a snapshot taken just before that action (the world's pybullet
+        state, every System's state, the dice, the log), or, where there is none (an action
+        older than the last :data:`UNDO_SNAPSHOTS`) or the world cannot go back (the action
+        removed a body: a broken creation, an exploded Payload), is rebuilt from the scene,
+        seed and the log less its last action. ``replay --verify`` and loading a save still
+        re-simulate the whole log.
 
         Raises
         ------
@@ -987,7 +1063,12 @@ class Game:
         if not self.actions:
             raise RulesError("nothing to undo")
         last = self.actions[-1]
-        self._rebuild(self.actions[:-1])
+        index = len(self.actions) - 1
+        snap = self._snapshots.pop(index, None)
+        if snap is not None and self._restore(snap):
+            del self.actions[index:]
+        else:
+            self._rebuild(self.actions[:-1])
         self.log("undo", f"Undid: {self.describe(last)}")
         return last
 

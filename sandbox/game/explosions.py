@@ -45,11 +45,15 @@ module's).
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from ..bricks.connectivity import connection_graph, pieces
 from ..core.dice import DiceExpression, DiceSum, ExpressionRoll
@@ -77,7 +81,7 @@ from ..rules.explosives import (
     ring_damage,
     variant_rings,
 )
-from .assets import BodyAsset, rigid_matrix
+from .assets import BodyAsset, PieceAsset, rigid_matrix
 from .scene import Stats, parse_armor
 from .scene_blast import MissileStrike
 from .table import System
@@ -140,6 +144,13 @@ class Structure:
     destroyed: set[int]
     body_tags: dict[str, list[int]]
     synced: dict[str, int]
+
+    def __deepcopy__(self, memo: dict) -> "Structure":
+        """A copy for an undo snapshot; the stud graph is never changed after set-up, so the
+        copy shares it (copying the King's Castle's graph would cost more than the undo)."""
+        memo[id(self.graph)] = self.graph
+        return Structure(**{f.name: copy.deepcopy(getattr(self, f.name), memo)
+                            for f in fields(self)})
 
 
 class Blasts(System):
@@ -577,7 +588,7 @@ class Blasts(System):
             kinds.append("piece")
         for t in sorted(newly):
             if t in now:
-                plans.append(PiecePlan(f"{s.root}~{t}", (t,)))
+                plans.append(PiecePlan(f"{s.root}~{t}", (t,), rubble=True))
                 kinds.append("debris")
         new = split_body(world, key, self._boxes(key), plans)
         del self.game.assets[key]
@@ -588,9 +599,6 @@ class Blasts(System):
         thrown = []
         if old_asset.placement_index is None or old_asset.local_vertices is None:
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
-        # the old mesh in the world now, once; triangles grouped by part
-        world_v = old_asset.local_vertices.astype(float) @ r_old.T + pos
-        world_n = old_asset.local_normals.astype(float) @ r_old.T
         # each triangle's plan, in one pass: a stable sort by plan keeps each plan's triangles
         # in ascending order (what np.sort of its triangles gives), cut at the plans' bounds
         pidx = np.asarray(old_asset.placement_index)
@@ -604,8 +612,7 @@ class Blasts(System):
         for i, (plan, kind) in enumerate(zip(plans, kinds, strict=True)):
             body = new[plan.key]
             tri = order[cuts[i]:cuts[i + 1]]
-            asset = self._piece_asset(old_asset, plan, body, world_v, world_n, tri,
-                                      old_pose=rigid_matrix(r_old, pos))
+            asset = self._piece_asset(old_asset, plan, body, tri, r_old, pos)
             asset.boxes = [now[t] for t in plan.tags]  # the piece's boxes at its creation
             g.assets[plan.key] = asset
             self.root_of[plan.key] = s.root
@@ -648,20 +655,20 @@ class Blasts(System):
         return thrown
 
     @staticmethod
-    def _piece_asset(old: BodyAsset, plan: PiecePlan, body, world_v, world_n,
-                     tri: np.ndarray, old_pose: np.ndarray | None = None) -> BodyAsset:
-        """The mesh of a piece (its triangles ``tri`` of the old mesh, world frame now),
-        re-expressed in the piece's body frame (``old_pose``: the old body's pose, (4, 4))."""
-        vsel = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
-        r_new = body.frame_rotation
-        asset = BodyAsset(f"{old.name} [{plan.key}]", [], world_v[vsel].astype(np.float32),
-                          world_n[vsel].astype(np.float32), old.local_colours[vsel],
-                          len(plan.tags), placement_index=old.placement_index[tri],
-                          model=old.model, placements=old.placements,
-                          model_frame=(None if old_pose is None or old.model_frame is None
-                                       else old_pose @ old.model_frame))
-        asset.attach(body.frame_origin, r_new)
-        return asset
+    def _piece_asset(old: BodyAsset, plan: PiecePlan, body, tri: np.ndarray,
+                     r_old: np.ndarray, pos: np.ndarray) -> BodyAsset:
+        """The asset of a piece: its triangles ``tri`` of the old mesh, in the piece's body
+        frame (``r_old``, ``pos``: the old body's pose); the arrays are made on first use
+        (:class:`~sandbox.game.assets.PieceAsset`)."""
+        old_pose = rigid_matrix(r_old, pos)
+        r_new, o_new = body.frame_rotation, body.frame_origin
+        frame = None
+        if old.model_frame is not None:
+            frame = np.linalg.inv(rigid_matrix(r_new, o_new)) @ (old_pose @ old.model_frame)
+        return PieceAsset(f"{old.name} [{plan.key}]", [], len(plan.tags), parent=old, tri=tri,
+                          parent_rotation=r_old, parent_position=pos, origin=o_new,
+                          rotation=r_new, placement_index=old.placement_index[tri],
+                          model=old.model, placements=old.placements, model_frame=frame)
 
     # ------------------------------------------------------------------ KnockBack
     def _knock_back(self, point, thrown: list[tuple[str, ExplosionRing]]) -> None:

@@ -165,6 +165,27 @@ class Recorder:
             tr.quats.append(quat)  # type: ignore[arg-type]
         self.frame += 1
 
+    def mark(self) -> tuple:
+        """Where the recording is now, to :meth:`rewind` to (an undo): the frame count and,
+        per body, how many poses and spans it holds (recordings only grow, so lengths and the
+        last span's end are enough)."""
+        return (self.frame, len(self.times),
+                {k: (len(t.frames), [list(sp) for sp in t.spans[-1:]], len(t.spans))
+                 for k, t in self.tracks.items()})
+
+    def rewind(self, mark: tuple) -> None:
+        """Cut the recording back to a :meth:`mark` (bodies first recorded since are dropped)."""
+        frame, n_times, tracks = mark
+        self.frame = frame
+        del self.times[n_times:]
+        self.tracks = {k: t for k, t in self.tracks.items() if k in tracks}
+        for k, t in self.tracks.items():
+            n, last, n_spans = tracks[k]
+            del t.frames[n:], t.positions[n:], t.quats[n:]
+            del t.spans[n_spans:]
+            if last:
+                t.spans[-1] = list(last[0])
+
     def finish(self, poses: dict[str, tuple]) -> None:
         """Store every body's final pose on the last frame (so a replay ends exactly there)."""
         last = max(self.frame - 1, 0)

@@ -29,6 +29,12 @@ from .world import Body, BoxShape, PhysicsWorld, quat_to_matrix
 #: Speed scale of sideways KnockBack throws, measured on flat ground (see module docstring).
 KNOCKBACK_SPEED_FACTOR: float = 0.84
 
+#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may sleep once it
+#: rests (Bullet's sleeping, ``sandbox.physics.world.SLEEP_THRESHOLD``), whatever the world's
+#: ``sleeping``: it does no Collision Damage (BrikWars 8.4 wreckage), so its last drift matters
+#: to no rule. Issue 21; docs/PERFORMANCE.md says what it changes.
+RUBBLE_SLEEPS: bool = True
+
 
 @dataclass(frozen=True)
 class PiecePlan:
@@ -44,6 +50,8 @@ class PiecePlan:
 
     key: str
     tags: tuple[int, ...]
+    #: Rubble (a destroyed part on its own): may sleep once it rests (RUBBLE_SLEEPS).
+    rubble: bool = False
 
 
 def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[BoxShape]:
@@ -72,13 +80,15 @@ def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[
     pos, orn = world.pose(key)
     r_now = quat_to_matrix(orn)
     m = r_now @ body.frame_rotation.T  # creation world -> body frame -> world now
-    out = []
-    for b in boxes:
-        c = m @ (np.asarray(b.centre, float) - body.frame_origin) + pos
-        r = m @ np.asarray(b.rotation, float)
-        out.append(BoxShape(tuple(float(v) for v in c), b.half_extents,
-                            tuple(map(tuple, r)), b.mass, b.tag))
-    return out
+    if not boxes:
+        return []
+    # every box at once (issue 21), as stacked 3x3 products: the same numbers, bit for bit,
+    # as ``m @ (centre - origin) + pos`` and ``m @ rotation`` box by box
+    c = np.array([b.centre for b in boxes], float) - body.frame_origin
+    centres = ((m @ c[:, :, None])[:, :, 0] + pos).tolist()
+    rotations = (m @ np.array([b.rotation for b in boxes], float)).tolist()
+    return [BoxShape(tuple(c), b.half_extents, tuple(map(tuple, r)), b.mass, b.tag)
+            for b, c, r in zip(boxes, centres, rotations, strict=True)]
 
 
 def point_box_distances(point: Sequence[float], boxes: Sequence[BoxShape]) -> np.ndarray:
@@ -177,7 +187,8 @@ def split_body(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],
     out = {}
     for plan in plans:
         pb = [now[t] for t in plan.tags]
-        new = world.add_compound(plan.key, pb, static=static)
+        new = world.add_compound(plan.key, pb, static=static,
+                                 sleeping=True if plan.rubble and RUBBLE_SLEEPS else None)
         if not static:
             v = lin + np.cross(ang, new.frame_origin - com)
             world.set_velocity(plan.key, v, ang)

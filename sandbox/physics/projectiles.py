@@ -257,6 +257,11 @@ def set_collides(world: PhysicsWorld, a: str, b: str, enabled: bool) -> None:
     ba, bb = world.bodies[a], world.bodies[b]
     world.wake(a)
     world.wake(b)
+    pair = (a, b) if a < b else (b, a)
+    if enabled:
+        world.no_collide.discard(pair)
+    else:
+        world.no_collide.add(pair)
     for la in ba.links:
         for lb in bb.links:
             world.client.setCollisionFilterPair(ba.uid, bb.uid, la, lb, int(enabled))

@@ -23,7 +23,11 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..core.transforms import matrix_to_quat, quat_to_matrix  # noqa: F401 (re-exported)
+from ..core.transforms import (  # noqa: F401 (re-exported)
+    matrices_to_quats,
+    matrix_to_quat,
+    quat_to_matrix,
+)
 from ..core.units import GRAVITY_IN_S2
 
 
@@ -66,6 +70,7 @@ def _libc_fflush() -> None:
 with _quiet_c_stdout():
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
+
 
 #: Fixed physics time step in seconds. 1/480 s keeps a brick falling at 100 in/s to a
 #: 0.21" step, below half the height of a brick (0.378"), so thin parts do not tunnel.
@@ -169,6 +174,37 @@ class Body:
     child_tags: list[int] = field(default_factory=list)
     static: bool = False
     links: list[int] = field(default_factory=lambda: [-1])
+    #: Bullet may put it to sleep once it rests (see SLEEP_THRESHOLD).
+    sleeps: bool = False
+
+
+@dataclass
+class WorldSnapshot:
+    """The world at one moment, to go back to (:meth:`PhysicsWorld.snapshot`): pybullet's
+    in-memory state (poses, velocities and contact manifolds of every body, ``saveState``)
+    plus this class's own bookkeeping.
+
+    Attributes
+    ----------
+    state_id : int
+        pybullet's saved-state id (freed by :meth:`PhysicsWorld.forget`).
+    bodies : dict of str to Body
+        The bodies then, in creation order.
+    time : float
+        Seconds since the world started.
+    steps : int
+        Steps taken.
+    """
+
+    state_id: int
+    bodies: dict[str, "Body"]
+    time: float
+    steps: int
+    in_contact: frozenset
+    touched: bool
+    woken: dict
+    guarded_now: frozenset
+    no_collide: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -247,13 +283,37 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
         raise ValueError(f"total mass must be positive, got {total}")
     centres = np.array([b.centre for b in boxes], dtype=float)
     com = (masses[:, None] * centres).sum(axis=0) / total
-    inertia = np.zeros((3, 3))
-    for b, m, c in zip(boxes, masses, centres, strict=True):
-        r = np.asarray(b.rotation, dtype=float)
-        i_local = _inertia_box(m, np.asarray(b.half_extents, dtype=float))
-        d = c - com
-        inertia += r @ i_local @ r.T + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+    # Every box at once (issue 21: a break makes 46 bodies), the same numbers bit for bit as
+    # summing ``R I R^T + m (|d|^2 E - d d^T)`` box by box in order (:func:`_inertia_box`):
+    # stacked products, one np.dot per box (BLAS's rounding), an in-order accumulation.
+    rot = np.array([b.rotation for b in boxes], dtype=float)
+    size = 2.0 * np.array([b.half_extents for b in boxes], dtype=float)
+    a, b_, c = size[:, 0], size[:, 1], size[:, 2]
+    local = np.zeros((len(boxes), 3, 3))
+    local[:, 0, 0] = b_ * b_ + c * c
+    local[:, 1, 1] = a * a + c * c
+    local[:, 2, 2] = a * a + b_ * b_
+    local = (masses / 12.0)[:, None, None] * local
+    d = centres - com
+    dd = np.array([np.dot(x, x) for x in d])
+    shift = dd[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :]
+    terms = rot @ local @ np.swapaxes(rot, 1, 2) + masses[:, None, None] * shift
+    inertia = np.add.accumulate(np.concatenate([np.zeros((1, 3, 3)), terms]), axis=0)[-1]
     return total, com, inertia
+
+
+def _boxes_in_frame(boxes: Sequence[BoxShape], origin: np.ndarray,
+                    rot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half sizes (n, 3, at least 1e-3"), centres (n, 3) and orientations (n, 4, x y z w) of
+    world boxes in a body frame (``origin``, axes ``rot``), all boxes at once (issue 21): the
+    same numbers bit for bit as ``rot.T @ (centre - origin)`` and
+    ``matrix_to_quat(rot.T @ rotation)`` box by box (the quaternions at once)."""
+    halfs = np.maximum(np.array([b.half_extents for b in boxes], dtype=float), 1e-3)
+    d = np.array([b.centre for b in boxes], dtype=float) - origin
+    rt = rot.T  # box by box below: a stacked product rounds differently from this one
+    centres = np.array([rt @ v for v in d])
+    turns = np.array([rt @ np.asarray(b.rotation, dtype=float) for b in boxes])
+    return halfs, centres, matrices_to_quats(turns)
 
 
 def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -322,6 +382,10 @@ class PhysicsWorld:
         self._touched = True
         #: Speeds given to bodies since the last step (see step: a woken body's first step)
         self._woken: dict[str, tuple[list, list]] = {}
+        #: Body pairs whose contacts are switched off (``projectiles.set_collides``): pybullet's
+        #: ``restoreState`` does not restore them, so a snapshot is only restored when they
+        #: are as they were.
+        self.no_collide: set[tuple[str, str]] = set()
         self._bind()
 
     def _bind(self) -> None:
@@ -401,6 +465,7 @@ class PhysicsWorld:
         static: bool = False,
         friction: float = 0.5,
         restitution: float = 0.1,
+        sleeping: bool | None = None,
     ) -> Body:
         """Add a rigid compound body made of boxes.
 
@@ -414,6 +479,9 @@ class PhysicsWorld:
             A fixed body (mass 0) that never moves.
         friction, restitution : float
             Contact coefficients (ABS on ABS is about 0.3-0.5 friction).
+        sleeping : bool, optional
+            Let Bullet put this body to sleep once it rests (None: the world's ``sleeping``;
+            the game asks it for rubble, see ``sandbox.physics.breakage.RUBBLE_SLEEPS``).
 
         Returns
         -------
@@ -448,13 +516,15 @@ class PhysicsWorld:
             uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
         if not static:
             dyn["localInertiaDiagonal"] = diag.tolist()
-            if self.sleeping:
+            sleeps = self.sleeping if sleeping is None else bool(sleeping)
+            if sleeps:
                 dyn["activationState"] = pybullet.ACTIVATION_STATE_ENABLE_SLEEPING
                 dyn["sleepThreshold"] = SLEEP_THRESHOLD
         c.changeDynamics(uid, -1, **dyn)
         links = [-1]
         body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
-                    links)
+                    links, sleeps=not static and (
+                        self.sleeping if sleeping is None else bool(sleeping)))
         return self._register(body)
 
     def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
@@ -477,10 +547,10 @@ class PhysicsWorld:
                  f'<mass value="{num(mass)}"/>',
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
-        for b in boxes:
-            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3) * 2.0
-            local = rot.T @ (np.asarray(b.centre, dtype=float) - com)
-            rpy = c.getEulerFromQuaternion(matrix_to_quat(rot.T @ np.asarray(b.rotation, float)))
+        sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
+        for h, local, q in zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(),
+                               strict=True):
+            rpy = c.getEulerFromQuaternion(q)
             lines.append(
                 f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
                 f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
@@ -500,17 +570,12 @@ class PhysicsWorld:
     def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray,
                         rot: np.ndarray) -> int:
         """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""
-        halfs, positions, orientations = [], [], []
-        for b in boxes:
-            h = np.maximum(np.asarray(b.half_extents, dtype=float), 1e-3)
-            halfs.append(h.tolist())
-            positions.append((rot.T @ (np.asarray(b.centre, dtype=float) - origin)).tolist())
-            orientations.append(matrix_to_quat(rot.T @ np.asarray(b.rotation, dtype=float)))
+        halfs, positions, orientations = _boxes_in_frame(boxes, origin, rot)
         return self.client.createCollisionShapeArray(
             shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
-            halfExtents=halfs,
-            collisionFramePositions=positions,
-            collisionFrameOrientations=orientations,
+            halfExtents=halfs.tolist(),
+            collisionFramePositions=positions.tolist(),
+            collisionFrameOrientations=[tuple(q) for q in orientations.tolist()],
         )
 
     def remove(self, key: str) -> None:
@@ -521,6 +586,51 @@ class PhysicsWorld:
         self._touched = True
         self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> WorldSnapshot:
+        """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory)."""
+        return WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
+                             frozenset(self._in_contact), self._touched, dict(self._woken),
+                             frozenset(self._guarded_now), frozenset(self.no_collide))
+
+    def can_restore(self, snap: WorldSnapshot) -> bool:
+        """True when :meth:`restore` can go back to ``snap``: every body of then is still in
+        the world (bodies added since are removed by the restore; a body removed since cannot
+        come back: pybullet's ``restoreState`` matches bodies by their place in the world), and
+        the pairs with contacts switched off are those of then (``restoreState`` keeps the
+        collision filters as they are now)."""
+        return (self.no_collide == snap.no_collide
+                and all(self.bodies.get(k) is b for k, b in snap.bodies.items()))
+
+    def restore(self, snap: WorldSnapshot) -> bool:
+        """Go back to ``snap``: remove the bodies added since, then restore every body's pose,
+        velocity and contact manifolds (pybullet ``restoreState``) and the step count.
+
+        Returns False, changing nothing, when a body of then has been removed since
+        (:meth:`can_restore`): the caller rebuilds instead.
+        """
+        if not self.can_restore(snap):
+            return False
+        for key in reversed([k for k in self.bodies if k not in snap.bodies]):
+            body = self.bodies.pop(key)
+            self._by_uid.pop(body.uid, None)
+            self.client.removeBody(body.uid)
+        self.client.restoreState(stateId=snap.state_id)
+        self.bodies = dict(snap.bodies)
+        self._by_uid = {b.uid: b for b in self.bodies.values()}
+        self._dynamic = None
+        self.time, self.steps = snap.time, snap.steps
+        self._in_contact = set(snap.in_contact)
+        self._touched = snap.touched
+        self._woken = dict(snap.woken)
+        self._guarded_now = set(snap.guarded_now)
+        return True
+
+    def forget(self, snap: WorldSnapshot) -> None:
+        """Free a snapshot's pybullet state (it cannot be restored afterwards)."""
+        if self.client is not None:
+            self.client.removeState(snap.state_id)
 
     # ------------------------------------------------------------------ state
     def pose(self, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -546,7 +656,7 @@ class PhysicsWorld:
         """Set a body's linear (in/s) and angular (rad/s) velocity."""
         self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))
         self.wake(key)
-        if self.sleeping and not self.bodies[key].static:
+        if self.bodies[key].sleeps:
             self._woken[key] = (list(linear), list(angular))
 
     def wake(self, key: str) -> None:
@@ -554,7 +664,7 @@ class PhysicsWorld:
         that the world changed outside a step (contacts are fetched afresh next step)."""
         self._touched = True
         body = self.bodies[key]
-        if self.sleeping and not body.static:
+        if body.sleeps:
             self.client.changeDynamics(body.uid, -1,
                                        activationState=pybullet.ACTIVATION_STATE_WAKE_UP)
 
