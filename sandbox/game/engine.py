@@ -95,7 +95,7 @@ MAX_EXTRA_TURNS: int = 20
 UNDO_SNAPSHOTS: int = 32
 #: The engine's own state an undo snapshot copies (besides every System's and the world's).
 _SNAPSHOT_FIELDS = ("dice", "bodies", "warnings", "_rolls_logged", "_explode_now", "turn",
-                    "player_index", "over", "players")
+                    "player_index", "over", "players", "_to_topple")
 
 __all__ = ["Game", "open_game", "BodyState", "STEPS_PER_FRAME", "MAX_ACTION_SECONDS",
            "SAVE_FORMAT", "SAVE_VERSION", "possessive", "describe_action"]
