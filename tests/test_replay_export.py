@@ -156,7 +156,7 @@ def test_captions_burn_the_turns_dice_and_events(recorded, tmp_path):
 
     _, replay, assets = recorded
     w, h = 320, 180
-    kw = dict(width=w, height=h, fps=15, turn=1, shadows=False)
+    kw = dict(width=w, height=h, fps=15, turn=2, shadows=False)
     plain = export_replay(replay, tmp_path / "plain.mp4", assets, captions=False, **kw)
     told = export_replay(replay, tmp_path / "told.mp4", assets, **kw)
     a, b = _read_mp4(plain.path), _read_mp4(told.path)
@@ -166,17 +166,17 @@ def test_captions_burn_the_turns_dice_and_events(recorded, tmp_path):
     # between them is the same picture
     assert diff[:8, :60].mean() > 20 and diff[-12:, :].mean() > 20
     assert diff[h // 3: h // 2, w // 3: 2 * w // 3].mean() < 3
-    # what the captions say at the end of the turn: its dice (as rolled) and its Damage
+    # what the captions say at the end of turn 2 (the Marked crate arrives then, 13.2): its dice (as rolled) and its Damage
     pb = ReplayPlayback(replay)
     pb.seek(told.last_frame)
-    header, dice, story = caption_text(pb.events(), 1)
-    rolls = [e for e in pb.events() if e["type"] == "roll" and e["turn"] == 1]
-    assert header.startswith("Turn 1") and rolls
+    header, dice, story = caption_text(pb.events(), 2)
+    rolls = [e for e in pb.events() if e["type"] == "roll" and e["turn"] == 2]
+    assert header.startswith("Turn 2") and rolls
     assert " ".join(dice).count("d6") >= 1
     assert all(f"d{r['sides']}: " in " ".join(dice) for r in rolls)
     assert any("Collision Damage" in s for s in story)
     assert not any(s.startswith("Turn") for s in story)
-    _, lines = CaptionPainter(1280, 720).layout(pb.events(), 1)
+    _, lines = CaptionPainter(1280, 720).layout(pb.events(), 2)
     assert lines and any(t.startswith("Dice:") for t, _ in lines)
     assert any("Collision Damage" in t and "against Armor" in t for t, _ in lines)
 
@@ -186,7 +186,7 @@ def test_each_camera_gives_different_frames(recorded, tmp_path):
     got = {}
     for cam in ("fixed", "follow", "orbit"):
         res = export_replay(replay, tmp_path / f"{cam}.mp4", assets, width=W, height=H, fps=10,
-                            turn=1, camera=cam, captions=False, shadows=False)
+                            turn=2, camera=cam, captions=False, shadows=False)
         got[cam] = _read_mp4(res.path)
         assert got[cam].shape == (res.frames, H, W, 3)
     n = min(len(f) for f in got.values())
@@ -208,7 +208,7 @@ def test_camera_paths(recorded):
     _, replay, assets = recorded
     pb = ReplayPlayback(replay)
     drawing = ReplayDrawing.for_replay(replay, assets)
-    lo, hi = pb.index.turn_range(1)
+    lo, hi = pb.index.turn_range(2)
     frames = list(range(lo, hi + 1))
     fixed = clip_cameras(drawing, pb, frames, 16 / 9, "fixed", fps=10)
     assert all(c is fixed[0] for c in fixed)
@@ -219,8 +219,8 @@ def test_camera_paths(recorded):
                                for c in orbit]))
     assert np.allclose(np.diff(az), ORBIT_DEG_PER_S / 10)
     # following the crate's fall: the camera's target goes down with it
-    follow = clip_cameras(drawing, pb, frames, 16 / 9, "follow", fps=10, focus=("crate",))
-    crate_z = [pb.replay.poses_at(f)["crate"][0][2] for f in frames]
+    follow = clip_cameras(drawing, pb, frames, 16 / 9, "follow", fps=10, focus=("crate_supply1",))
+    crate_z = [pb.replay.poses_at(f)["crate_supply1"][0][2] for f in frames]
     assert crate_z[0] - crate_z[-1] > 1.0
     assert follow[0].target[2] - follow[-1].target[2] > 0.5
     with pytest.raises(ReplayError, match="--camera 'pan'"):

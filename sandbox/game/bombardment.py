@@ -31,6 +31,7 @@ is the attacking player's) it shrinks by 1", and it is gone at 0".
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -80,7 +81,9 @@ class Order:
     keys: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        """A copy that later changes of the order (its bodies, its status) leave alone: the
+        event logged when it is called keeps what it was then."""
+        return copy.deepcopy(self.__dict__)
 
 
 class Bombardment(System):
