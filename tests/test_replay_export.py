@@ -166,7 +166,8 @@ def test_captions_burn_the_turns_dice_and_events(recorded, tmp_path):
     # between them is the same picture
     assert diff[:8, :60].mean() > 20 and diff[-12:, :].mean() > 20
     assert diff[h // 3: h // 2, w // 3: 2 * w // 3].mean() < 3
-    # what the captions say at the end of turn 2 (the Marked crate arrives then, 13.2): its dice (as rolled) and its Damage
+    # what the captions say at the end of turn 2 (the Marked crate arrives then, 13.2): its
+    # dice (as rolled) and its Damage
     pb = ReplayPlayback(replay)
     pb.seek(told.last_frame)
     header, dice, story = caption_text(pb.events(), 2)
