@@ -25,3 +25,39 @@ def move_pointer(app, x: int, y: int, *, frames: int = 2, max_frames: int = 200)
             if abs(m.x - want[0]) <= tol and abs(m.y - want[1]) <= tol:
                 break
     app.step(frames)
+
+
+def screen_px(app, xy) -> tuple[int, int]:
+    """The window pixel of a point ``xy`` in [-1, 1] (Panda3D's render2d, y up)."""
+    w, h = app.base.win.get_x_size(), app.base.win.get_y_size()
+    return int(round((xy[0] + 1) / 2 * w)), int(round((1 - xy[1]) / 2 * h))
+
+
+def point_at(app, world, frames: int = 2):
+    """Put the pointer over the table point ``world`` (x, y, z inches); returns its screen
+    position in [-1, 1]."""
+    xy = app.world_to_screen(world)
+    assert xy is not None, f"{world} is not in view"
+    move_pointer(app, *screen_px(app, xy), frames=frames)
+    return xy
+
+
+def click(app, world) -> None:
+    """A left click on the table point ``world``, through Panda3D's mouse events."""
+    point_at(app, world)
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    app.base.messenger.send("mouse1-up")
+    app.step(2)
+
+
+def click_body(app, key: str) -> None:
+    """A left click on the centre of body ``key``'s bounds."""
+    lo, hi = app.session.bounds(key)
+    click(app, (lo + hi) / 2)
+
+
+def key(app, name: str) -> None:
+    """A key press, as Panda3D's keyboard sends it (``"g"``, ``"shift-d"``, ``"f6"``)."""
+    app.base.messenger.send(name)
+    app.step(1)

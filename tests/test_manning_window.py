@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import REPO
+from pointer import click_body
+from pointer import key as press
 
 pytestmark = pytest.mark.window
 W, H = 800, 600
@@ -24,26 +26,13 @@ def app(window_display, tmp_path_factory, ldrawdir):
     a.destroy()
 
 
-def _px(xy):
-    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
-
-
 def click(app, key_):
-    lo, hi = app.session.bounds(key_)
-    xy = app.world_to_screen((lo + hi) / 2)
-    assert xy is not None, f"{key_} is not in view"
-    app.base.win.movePointer(0, *_px(xy))
-    app.step(2)
-    app.base.messenger.send("mouse1")
-    app.step(1)
-    app.base.messenger.send("mouse1-up")
-    app.step(2)
+    click_body(app, key_)
     app.wait_idle()
 
 
 def key(app, name):
-    app.base.messenger.send(name)
-    app.step(1)
+    press(app, name)
     app.wait_idle()
 
 

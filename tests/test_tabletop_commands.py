@@ -8,34 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import REPO
-from pointer import move_pointer
+from pointer import click, key, move_pointer, point_at, screen_px
 
 pytestmark = pytest.mark.window
 W, H = 800, 600
 
 
-def _px(xy):
-    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
 
 
-def point_at(app, world):
-    xy = app.world_to_screen(world)
-    assert xy is not None, f"{world} is not in view"
-    move_pointer(app, *_px(xy), frames=2)
-    return xy
-
-
-def click(app, world):
-    point_at(app, world)
-    app.base.messenger.send("mouse1")
-    app.step(1)
-    app.base.messenger.send("mouse1-up")
-    app.step(2)
-
-
-def key(app, name):
-    app.base.messenger.send(name)
-    app.step(1)
 
 
 def centre(app, key_):
@@ -61,7 +41,7 @@ def drag_unit(app, unit, to, steps=6, during=None):
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
-        move_pointer(app, *_px((x, y)), frames=1)
+        move_pointer(app, *screen_px(app, (x, y)), frames=1)
     if during is not None:
         app.step(1)
         during()

@@ -11,34 +11,14 @@ import numpy as np
 import pytest
 from conftest import REPO
 from imaging import assert_matches_golden
+from pointer import click, key, move_pointer, point_at, screen_px
 
 pytestmark = pytest.mark.window
 W, H = 800, 600
 
 
-def _px(xy):
-    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
 
 
-def point_at(app, world):
-    xy = app.world_to_screen(world)
-    assert xy is not None, f"{world} is not in view"
-    app.base.win.movePointer(0, *_px(xy))
-    app.step(2)
-    return xy
-
-
-def click(app, world):
-    point_at(app, world)
-    app.base.messenger.send("mouse1")
-    app.step(1)
-    app.base.messenger.send("mouse1-up")
-    app.step(2)
-
-
-def key(app, name):
-    app.base.messenger.send(name)
-    app.step(1)
 
 
 def type_text(app, text):
@@ -227,7 +207,7 @@ def test_named_save_slots_and_the_load_dialog(app):
     app.screenshot(app.out / "slots_dialog.png")
     button = dlg.buttons[dlg.files.index(slot)]
     b = button.get_pos(app.base.render2d)
-    app.base.win.movePointer(0, *_px((b[0], b[2] + 0.01)))
+    move_pointer(app, *screen_px(app, (b[0], b[2] + 0.01)), frames=0)
     app.step(2)
     dev = app.base.win.get_input_device(0)
     dev.button_down(MouseButton.one())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import REPO
+from pointer import click_body, key
 
 pytestmark = pytest.mark.window
 W, H = 800, 600
@@ -26,21 +27,6 @@ def app(window_display, tmp_path_factory):
     a.destroy()
 
 
-def _click(app, key):
-    lo, hi = app.session.bounds(key)
-    sx, sy = app.world_to_screen((lo + hi) / 2)
-    app.base.win.movePointer(0, int((sx + 1) / 2 * app.base.win.get_x_size()),
-                             int((1 - sy) / 2 * app.base.win.get_y_size()))
-    app.step(1)
-    app.base.messenger.send("mouse1")
-    app.step(1)
-    app.base.messenger.send("mouse1-up")
-    app.step(2)
-
-
-def _key(app, name):
-    app.base.messenger.send(name)
-    app.step(1)
 
 
 def test_f10_swaps_two_garrison_guards_by_clicks(app):
@@ -51,9 +37,9 @@ def test_f10_swaps_two_garrison_guards_by_clicks(app):
     app.step(3)
     a0, b0 = s.footprint_centre("guard1"), s.footprint_centre("guard3")
     app.select("guard1")
-    _key(app, "f10")
+    key(app, "f10")
     assert app.input.mode == "pick" and "Swap" in app.flashline.getText()
-    _click(app, "guard3")
+    click_body(app, "guard3")
     app.wait_idle(60)
     assert s.actions and s.actions[-1].type == "swap"
     assert np.allclose(s.footprint_centre("guard1"), b0, atol=0.15)
@@ -63,12 +49,12 @@ def test_f10_swaps_two_garrison_guards_by_clicks(app):
 def test_v_then_tab_shows_the_missile_variant_dice(app):
     """8.4: V (missile strike), ] twice for XSize 3, Tab to Phased: the flash and the HUD name
     the dice it will roll, 1d12 Phased + 1d10 Exp (the odd d10 kept)."""
-    _key(app, "v")
+    key(app, "v")
     assert app.input.mode == "strike"
-    _key(app, "]")
-    _key(app, "]")
+    key(app, "]")
+    key(app, "]")
     for _ in range(4):  # explosive -> incendiary -> armor_piercing -> concussion -> phased
-        _key(app, "tab")
+        key(app, "tab")
     assert app.input.strike_variant == "phased"
     assert "1d12 Phased + 1d10 Exp" in app.flashline.getText()
-    _key(app, "escape")
+    key(app, "escape")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pointer import move_pointer
+from pointer import click, key, move_pointer, point_at, screen_px
 
 pytestmark = pytest.mark.window
 REPO = Path(__file__).resolve().parents[1]
@@ -31,22 +31,7 @@ def app(window_display, tmp_path_factory):
     a.destroy()
 
 
-def _px(app, xy):
-    return int(round((xy[0] + 1) / 2 * W)), int(round((1 - xy[1]) / 2 * H))
 
-
-def point_at(app, world):
-    xy = app.world_to_screen(world)
-    move_pointer(app, *_px(app, xy), frames=2)
-    return xy
-
-
-def click(app, world):
-    point_at(app, world)
-    app.base.messenger.send("mouse1")
-    app.step(1)
-    app.base.messenger.send("mouse1-up")
-    app.step(2)
 
 
 def drag(app, world_from, world_to, steps=6):
@@ -57,7 +42,7 @@ def drag(app, world_from, world_to, steps=6):
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
-        move_pointer(app, *_px(app, (x, y)), frames=1)
+        move_pointer(app, *screen_px(app, (x, y)), frames=1)
     shot = app.frame_array()
     app.base.messenger.send("mouse1-up")
     app.step(1)
@@ -68,10 +53,6 @@ def centre(app, key):
     lo, hi = app.session.bounds(key)
     return (lo + hi) / 2
 
-
-def key(app, name):
-    app.base.messenger.send(name)
-    app.step(1)
 
 
 def test_window_opens_and_draws_the_table(app):
@@ -190,7 +171,7 @@ def test_esc_cancels_a_drag_enemy_drag_is_explained_and_quit_keys(app):
     app.base.messenger.send("mouse1")
     app.step(1)
     b = app.world_to_screen(start + np.array([1.5, 0.0, 0.0]))
-    move_pointer(app, *_px(app, b), frames=2)
+    move_pointer(app, *screen_px(app, b), frames=2)
     assert app.input.drag_unit is not None
     key(app, "escape")
     app.base.messenger.send("mouse1-up")

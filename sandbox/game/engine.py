@@ -157,6 +157,11 @@ class Game:
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
+        #: True after a snapshot was restored: the table is exactly as before the undone
+        #: action, but Bullet's broadphase and contact caches are not part of a snapshot, so
+        #: physics stepped on from there could drift from a re-simulation of the log (measured:
+        #: 0.25" on trap_corridor). The next action first rebuilds from the log (exact).
+        self._resync = False
         #: Undo snapshots this game keeps (:data:`UNDO_SNAPSHOTS`; 0: none, every undo
         #: rebuilds: a scripted run that is never undone sets it to save their cost).
         self.undo_snapshots = UNDO_SNAPSHOTS
@@ -172,6 +177,7 @@ class Game:
         if self.world is not None:
             self.world.close()
         self._snapshots = {}  # their pybullet states went with the world
+        self._resync = False
         spec = self.spec
         self.dice = Dice(self.seed, forced=spec.forced_dice if self.forced_dice else None)
         self.world = PhysicsWorld()
@@ -774,6 +780,8 @@ class Game:
             raise RulesError(reason)
         if action.turn != self.turn:
             action = action.model_copy(update={"turn": self.turn})
+        if self._resync:  # physics goes on from here: as a re-simulation of the log makes it
+            self._rebuild(list(self.actions))
         n = len(self.events)
         n_rolls = len(self.dice.records())
         index = len(self.actions)
@@ -1039,6 +1047,7 @@ class Game:
         del self.events[snap.n_events:]
         self.recorder.rewind(snap.recording)
         self._touched = False
+        self._resync = True
         self.generation += 1  # views rebuild their nodes (bodies came and went)
         return True
 
@@ -1050,7 +1059,11 @@ class Game:
         older than the last :data:`UNDO_SNAPSHOTS`) or the world cannot go back (the action
         removed a body: a broken creation, an exploded Payload), is rebuilt from the scene,
         seed and the log less its last action. ``replay --verify`` and loading a save still
-        re-simulate the whole log.
+        re-simulate the whole log. After a snapshot, the table is exactly as before the action
+        (same state hash), but Bullet's broadphase tree and contact caches are not in a
+        pybullet ``saveState``: the next action first rebuilds the game from the log, so play
+        goes on exactly as a re-simulation (a save, a replay, a network peer) makes it. Undo
+        itself is instant; the rebuild's cost comes with the next action.
 
         Raises
         ------
