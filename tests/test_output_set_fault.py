@@ -95,3 +95,17 @@ def test_sigkill_at_ten_moments_leaves_old_or_new_set(tmp_path, ldrawdir):
         loadable(out)
         outcomes.append("new" if now == new else "old")
     assert "old" in outcomes  # the early kills, at least, hit the run before it wrote
+
+
+def test_a_run_without_a_picture_takes_the_old_picture_away(tmp_path):
+    """`sandbox run` into a folder, then again with --no-png: the folder holds the second
+    run's set, not the first run's picture beside the second run's log (one set)."""
+    from sandbox.app.outputs import write_output_set
+
+    out = tmp_path / "out"
+    (out / "notes.txt").parent.mkdir()
+    (out / "notes.txt").write_text("mine")  # a file of the user's stays
+    write_output_set(out, {"events.jsonl": b"1", "s.replay": b"1", "s.png": b"png1"})
+    write_output_set(out, {"events.jsonl": b"2", "s.replay": b"2"}, drop={"s.png"})
+    assert sorted(p.name for p in out.iterdir()) == ["events.jsonl", "notes.txt", "s.replay"]
+    assert (out / "events.jsonl").read_bytes() == b"2"

@@ -159,3 +159,23 @@ def test_the_castle_archer_carries_his_bow():
     with open_game(REPO / "scenes" / "big_drop_kings_castle.toml") as g:
         card = "\n".join(g.skirmish.stat_card("guard"))
         assert "Bow" in card and "no weapons" not in card
+
+
+def test_a_unit_destroyed_as_a_turn_begins_falls_at_once():
+    """A Bombardment lands at the beginning of the caller's turn (BrikWars 13.2): a unit it
+    destroys falls over then, before the player acts, not at the end of that turn. The default
+    scene's crate with Collision Damage forced to 6 against Private Reale's Armor 4."""
+    from sandbox.game.scene import load_scene
+
+    spec, base = load_scene(REPO / "scenes" / "big_drop_guard_tower.toml")
+    spec = spec.model_copy(update={"forced_dice": {"collision": [6] * 40}})
+    with Game(spec, base, forced_dice=True) as g:
+        lo, hi = g.world.aabb("guard")
+        standing = float(hi[2] - lo[2])
+        g.advance_to(1, "Black Falcons")
+        g.apply(spec.actions[0])
+        g.advance_to(2, "Black Falcons")  # the crate falls as the Falcons' turn 2 begins
+        assert g.bodies["guard"].damage.destroyed
+        assert any(e["type"] == "topple" and e["body"] == "guard" for e in g.events)
+        lo, hi = g.world.aabb("guard")
+        assert float(hi[2] - lo[2]) < 0.6 * standing

@@ -508,3 +508,13 @@ def test_odds_actions_file_that_is_a_fifo_is_refused_unread(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(SceneError, match="--actions"):
         load_actions(fifo)  # would block forever if it were opened
+
+
+@pytest.mark.parametrize("model", ["../../etc/passwd", "/dev/zero", "notes.txt"])
+def test_a_scene_model_that_is_not_an_ldraw_file_name_is_refused_unopened(tmp_path, model):
+    """A scene naming a system file or a device as a model is refused by its name, before
+    anything is read: one line naming the entry."""
+    from sandbox.game.assets import resolve_model_path
+
+    with pytest.raises(SceneError, match=r"units\[spy\]\.model: .* is not an LDraw file name"):
+        resolve_model_path(model, tmp_path, None, "units[spy]")

@@ -168,7 +168,9 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
         fails = check_expectations(game)
     finally:
         game.close()
-    paths = write_output_set(out, files)  # one set: a failed or killed run leaves the old one
+    # one set: a failed or killed run leaves the old one; a run without a picture takes an
+    # old picture away with the old set
+    paths = write_output_set(out, files, drop={f"{slug}.png"} - set(files))
     return RunResult(game, out, paths["events.jsonl"], paths[f"{slug}.replay"],
                      paths.get(f"{slug}.png"), fails)
 

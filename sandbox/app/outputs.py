@@ -123,8 +123,11 @@ def _write_file(path: Path, data: bytes) -> None:
         os.fsync(fh.fileno())
 
 
-def write_output_set(out: str | Path, files: dict[str, bytes]) -> dict[str, Path]:
+def write_output_set(out: str | Path, files: dict[str, bytes],
+                     drop: frozenset[str] | set[str] = frozenset()) -> dict[str, Path]:
     """Write ``files`` (name → bytes) into folder ``out`` as one set (see the module text).
+    ``drop``: names of the set this run does not make (a picture with ``--no-png``): an old
+    one goes with the old set instead of standing beside the new files.
 
     Returns
     -------
@@ -149,7 +152,7 @@ def write_output_set(out: str | Path, files: dict[str, bytes]) -> dict[str, Path
                 stage = None
         if stage is not None:
             for entry in os.scandir(out):  # the folder's other files come along, unchanged
-                if entry.name not in files:
+                if entry.name not in files and entry.name not in drop:
                     try:
                         os.link(entry.path, stage / entry.name)
                     except OSError:
@@ -166,6 +169,9 @@ def write_output_set(out: str | Path, files: dict[str, bytes]) -> dict[str, Path
             stage = None
         for name, data in files.items():  # fallback: each file atomic on its own
             atomic_write_bytes(paths[name], data)
+        for name in drop:
+            if name not in files:
+                (out / name).unlink(missing_ok=True)
         return paths
     except OSError as exc:
         if stage is not None:

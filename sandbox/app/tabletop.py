@@ -192,7 +192,7 @@ class InputLayer:
             "T: top view   F: focus   "
             "right-drag/arrows: orbit   shift+right-drag: pan   wheel: zoom   H: hide help\n"
             + COMMAND_HELP + "\n"
-            "Q (or Esc with nothing to cancel): quit")
+            "Q: quit")
 
     def __init__(self, app: "TabletopApp"):
         self.app = app
@@ -720,8 +720,8 @@ class InputLayer:
                 app.flash("Log search cleared")
             elif app.selected is not None:
                 app.select(None)
-            else:
-                app.quit()
+            else:  # nothing left to cancel: Esc never quits (a second Esc too many would)
+                app.flash("Nothing to cancel (Q quits)")
         elif n == "q":
             app.quit()
         elif n in ("arrow_left", "arrow_right"):
@@ -1017,7 +1017,7 @@ class TabletopApp:
         self._flash_text = ""
         self._flash_until = 0.0
         self.flash_kind = "info"
-        #: Called by Q / Esc (with nothing to cancel); the default ends :meth:`run`.
+        #: Called by Q; the default ends :meth:`run`.
         self.on_quit: Callable[[], None] = self.base.taskMgr.stop
         self.quit_requested = False
         self._shots = 0
@@ -1246,6 +1246,9 @@ class TabletopApp:
                             bg=(0, 0, 0, 0.6))
         self.flashline = text((0, -0.26), 0.05, TextNode.ACenter, FLASH_COLOURS["error"],
                               b.a2dTopCenter)
+        # wrapped to the middle of the window (about 1.4 units wide): a long refusal must not
+        # run over the stat card on the left or off the window's edges
+        self.flashline.setWordwrap(28)
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
         self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
@@ -1411,7 +1414,7 @@ class TabletopApp:
         return self.save_path.with_name(stem + ".autosave.json")
 
     def quit(self) -> None:
-        """Q, or Esc with nothing to cancel: close the window (the interactive loop ends).
+        """Q: close the window (the interactive loop ends).
         With unsaved play, the game is autosaved and the first press asks; a second quits."""
         n = self.unsaved
         if n and not self.busy:
@@ -2138,10 +2141,12 @@ class TabletopApp:
                 markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k,
                                            colour=(1.0, 0.55, 0.1, 0.8),
                                            width=0.1))
-            label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"  (Enter to call)'
+            label = f'The Big Drop: {inp.drop_bricks}d10 Explosive from {h:g}"'
             shown = inp.previewed_action()
+            refused = shown is None
             if shown is not None:
                 preview_lines = s.bombardment.preview(shown)
+                refused = bool(s.bombardment.call_refusal(shown))
                 if shown.marked_by is not None and shown.marked_by in s.world.bodies:
                     ok = not s.bombardment.mark_refusal(shown)
                     markers.append(Marker.line(s.eye(shown.marked_by),  # the Scout's Mark (F.3)
@@ -2153,6 +2158,8 @@ class TabletopApp:
                     inp.cmd.marker(p)
                 except CommandRefused as exc:
                     preview_lines = [str(exc)]
+            # the label invites Enter only when the call would be played (13.2)
+            label += "  (refused: see the panel)" if refused else "  (Enter to call)"
             label_at = np.array([p[0], p[1], max(p[2], 0.0) + h + 0.5])
         if self.odds_lines and self.odds_action is not None:
             shown = inp.previewed_action()

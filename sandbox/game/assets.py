@@ -305,15 +305,25 @@ def build_part_asset(part: str, colour: int, ldrawdir=None, name: str | None = N
     return _asset_from_model(model, name or f"part {part}")
 
 
+#: File name endings of LDraw files a scene may name as a model (LDraw spec: parts and
+#: models ``.dat``/``.ldr``, multi-part documents ``.mpd``; LDraw's ``.l3b`` is ``.ldr``).
+MODEL_SUFFIXES = (".ldr", ".mpd", ".dat", ".l3b")
+
+
 def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path:
     """Find a scene's model file: relative to the scene's folder first, then to the LDraw
     library (``LDRAWDIR``), whose ``models/`` folder holds user models by LDraw convention.
+    Only LDraw file names (:data:`MODEL_SUFFIXES`) are opened: a scene naming
+    ``/etc/passwd`` or a device is refused before anything is read.
 
     Raises
     ------
     SceneError
         Naming the entry and every place looked in.
     """
+    if Path(model).suffix.lower() not in MODEL_SUFFIXES:
+        raise SceneError(f"{where}.model: {model!r} is not an LDraw file name (one of "
+                         f"{', '.join(MODEL_SUFFIXES)}); refused (not opened)")
     tried = [base_dir / model]
     lib = library_dir(ldrawdir)
     if lib is not None:
@@ -323,7 +333,9 @@ def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path
             return p
     for p in tried:
         if p.exists() and not p.is_file():
-            raise SceneError(f"{where}.model: {str(p)!r} is a folder, not an LDraw file")
+            raise SceneError(f"{where}.model: {str(p)!r} is "
+                             + ("a folder" if p.is_dir() else "not a regular file")
+                             + ", not an LDraw file")
     hint = "" if lib is not None else "; set LDRAWDIR to an LDraw library for library models"
     folders = list(dict.fromkeys(str(t.parent) for t in tried))
     raise SceneError(f"{where}.model: no such file {model!r} (looked in "

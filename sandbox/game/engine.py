@@ -88,6 +88,8 @@ OVERLAP_WARN_IN: float = 0.02
 TOPPLE_SPIN: float = 1.2
 #: A destroyed unit tilted less than 45 degrees from how it stood still stands (cosine).
 TOPPLE_UPRIGHT_COS: float = 0.7071
+#: Pushes a destroyed unit gets to fall over, each twice the last (:meth:`Game.settle`).
+TOPPLE_TRIES: int = 3
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 #: Undo snapshots kept: the state before each of the last this many actions (older actions are
@@ -393,9 +395,16 @@ class Game:
         """
         self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
                                    on_step=self._on_step_quiet if quiet else self._on_step)
-        if not quiet and self.topple_destroyed():
+        for attempt in range(0 if quiet else TOPPLE_TRIES):
+            # a unit still standing after a push (caught by a merlon, leaning on a wall) is
+            # pushed again, twice as hard
+            pushed = self.topple_destroyed(spin=2.0 ** attempt)
+            if not pushed:
+                break
             self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
                                        on_step=self._on_step)
+            self._to_topple += [k for k in pushed if k in self.world.bodies and self.upright(k)]
+        self._to_topple = [] if not quiet else self._to_topple
         if log_rest:
             self.log("rest", f"Everything is at rest at {self.world.time:.2f} s")
 
@@ -510,14 +519,21 @@ class Game:
         for s in self.systems:
             s.on_damage(victim, damage)
 
-    def topple_destroyed(self) -> bool:
+    def topple_destroyed(self, spin: float = 1.0) -> list[str]:
         """Every unit destroyed since physics last rested that still stands falls over
-        (:meth:`topple`); True when one did (the caller steps physics until rest again).
-        Called by :meth:`settle` and at the end of each player's turn."""
+        (:meth:`topple`, its spin times ``spin``); returns those that were pushed (the caller
+        steps physics until rest again). Called by :meth:`settle` and at the end of each
+        player's turn."""
         keys, self._to_topple = self._to_topple, []
-        return sum(self.topple(k) for k in keys) > 0
+        return [k for k in keys if self.topple(k, spin)]
 
-    def topple(self, key: str) -> bool:
+    def upright(self, key: str) -> bool:
+        """Whether body ``key`` stands as it was placed (tilted less than 45°)."""
+        _, quat = self.world.pose(key)
+        up = _rotate(np.asarray(quat, float), self._up_in_body.get(key, np.array([0, 0, 1.0])))
+        return bool(up[2] >= TOPPLE_UPRIGHT_COS)
+
+    def topple(self, key: str, spin: float = 1.0) -> bool:
         """A destroyed unit falls over (it does not stay standing): physics spins it about the
         edge of its base, so the body itself comes to lie on the table (or whatever is under
         it). It falls along the body's most horizontal axis (its own frame, so the same body
@@ -540,7 +556,7 @@ class Game:
         n = float(np.linalg.norm(d))
         d = d / n if n > 1e-6 else np.array([1.0, 0.0, 0.0])
         axis = np.cross([0.0, 0.0, 1.0], d)  # turning about it tips the top towards d
-        omega = axis * TOPPLE_SPIN * float(np.sqrt(self.world.gravity / max(height, 0.2)))
+        omega = axis * TOPPLE_SPIN * spin * float(np.sqrt(self.world.gravity / max(height, 0.2)))
         pivot = np.array([pos[0] - d[0] * 0.1, pos[1] - d[1] * 0.1, float(lo[2])])
         lin, _ = self.world.velocity(key)
         v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
@@ -830,6 +846,8 @@ class Game:
             return
         for s in self.systems:
             s.start_of_player_turn(self.turn, self.current_player)
+        if self._to_topple:  # destroyed as the turn began (a Bombardment arriving, Fire)
+            self.settle()
 
     def _sits_out(self, index: int) -> str:
         """Why player ``index`` sits this turn out ("" when they play; never every player)."""
