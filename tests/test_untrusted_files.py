@@ -411,14 +411,23 @@ def test_references_outside_the_folder_are_refused_unopened(ldrawdir, monkeypatc
     assert not [p for p in opened if "outside" in p or "hostname" in p]
 
 
-def test_a_non_ldraw_model_is_not_quoted(tmp_path, ldrawdir):
-    text = scene_text('[[creations]]\nid = "s"\nmodel = "' + str(CORPUS / "secret.txt")
+@pytest.mark.parametrize("name", [None, "secret.ldr"])
+def test_a_non_ldraw_model_is_not_quoted(tmp_path, ldrawdir, name):
+    """A text file named as a model: refused by its name, unopened; the same text in a file
+    named like an LDraw file is read and refused without quoting it."""
+    path = CORPUS / "secret.txt"
+    if name is not None:
+        path = tmp_path / name
+        path.write_bytes((CORPUS / "secret.txt").read_bytes())
+    text = scene_text('[[creations]]\nid = "s"\nmodel = "' + str(path)
                       + '"\nposition = [5.0, 5.0, 0.0]\n')
     spec, base = load_scene(write(tmp_path / "p.toml", text))
-    with pytest.raises(LDrawError) as err:
+    with pytest.raises((LDrawError, SceneError)) as err:
         Game(spec, base, ldrawdir=ldrawdir)
     assert "not an LDraw file" in str(err.value) and "SECRET" not in str(err.value)
     assert "root:x" not in str(err.value)
+    if name is None:
+        assert "refused (not opened)" in str(err.value)
 
 
 def test_an_edited_save_is_refused(tmp_path, ldrawdir):

@@ -88,6 +88,8 @@ PLAYBACK_FPS: float = 60.0
 DRAG_THRESHOLD: float = 0.01
 #: How many log events the panel shows at most (fewer when long lines wrap).
 LOG_LINES: int = 14
+#: Screen height (y in [-1, 1]) above which a label on the table would cover the turn banner.
+LABEL_TOP_Y: float = 0.62
 #: Seconds between two frames of the loading screen while the table's models are built.
 LOADING_EVERY_S: float = 0.25
 #: Share of the window's width the log column takes, beside (not over) the table.
@@ -1232,6 +1234,7 @@ class TabletopApp:
         # window shape clips them.
         self.banner = text((0, -0.1), 0.075, TextNode.ACenter, (1, 0.93, 0.6, 1), b.a2dTopCenter)
         self.card = text((0.04, -0.1), 0.045, TextNode.ALeft, parent=b.a2dTopLeft)
+        self.card.setWordwrap(24)  # a long name wraps before the turn banner (about 1.1 units)
         self.preview = text((-0.04, -0.1), 0.042, TextNode.ARight, (1, 0.95, 0.8, 1), b.a2dTopRight)
         self.logpanel = text((0.0, 0.0), 0.036, TextNode.ALeft, (0.92, 0.96, 1, 1),
                              b.a2dBottomRight)
@@ -1466,7 +1469,7 @@ class TabletopApp:
         shown = self.log_events(events[:limit])
         self.log_scroll = min(self.log_scroll, max(0, len(shown) - 1))
         end = len(shown) - self.log_scroll
-        shown = shown[max(0, end - LOG_LINES):end]
+        shown = shown[max(0, end - max(LOG_LINES, self._log_rows)):end]  # trimmed to fit below
         head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
                 + (f', search "{self.log_search}"' if self.log_search else "") + ")")
         lines = [self.log_text(e) for e in shown]
@@ -2170,6 +2173,13 @@ class TabletopApp:
             geometry.attach_marker(self.markers_np, marker)
         self.ruler_label.node().set_text(label)
         if label_at is not None:
+            # not over the turn banner and the Strategy pile line: a label that would show in
+            # the window's top band comes down towards the table
+            for _ in range(8):
+                xy = self.world_to_screen(label_at)
+                if xy is None or xy[1] < LABEL_TOP_Y or label_at[2] <= 0.3:
+                    break
+                label_at = np.array([label_at[0], label_at[1], max(0.3, label_at[2] * 0.6)])
             self.ruler_label.set_pos(LPoint3(*map(float, label_at)))
             self.ruler_label.set_scale(max(0.35, self.rig.distance * 0.018))
 
