@@ -249,3 +249,14 @@ def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
         app.load(home)
         app.wait_idle()
     assert "knight1" in app.session.bodies
+
+
+def test_f9_without_a_quick_save_says_so(app, tmp_path):
+    """F9 before any F5: "No quick save yet", not a missing-file error (a new player's trial)."""
+    kept = app.save_path
+    app.save_path = tmp_path / "none.save.json"
+    try:
+        key(app, "f9")
+        assert "No quick save yet" in app.flashline.getText() and app.flash_kind == "error"
+    finally:
+        app.save_path = kept

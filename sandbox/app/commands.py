@@ -57,7 +57,7 @@ from ..rules.explosives import Variant, explosive_dice
 
 #: One help line per group of command keys (the window's help panel).
 COMMAND_HELP = (
-    "Escapade: R relay  N Reinforcements  X Losing Battle  Z concede  C carry  "
+    "Escapade: R relay  N Reinforcements  X Losing Battle  Z concede  "
     "F10 swap  F11 ambush  drag off own edge: withdraw\n"
     "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
     "W reload  Y mark  Tab fire mode  , . turn 45°\n"

@@ -1496,7 +1496,11 @@ class TabletopApp:
                 extra += f", variant {self.input.strike_variant} (Tab)"
         if self.input.brig is not None:  # Brigandine: what this phase's gestures order
             extra += "   " + self.input.brig.prompt()
-        text = ((InputLayer.HELP + "\n" if self.show_help else "H: help   Q: quit\n")
+        help_text = InputLayer.HELP
+        if getattr(self.session, "escapade", None) is None:  # its keys only where it is played
+            help_text = "\n".join(line for line in help_text.split("\n")
+                                   if not line.startswith("Escapade:"))
+        text = ((help_text + "\n" if self.show_help else "H: help   Q: quit\n")
                 + f"[{mode}]{extra}")
         self.status.setText(text)
         self.status.setPos(-2 * self.aspect * LOG_COLUMN / 2,
@@ -1765,6 +1769,10 @@ class TabletopApp:
             return
         if self.net is not None:
             self.flash("Online: the server holds the game (its host restarts it from a save)")
+            return
+        if path is None and not self.save_path.is_file():
+            self.flash(f"No quick save yet ({shown_path(self.save_path)}): F5 saves one, "
+                       "F7 lists the saved games", error=True)
             return
         n = self.unsaved
         if n and path is None and not self._confirm(

@@ -482,9 +482,7 @@ class CloseCombat(System):
 
     def _acting(self, unit: str, player: str) -> str:
         g = self.game
-        if unit not in g.bodies:
-            return f"no body called {unit!r} on the table"
-        reason = g.system("skirmish").move_refusal(unit, player)
+        reason = g.system("skirmish").move_refusal(unit, player)  # names an unknown unit too
         if reason:
             return reason
         if unit in g.system("skirmish").turn_state.acted:

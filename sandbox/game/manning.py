@@ -386,9 +386,7 @@ class Manning(System):
 
     def crew_refusal(self, unit: str, player: str, what: str) -> str:
         g = self.game
-        if unit not in g.bodies:
-            return f"no body called {unit!r} on the table"
-        reason = g.system("skirmish").move_refusal(unit, player)
+        reason = g.system("skirmish").move_refusal(unit, player)  # names an unknown unit too
         if reason:
             return reason
         st = g.bodies[unit]

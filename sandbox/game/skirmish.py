@@ -298,9 +298,11 @@ class Skirmish(System):
 
     def move_refusal(self, key: str, player: str | None = None) -> str:
         """Why ``player`` (default: the current one) may not move or act with ``key`` now
-        ("" when they may)."""
+        ("" when they may; an unknown ``key`` is named as such)."""
         g = self.game
         player = g.current_player if player is None else player
+        if key not in g.bodies:
+            return f"no body called {key!r} on the table"
         st = g.body(key)
         if st.damage.destroyed or key not in g.world.bodies:
             return f"{st.name} is destroyed"
