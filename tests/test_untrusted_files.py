@@ -527,3 +527,21 @@ def test_a_scene_model_that_is_not_an_ldraw_file_name_is_refused_unopened(tmp_pa
 
     with pytest.raises(SceneError, match=r"units\[spy\]\.model: .* is not an LDraw file name"):
         resolve_model_path(model, tmp_path, None, "units[spy]")
+
+
+def test_scene_errors_are_one_line_naming_the_file_and_field(tmp_path, ldrawdir):
+    """A single problem is one line, ``file: field: what (got value)``, whether it is found
+    while reading the file or while its table is built (a missing model)."""
+    from sandbox.game.engine import open_game
+
+    bad = write(tmp_path / "w.toml", scene_text().replace("width = 20.0", "width = -20.0"))
+    with pytest.raises(SceneError) as err:
+        load_scene(bad)
+    assert str(err.value) == (f"{bad}: battlefield.width: Input should be greater than 0 "
+                              "(got -20.0)")
+    gone = write(tmp_path / "m.toml", scene_text(
+        '[[creations]]\nid = "c"\nmodel = "nope.ldr"\n'))
+    with pytest.raises(SceneError) as err:
+        open_game(gone, ldrawdir=ldrawdir)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"{gone}: creations[c].model: no such file")

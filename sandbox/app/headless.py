@@ -16,7 +16,7 @@ import numpy as np
 from ..core.errors import ReplayError
 from ..game.engine import Game
 from ..game.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
-from ..game.scene import load_scene, scene_from_dict
+from ..game.scene import load_scene, naming_the_file, scene_from_dict
 from .outputs import check_output_dir, write_output_set
 
 
@@ -154,10 +154,12 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
     slug = _slug(Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
     check_output_dir(out)  # before the run: a bad folder is reported at once
-    game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
+    with naming_the_file(scene):
+        game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
     game.undo_snapshots = 0  # a scripted run is never undone
     try:
-        game.run()
+        with naming_the_file(scene):
+            game.run()
         text = "".join(json.dumps(ev, sort_keys=True, allow_nan=False) + "\n"
                        for ev in game.events)
         rp = game.replay()

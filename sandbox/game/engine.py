@@ -61,7 +61,14 @@ from .manning import Manning
 from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
 from .projectiles import FlightControl
 from .replay import Recorder, Replay, atomic_write_bytes
-from .scene import SceneSpec, load_scene, parse_armor, scene_from_dict, scene_to_dict
+from .scene import (
+    SceneSpec,
+    load_scene,
+    naming_the_file,
+    parse_armor,
+    scene_from_dict,
+    scene_to_dict,
+)
 from .skirmish import Measurement, SightLine, Skirmish, SprintShort, describe_action, possessive
 from .table import (
     EYE_FRACTION,
@@ -1317,7 +1324,9 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     suffix = p.suffix.lower()
     if suffix == ".toml":
         spec, base = load_scene(p)
-        return Game(spec, base, ldrawdir, seed=seed, on_event=on_event, forced_dice=forced_dice)
+        with naming_the_file(p):
+            return Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
+                        forced_dice=forced_dice)
     expected = "expected a scene (.toml) or a saved game (.save.json)"
     if suffix == ".replay":
         raise SceneError(f"{p} is a replay, not a game to play ({expected}): watch it with "

@@ -17,6 +17,7 @@ the file, each offending field (``creations[0].stats.armor``) and the value foun
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import tomllib
@@ -350,7 +351,9 @@ class SceneSpec(_Strict):
 
 
 def _format_errors(err: ValidationError, source: str) -> str:
-    lines = [f"{source}: invalid scene ({err.error_count()} problem(s))"]
+    """One line for one problem (``file: field: what (got value)``), else a header line and
+    one line a problem."""
+    found = []
     for e in err.errors():
         loc = ""
         for part in e["loc"]:
@@ -359,9 +362,26 @@ def _format_errors(err: ValidationError, source: str) -> str:
         shown = repr(value)
         if len(shown) > 80:
             shown = shown[:77] + "..."
-        got = "" if not loc or shown in e["msg"] else f" (got {shown})"
-        lines.append(f"  {loc or '(scene)'}: {e['msg']}{got}")
-    return "\n".join(lines)
+        msg = e["msg"].removeprefix("Value error, ")
+        got = "" if not loc or shown in msg else f" (got {shown})"
+        found.append(f"{loc or '(scene)'}: {msg}{got}")
+    if len(found) == 1:
+        return f"{source}: {found[0]}"
+    return "\n".join([f"{source}: invalid scene ({len(found)} problems)"]
+                     + [f"  {line}" for line in found])
+
+
+@contextlib.contextmanager
+def naming_the_file(path: str | Path):
+    """Errors about a scene found while its table is built (a model file that is missing, an
+    id an action names) name the scene file, as errors found while reading it do."""
+    try:
+        yield
+    except SceneError as exc:
+        text = str(exc)
+        if str(path) in text:
+            raise
+        raise SceneError(f"{path}: {text}") from None
 
 
 #: Scene file format versions this build reads.
