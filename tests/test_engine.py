@@ -356,3 +356,19 @@ def test_an_exploding_payload_pushes_only_by_its_knockback():
         assert "falcon1" in game.world.bodies and not game.bodies["falcon1"].off_table
         moved = float(np.linalg.norm(game.footprint_centre("falcon1") - before))
         assert moved < 4.0  # 1" of KnockBack, then the fall and a tumble
+
+
+def test_a_shrinking_fire_field_loses_its_dice_beyond_its_size():
+    """F.1: a Field has at most one Hazard die an inch of Size; 8.4: an Explosion's Field
+    shrinks 1" at each of the attacker's turns. A 2-die Fire Field (4") keeps 2 dice down to
+    2", then 1 die at 1", then is gone (it once raised at 1": 2 dice in 1")."""
+    with sandbox.open_game(REPO / "scenes" / "skirmish.toml") as game:
+        game.apply({"type": "missile", "player": "Lion Knights", "point": [0.0, -6.0, 0.1],
+                    "xsize": 2, "hazard": "Fire", "hazard_dice": 2})
+        seen = []
+        for _ in range(8):
+            game.end_turn()
+            seen += [(f.entry.size, f.entry.dice) for f in game.hazards.fields.values()
+                     if f.entry.id == "blast-field1"]
+        assert ("1d4 Fire" in {d for s, d in seen if s == 1.0})
+        assert not any(f.entry.id == "blast-field1" for f in game.hazards.fields.values())

@@ -359,7 +359,13 @@ class Blasts(System):
             entry = FieldEntry(id=fid, name=f"{f.hazard} of an Explosion", hazard="smoke",
                                size=f.size_in, centre=centre)
         elif kind in self.EXPOSURE_DICE:
-            n = self._field_dice.get(i, 1)
+            # at most one Hazard die an inch of Size (F.1, as rules.hazards.Field.resized):
+            # a shrinking Field loses its dice beyond its Size, for good
+            n = min(self._field_dice.get(i, 1), math.floor(f.size_in + 1e-9))
+            if n < 1:
+                hazards.remove_field(fid, "its last Hazard die is gone (F.1)")
+                return
+            self._field_dice[i] = n
             entry = FieldEntry(id=fid, name=f"{f.hazard} of an Explosion", hazard="exposure",
                                size=f.size_in, centre=centre,
                                dice=f"{n}{self.EXPOSURE_DICE[kind]}")
