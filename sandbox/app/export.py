@@ -42,6 +42,7 @@ from ..core.errors import ReplayError
 from ..game.playback import ReplayPlayback
 from ..game.replay import Replay, new_file_mode
 from ..game.replay_index import ReplayIndex, bodies_present
+from ..render.orbit_camera import OrbitCamera
 from ..render.view import Camera
 
 #: File kinds an export can write, by suffix.
@@ -203,11 +204,9 @@ def clip_cameras(drawing, playback: ReplayPlayback, frames: list[int], aspect: f
     if mode == "orbit":
         out = []
         for i in range(len(frames)):
-            az = math.radians(azimuth + ORBIT_DEG_PER_S * i / fps)
-            el = math.radians(elevation)
-            d = np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az),
-                          math.sin(el)])
-            out.append(Camera(fixed.target + dist * d, fixed.target, fixed.fov_deg))
+            eye = OrbitCamera(target=fixed.target, distance=dist, elevation=elevation,
+                              azimuth=azimuth + ORBIT_DEG_PER_S * i / fps).eye()
+            out.append(Camera(eye, fixed.target, fixed.fov_deg))
         return out
     index = playback.index
     window = max(1, int(round(FOLLOW_WINDOW_S / max(playback.replay.frame_dt, 1e-9))))

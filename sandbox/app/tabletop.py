@@ -598,19 +598,11 @@ class InputLayer:
         """The action the current preview would play (an attack on the hovered target, a
         Launcher shot at the aim point, a Big Drop at the drop point), or None."""
         app = self.app
-        s = app.session
         if self.mode == "attack" and self.hover_target is not None and app.selected is not None \
                 and self.weapon is not None:
             return self.cmd.attack(app.selected, self.weapon, self.hover_target, self.fire_mode)
         if self.mode == "launch" and self.launcher is not None and self.launch_aim is not None:
-            pv = s.flight.launch_preview(self.launcher, self.launch_aim,
-                                         target_body=self.launch_body)
-            if not pv.allowed:
-                return None
-            return LaunchAction(type="launch", player=s.current_player, turn=s.turn,
-                                weapon=self.launcher, payload=list(pv.payload),
-                                target=tuple(round(float(v), 4) for v in pv.target),
-                                target_body=self.launch_body)
+            return self._launch_action()[0]
         if self.mode == "drop" and self.drop_point is not None:
             try:
                 return self._big_drop()
@@ -634,16 +626,23 @@ class InputLayer:
         app = self.app
         if self.launcher is None or self.launch_aim is None:
             return
-        s = app.session
+        action, reason = self._launch_action()
+        if action is None:
+            app.flash(reason, error=True)
+            return
+        app.submit(action)
+        self.set_mode("select")
+
+    def _launch_action(self) -> tuple[LaunchAction | None, str]:
+        """The Launcher shot at the aim point (8.4), or None and the preview's reason."""
+        s = self.app.session
         pv = s.flight.launch_preview(self.launcher, self.launch_aim, target_body=self.launch_body)
         if not pv.allowed:
-            app.flash(pv.reason, error=True)
-            return
-        app.submit(LaunchAction(type="launch", player=s.current_player, turn=s.turn,
-                                weapon=self.launcher, payload=list(pv.payload),
-                                target=tuple(round(float(v), 4) for v in pv.target),
-                                target_body=self.launch_body))
-        self.set_mode("select")
+            return None, pv.reason
+        return LaunchAction(type="launch", player=s.current_player, turn=s.turn,
+                            weapon=self.launcher, payload=list(pv.payload),
+                            target=tuple(round(float(v), 4) for v in pv.target),
+                            target_body=self.launch_body), ""
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -1433,6 +1432,25 @@ class TabletopApp:
         self.quit_requested = True
         self.on_quit()
 
+    def _update_log(self, events: list[dict]) -> None:
+        """The log panel: the newest of ``events`` the filter and search keep, wrapped whole."""
+        shown = self.log_events(events)
+        self.log_scroll = min(self.log_scroll, max(0, len(shown) - 1))
+        end = len(shown) - self.log_scroll
+        shown = shown[max(0, end - max(LOG_LINES, self._log_rows)):end]  # trimmed to fit below
+        head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
+                + (f', search "{self.log_search}"' if self.log_search else "") + ")")
+        lines = [self.log_text(e) for e in shown]
+        tn = self.logpanel.textNode
+        key = (head, tuple(lines))
+        if key != getattr(self, "_log_key", None):
+            self._log_key = key
+            while True:  # the newest lines that fit the column's height, wrapped whole
+                self.logpanel.setText("\n".join([head] + lines))
+                if tn.get_num_rows() <= self._log_rows or len(lines) <= 1:
+                    break
+                lines = lines[1:]
+
     def _update_hud(self, now: float) -> None:
         s = self.session
         busy = self.busy
@@ -1466,22 +1484,13 @@ class TabletopApp:
             limit = pb["n_events"]
             while limit < len(events) and events[limit]["time"] <= t + 1e-9:
                 limit += 1
-        shown = self.log_events(events[:limit])
-        self.log_scroll = min(self.log_scroll, max(0, len(shown) - 1))
-        end = len(shown) - self.log_scroll
-        shown = shown[max(0, end - max(LOG_LINES, self._log_rows)):end]  # trimmed to fit below
-        head = (f"Log ({self.log_filter}" + (f", {self.log_scroll} back" if self.log_scroll else "")
-                + (f', search "{self.log_search}"' if self.log_search else "") + ")")
-        lines = [self.log_text(e) for e in shown]
-        tn = self.logpanel.textNode
-        key = (head, tuple(lines))
-        if key != getattr(self, "_log_key", None):
-            self._log_key = key
-            while True:  # the newest lines that fit the column's height, wrapped whole
-                self.logpanel.setText("\n".join([head] + lines))
-                if tn.get_num_rows() <= self._log_rows or len(lines) <= 1:
-                    break
-                lines = lines[1:]
+        # the log panel is filtered and formatted again only when something it shows changed
+        # (not every frame: a long game's log is thousands of events)
+        inputs = (id(events), limit, id(events[limit - 1]) if limit else None, self.log_filter,
+                  self.log_search, self.log_scroll, self._log_rows, s.generation, len(s.bodies))
+        if inputs != getattr(self, "_log_inputs", None) or getattr(self, "_log_key", None) is None:
+            self._log_inputs = inputs
+            self._update_log(events[:limit])
         mode = self.input.mode
         extra = ""
         if self.input.sprint:

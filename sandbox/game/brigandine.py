@@ -30,6 +30,7 @@ from ..rules.brigandine_tables import load_tables
 from .actions import action_dict
 from .assets import build_part_asset
 from .games import GameKind, register_game
+from .measure import footprint_gap
 from .scene_brigandine import (
     BRIG_ACTIONS,
     BrigCharge,
@@ -170,14 +171,10 @@ class BrigandineCombat(System):
         return st.name if st is not None else key
 
     def _centre(self, key: str) -> np.ndarray:
-        lo, hi = self.game.bounds(key)
-        return (lo[:2] + hi[:2]) / 2.0
+        return self.game.footprint_centre(key)
 
     def _gap(self, a: str, b: str) -> float:
-        la, ha = self.game.bounds(a)
-        lb, hb = self.game.bounds(b)
-        d = np.maximum(0.0, np.maximum(la[:2] - hb[:2], lb[:2] - ha[:2]))
-        return float(np.linalg.norm(d))
+        return footprint_gap(*self.game.bounds(a), *self.game.bounds(b))
 
     def _init(self, player: str | None) -> int:
         return self.initiative.get(player or "", 0)

@@ -62,6 +62,7 @@ from ..rules.close_combat import (
 )
 from ..rules.weapons import WeaponProfile, WeaponType
 from .actions import Action
+from .skirmish import possessive
 from .table import System
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,7 +174,7 @@ class CloseCombat(System):
             return ""
         g = self.game
         return (f"{g.body(key).name} is held by {g.body(by).name}'s Grab (8.2) until "
-                f"{possessive_side(g.body(by).owner)} next turn")
+                f"{possessive(g.body(by).owner or 'nobody')} next turn")
 
     def parry_plan(self, attacker: str, target: str, incoming: WeaponProfile | None, *,
                    shove: bool = False, shove_size_in: float | None = None
@@ -492,8 +493,6 @@ class CloseCombat(System):
     def refusal(self, action) -> str:
         g = self.game
         if isinstance(action, ParryOrder):
-            if action.unit not in g.bodies:
-                return f"no body called {action.unit!r} on the table"
             reason = g.system("skirmish").move_refusal(action.unit, action.player)
             if reason:
                 return reason
@@ -661,9 +660,3 @@ class CloseCombat(System):
         self.holds[a.target] = a.unit
         g.log("grabbed", f"{tgt.name} is held by {g.body(a.unit).name} (8.2 Grab): it cannot "
               "move", body=a.target, grabber=a.unit)
-
-
-def possessive_side(owner: str | None) -> str:
-    """``"Red"`` → ``"Red's"`` (the grabber's side)."""
-    name = owner or "nobody"
-    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"

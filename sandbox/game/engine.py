@@ -553,8 +553,7 @@ class Game:
         lo, hi = self.world.aabb(key)
         height = float(hi[2] - lo[2])
         pos, quat = self.world.pose(key)
-        up = _rotate(np.asarray(quat, float), self._up_in_body.get(key, np.array([0, 0, 1.0])))
-        if up[2] < TOPPLE_UPRIGHT_COS:
+        if not self.upright(key):
             return False  # already lying (thrown by a blast): nothing to topple
         x, y, z, w = (float(v) for v in quat)
         ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
@@ -1131,10 +1130,12 @@ class Game:
                 "bodies": {k: s.to_dict() for k, s in sorted(self.bodies.items())},
                 "poses": poses, "rolls": len(self.dice.records())}
 
-    def state_hash(self) -> str:
+    def state_hash(self, state: dict | None = None) -> str:
         """SHA-256 hex digest of :meth:`state_dict` as canonical JSON: equal for the same scene,
-        seed and actions, whichever path (script, table, save) played them."""
-        text = json.dumps(self.state_dict(), sort_keys=True, separators=(",", ":"), default=str)
+        seed and actions, whichever path (script, table, save) played them. ``state``: that
+        dict when the caller has just made it (the network server and clients send both)."""
+        state = self.state_dict() if state is None else state
+        text = json.dumps(state, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self, path: str | Path) -> Path:

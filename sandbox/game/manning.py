@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import RulesError, SceneError
+from ..core.transforms import quat_to_matrix
 from ..rules.attacks import ActionRoll, Modifier
 from ..rules.gunnery import ControlsLedger, HomingIn, gunnery_support, interfere
 from ..rules.power import PowerReserve, TurretSize, TurretState, check_power, power_limit
@@ -80,20 +81,12 @@ AIM_TOLERANCE_IN: float = 0.1
 AIRBORNE_IN: float = 0.5
 
 
-def quat_matrix(quat) -> np.ndarray:
-    """The 3x3 rotation of an (x, y, z, w) quaternion."""
-    x, y, z, w = (float(v) for v in quat)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def tilt_between(q0, q1) -> float:
     """How far a body has tipped going from orientation ``q0`` to ``q1``: the angle between
     the world's up and the direction the body's up of ``q0`` points in ``q1``, radians. A turn
     about the vertical (a Turret swivelling) is no tilt."""
     up = np.array([0.0, 0.0, 1.0])
-    now = quat_matrix(q1) @ (quat_matrix(q0).T @ up)
+    now = quat_to_matrix(q1) @ (quat_to_matrix(q0).T @ up)
     return math.acos(max(-1.0, min(1.0, float(now[2] / np.linalg.norm(now)))))
 
 
@@ -632,8 +625,6 @@ class Manning(System):
     def refusal(self, action) -> str:
         g = self.game
         if isinstance(action, DivertPowerAction):
-            if action.unit not in g.bodies:
-                return f"no body called {action.unit!r} on the table"
             sk = g.system("skirmish")
             reason = sk.move_refusal(action.unit, action.player)
             if reason:

@@ -37,6 +37,7 @@ import numpy as np
 from pydantic import Field
 
 from ..core.errors import RulesError
+from ..core.transforms import quat_mul
 from ..rules.attacks import (
     ArcTarget,
     Modifier,
@@ -500,12 +501,8 @@ class Skirmish(System):
     def refusal(self, action) -> str:
         g = self.game
         if isinstance(action, FaceAction):
-            if action.unit not in g.bodies:
-                return f"no body called {action.unit!r} on the table"
             return self.move_refusal(action.unit, action.player)
         if isinstance(action, MoveAction):
-            if action.unit not in g.bodies:
-                return f"no body called {action.unit!r} on the table"
             reason = self.move_refusal(action.unit, action.player) \
                 or g.system("close_combat").held_refusal(action.unit)
             if reason:
@@ -545,8 +542,6 @@ class Skirmish(System):
                 return str(exc)
             return pv.reason
         if isinstance(action, ReloadWeaponAction):
-            if action.unit not in g.bodies:
-                return f"no body called {action.unit!r} on the table"
             reason = self.move_refusal(action.unit, action.player)
             if reason:
                 return reason
@@ -769,13 +764,3 @@ class Skirmish(System):
         g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
         g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
               body=target, inches=inches)
-
-
-def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product of two (x, y, z, w) quaternions."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz])

@@ -308,7 +308,8 @@ class HeadlessClient:
 
         def build() -> tuple[Game, dict, str]:
             game = Game.from_save_doc(doc, "the server's save", self.scene_dir, self.ldrawdir)
-            return game, game.state_dict(), game.state_hash()
+            state = game.state_dict()
+            return game, state, game.state_hash(state)
 
         game, state, h = await self._run(build)
         old, self.game = self.game, game
@@ -345,7 +346,8 @@ class HeadlessClient:
                     return f"unknown entry kind {entry['kind']!r}"
             except SandboxError as exc:
                 return str(exc)
-            return game.state_dict(), game.state_hash()
+            state = game.state_dict()
+            return state, game.state_hash(state)
 
         out = await self._run(play)
         if isinstance(out, str):  # this game refused what the server's accepted: diverged

@@ -499,12 +499,13 @@ class GameServer:
     def _snapshot(self) -> dict:
         """On the game thread: the state after a change (hash and state dict)."""
         state = self.game.state_dict()
-        return {"_state": state, "_hash": self.game.state_hash(), "turn": self.game.turn,
+        return {"_state": state, "_hash": self.game.state_hash(state), "turn": self.game.turn,
                 "player": self.game.current_player, "over": self.game.over}
 
     def _record_state(self, seq: int, state: dict | None = None, h: str | None = None) -> None:
         if state is None:
-            state, h = self.game.state_dict(), self.game.state_hash()
+            state = self.game.state_dict()
+            h = self.game.state_hash(state)
         self.hashes[seq] = h
         self.states[seq] = state
         for old in [k for k in self.states if k <= seq - STATES_KEPT]:

@@ -613,9 +613,7 @@ class PhysicsWorld:
         if not self.can_restore(snap):
             return False
         for key in reversed([k for k in self.bodies if k not in snap.bodies]):
-            body = self.bodies.pop(key)
-            self._by_uid.pop(body.uid, None)
-            self.client.removeBody(body.uid)
+            self.remove(key)  # its bookkeeping is overwritten from the snapshot below
         self.client.restoreState(stateId=snap.state_id)
         self.bodies = dict(snap.bodies)
         self._by_uid = {b.uid: b for b in self.bodies.values()}
@@ -802,7 +800,7 @@ class PhysicsWorld:
         # manifolds of sleeping bodies): the whole table idles without fetching them
         still = not self._touched and not guarded
         self._touched = False
-        for b in list(self._dynamic_bodies()):
+        for b in self._dynamic_bodies():  # never changed in place: a removal makes a new one
             if b.key in guarded:
                 continue  # guarded by the caller (pose and velocity may have changed)
             lin, ang = get_vel(b.uid)
