@@ -1486,6 +1486,7 @@ class TabletopApp:
                 limit += 1
         # the log panel is filtered and formatted again only when something it shows changed
         # (not every frame: a long game's log is thousands of events)
+        limit = min(limit, len(events))  # a playback's count may run ahead of a rebuilt log
         inputs = (id(events), limit, id(events[limit - 1]) if limit else None, self.log_filter,
                   self.log_search, self.log_scroll, self._log_rows, s.generation, len(s.bodies))
         if inputs != getattr(self, "_log_inputs", None) or getattr(self, "_log_key", None) is None:
