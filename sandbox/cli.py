@@ -15,6 +15,11 @@ Commands
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
     seed and actions and report the largest pose difference; or export a video (1280x720,
     the turn's dice and events as captions).
+``sandbox export FILE --gltf out.glb [--ldraw out.mpd] [--frame N]``; ``sandbox export
+REPLAY --gltf out.glb --animate [--turn N]``
+    The table as glTF / LDraw; a replay as an animated glTF (every body's recorded poses).
+``sandbox report REPLAY|SAVE --out DIR [--markdown]``
+    A battle report: index.html (opens from disk), moment pictures, turn maps, 3D viewer.
 ``sandbox odds SCENE [--runs N | --seeds A..B] [--workers K] [--ray [ADDRESS]] [--out DIR]
 [--actions FILE] [--replay SEED|dramatic]``
     Play the scene's turn for many seeds (local processes or Ray) and print the odds; write
@@ -321,12 +326,19 @@ def export(
     gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
+    animate: bool = typer.Option(False, "--animate", help="Replays: an animated glTF of every "
+                                 "body's recorded poses (with --gltf)"),
+    turn: Optional[int] = typer.Option(None, "--turn", help="With --animate: only this turn"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
-    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io."""
+    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io; or (--animate) a
+    replay as an animated glTF."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
 
+    if animate or turn is not None:
+        _export_animated(file, gltf, ldraw, frame, animate, turn, ldrawdir)
+        return
     if gltf is None and ldraw is None:
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
         return
@@ -343,6 +355,63 @@ def export(
     console.print(f"{len(snap.bodies)} bodies, {snap.part_count()} parts")
     for w in written:
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
+
+
+@app.command()
+def report(
+    file: Path = typer.Argument(..., help="Replay (.replay) or saved game (.save.json)"),
+    out: Path = typer.Option(..., "--out", help="Folder to write the report into"),
+    markdown: bool = typer.Option(False, "--markdown", help="Also write report.md (forums)"),
+    shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows in the "
+                                 "pictures"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """Write a battle report: index.html (turn by turn, every die explained, the moments'
+    pictures, a map per turn, casualties, the Outcome, a 3D viewer of the replay) that opens
+    from disk with no network; --markdown adds report.md with the pictures beside it."""
+    from .report import build_report
+
+    try:
+        res = build_report(file, out, markdown=markdown, ldrawdir=ldrawdir, shadows=shadows,
+                           progress=lambda msg: err_console.print(f"report: {msg}"))
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{res.turns} turn(s), {res.rolls} dice explained, {res.moments} moment(s); "
+                  f"{res.seconds:.1f} s")
+    console.print(f"[bold]wrote[/] {escape(str(res.files['index.html']))}", markup=True)
+    if "report.md" in res.files:
+        console.print(f"[bold]wrote[/] {escape(str(res.files['report.md']))}", markup=True)
+
+
+def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
+                     frame: Optional[int], animate: bool, turn: Optional[int],
+                     ldrawdir: Optional[Path]) -> None:
+    """``export REPLAY --gltf out.glb --animate [--turn N]``."""
+    from .app.gltf_anim import write_animated_gltf
+    from .game.replay import load_replay
+
+    if not animate:
+        _fail(ValueError("--turn is for --animate (a still export takes --frame)"))
+        return
+    if gltf is None or ldraw is not None or frame is not None:
+        _fail(ValueError("--animate writes one animated glTF: give --gltf out.glb (and no "
+                         "--ldraw or --frame)"))
+        return
+    if file.suffix.lower() != ".replay":
+        _fail(ValueError(f"{file}: --animate needs a replay (.replay), which holds the poses"))
+        return
+    try:
+        rp = load_replay(file)
+        path, made = write_animated_gltf(rp, gltf, turn=turn, base_dir=file.resolve().parent,
+                                         ldrawdir=ldrawdir)
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{made.bodies} bodies, {made.keyframes} keyframes, "
+                  f"{made.duration_s:.2f} s from {made.start_s:.2f} s "
+                  f"(frames {made.first_frame}..{made.last_frame})")
+    console.print(f"[bold]wrote[/] {escape(str(path))}", markup=True)
 
 
 def _pct(r: dict | None):
