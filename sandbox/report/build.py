@@ -185,12 +185,12 @@ def build_report(source: str | Path, out: str | Path, *, markdown: bool = False,
 
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
-    check_output_dir(out)
     say = progress or (lambda _msg: None)
     say("reading")
     replay, base = load_source(source, ldrawdir)
     if replay.frames <= 0:
         raise ReplayError(f"{source}: the game has no recorded frames to report")
+    check_output_dir(out)
     t1 = time.perf_counter()
     timings["load"] = t1 - t0
     say("rebuilding the bodies")

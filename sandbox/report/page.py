@@ -87,7 +87,7 @@ def _line_html(line: LogLine) -> str:
         attrs += f' data-events="{" ".join(map(str, line.events))}"'
     body = _e(line.text)
     if line.kind == "roll":
-        body = "&#x1F3B2; " + body
+        body = '<span class="dice">DICE</span>' + body
     if line.folded:
         inner = "".join(f"<li>{_e(t)}</li>" for t in line.folded)
         body = f"<details><summary>{body}</summary><ul>{inner}</ul></details>"
@@ -95,10 +95,10 @@ def _line_html(line: LogLine) -> str:
 
 
 def _live_line_html(line: LogLine) -> str:
-    text = ("\U0001F3B2 " if line.kind == "roll" else "") + line.text
+    dice = '<span class="dice">DICE</span>' if line.kind == "roll" else ""
     cls = {"roll": "roll", "player": "player"}.get(line.kind, "event")
     return (f'<li class="{cls}" data-t="{line.time:.6f}" data-seek="{line.time:.6f}">'
-            f"<time>{_t(line.time)}</time>{_e(text)}</li>")
+            f"<time>{_t(line.time)}</time>{dice}{_e(line.text)}</li>")
 
 
 def html_page(d: ReportData) -> str:

@@ -5,8 +5,8 @@
 //
 // Times: simulated seconds of the replay (the log's data-t); the animation's time 0 is the
 // viewer's data-start. The URL hash "#t=2.5" shows second 2.5 (paused).
-// For tests and tools: window.reportViewer = {ready, time, seek(t), play(), pause(),
-// state(), screenBox(key)}; <html data-viewer="ready"> once the model is on screen, or
+// For tests and tools: window.reportViewer = {ready, readyMs, time, seek(t), play(), pause(),
+// state(), screenBox(key), screenPoint([x, y, z])}; <html data-viewer="ready"> once the model is on screen, or
 // data-viewer="error" (the reason in #viewer-status).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -21,7 +21,7 @@ const clock = document.getElementById('clock');
 const speedSelect = document.getElementById('speed');
 const liveLog = document.getElementById('live-log');
 const start = parseFloat(root.dataset.start || '0');
-const api = { ready: false, time: start };
+const api = { ready: false, time: start, marks: { module: performance.now() } };
 window.reportViewer = api;
 
 function fail(message) {
@@ -180,6 +180,15 @@ api.screenBox = (key) => {  // the body's box on the canvas, CSS pixels from its
   return { x0, y0, x1, y1, left: r.left + window.scrollX, top: r.top + window.scrollY };
 };
 
+api.screenPoint = (p) => {  // a world point (inches, Z up) on the canvas, CSS pixels
+  const table = scene.getObjectByName('table');
+  const v = new THREE.Vector3(p[0], p[1], p[2]);
+  if (table) v.applyMatrix4(table.matrixWorld);
+  v.project(camera);
+  const r = canvas.getBoundingClientRect();
+  return { x: (v.x + 1) / 2 * r.width, y: (1 - v.y) / 2 * r.height };
+};
+
 playButton.addEventListener('click', () => (playing ? api.pause() : api.play()));
 scrub.addEventListener('input', () => { setPlaying(false); seek(start + parseFloat(scrub.value)); });
 window.addEventListener('hashchange', () => { const t = hashTime(); if (t !== null) api.seek(t); });
@@ -195,7 +204,9 @@ async function load() {
   const text = document.getElementById('glb-data').textContent.trim();
   const response = await fetch('data:model/gltf-binary;base64,' + text);
   const buffer = await response.arrayBuffer();
+  api.marks.decoded = performance.now();
   const gltf = await new GLTFLoader().parseAsync(buffer, '');
+  api.marks.parsed = performance.now();
   scene.add(gltf.scene);
   const table = gltf.scene.getObjectByName('table');
   bodies = (table ? table.children : []).filter((o) => o.name !== 'battlefield');
@@ -216,6 +227,7 @@ async function load() {
   seek(t === null ? start : t);
   renderer.render(scene, camera);
   statusBox.hidden = true;
+  api.readyMs = performance.now();  // milliseconds since the page began to load
   api.ready = true;
   document.documentElement.dataset.viewer = 'ready';
   requestAnimationFrame(loop);
