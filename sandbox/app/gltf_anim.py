@@ -18,9 +18,10 @@ a millisecond apart, so the input times strictly increase as glTF requires.
 Layout: a root node ``table`` turns the world (inches, Z up) into glTF's metres, Y up (the
 same as :data:`sandbox.app.table_export.TABLE_TO_GLTF`); under it the battlefield (a box whose
 top is z = 0) and one node per body (its name the body's name, ``extras.key`` the engine's
-key), each with one mesh whose primitives are the body's colours (indexed triangles with
-normals; colours converted from sRGB to glTF's linear ``baseColorFactor``). Animation time 0
-is the first frame of the stretch; ``scene.extras.start_s`` gives its simulated second.
+key), each with one mesh whose primitives are the body's colours (indexed triangles, with
+normals unless left out; colours converted from sRGB to glTF's linear ``baseColorFactor``).
+Animation time 0 is the first frame of the stretch; ``scene.extras.start_s`` gives its
+simulated second.
 
 Written with pygltflib, atomically (a failed export leaves any older file in place).
 """
@@ -138,9 +139,11 @@ class _Builder:
             self.materials[rgba_key] = len(self.doc.materials) - 1
         return self.materials[rgba_key]
 
-    def mesh(self, name: str, vertices, normals, colours) -> int | None:
+    def mesh(self, name: str, vertices, normals, colours, with_normals: bool = True
+             ) -> int | None:
         """A mesh from a triangle soup ((3t, 3) inches, normals, (3t, 4) RGBA 0..1 colours):
-        one indexed primitive per colour; None when there is no triangle."""
+        one indexed primitive per colour (without ``NORMAL`` unless ``with_normals``: viewers
+        then shade each triangle flat); None when there is no triangle."""
         v = np.asarray(vertices, dtype=np.float32).reshape(-1, 3)
         if len(v) < 3:
             return None
@@ -155,15 +158,16 @@ class _Builder:
         for i, key in enumerate(uniq):
             tri = np.flatnonzero(inv == i)
             rows = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
-            pn = np.concatenate([v[rows], n[rows]], axis=1)
+            pn = np.concatenate([v[rows], n[rows]], axis=1) if with_normals else v[rows]
             table, index = np.unique(pn, axis=0, return_inverse=True)
             index = index.reshape(-1)
             itype = np.uint16 if len(table) < 65535 else np.uint32
             attrs = self.g.Attributes(
                 POSITION=self.accessor(np.ascontiguousarray(table[:, :3]), "VEC3",
-                                       _ARRAY_BUFFER, minmax=True),
-                NORMAL=self.accessor(np.ascontiguousarray(table[:, 3:]), "VEC3",
-                                     _ARRAY_BUFFER))
+                                       _ARRAY_BUFFER, minmax=True))
+            if with_normals:
+                attrs.NORMAL = self.accessor(np.ascontiguousarray(table[:, 3:]), "VEC3",
+                                             _ARRAY_BUFFER)
             prims.append(self.g.Primitive(
                 attributes=attrs, indices=self.accessor(index.astype(itype), "SCALAR",
                                                         _ELEMENT_ARRAY_BUFFER),
@@ -269,7 +273,7 @@ def _unique_names(pairs: list[tuple[str, str]]) -> dict[str, str]:
 
 def animated_gltf(replay: Replay, assets: dict, *, turn: int | None = None,
                   first: int | None = None, last: int | None = None,
-                  index: ReplayIndex | None = None) -> AnimatedGltf:
+                  index: ReplayIndex | None = None, normals: bool = True) -> AnimatedGltf:
     """Build the animated glTF of a replay, or of one turn or a frame range of it.
 
     Parameters
@@ -284,6 +288,9 @@ def animated_gltf(replay: Replay, assets: dict, *, turn: int | None = None,
         Only these frames (inclusive); not with ``turn``.
     index : ReplayIndex, optional
         The replay's index when already built.
+    normals : bool
+        Store the meshes' vertex normals (smooth studs); without them the file is about a
+        third of the size and viewers shade every triangle flat (the battle report's page).
 
     Raises
     ------
@@ -313,7 +320,7 @@ def animated_gltf(replay: Replay, assets: dict, *, turn: int | None = None,
     g = b.g
     bf = replay.scene.get("battlefield") or {}
     width, depth = float(bf.get("width", 48.0)), float(bf.get("depth", 48.0))
-    ground = b.mesh("battlefield", *_battlefield_soup(width, depth))
+    ground = b.mesh("battlefield", *_battlefield_soup(width, depth), normals)
     children = [b.node(name="battlefield", mesh=ground)]
     names = _unique_names([(k, index.body_name(k)) for k in keys])
     animation = g.Animation(name=f"turn {turn}" if turn is not None else "replay")
@@ -321,7 +328,8 @@ def animated_gltf(replay: Replay, assets: dict, *, turn: int | None = None,
     duration = float(times[hi] - times[lo])
     for key in keys:
         tr, a = replay.tracks[key], assets[key]
-        mesh = b.mesh(names[key], a.local_vertices, a.local_normals, a.local_colours)
+        mesh = b.mesh(names[key], a.local_vertices, a.local_normals, a.local_colours,
+                      normals)
         t, pos, quat = _pose_keys(tr, lo, hi, times)
         t32, pos, quat = _keep_increasing(t, pos, quat)
         presence = _presence_keys(tr, lo, hi, times)

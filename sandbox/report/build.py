@@ -131,7 +131,7 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
     if viewer:
         from ..app.gltf_anim import animated_gltf
 
-        made = animated_gltf(replay, assets, index=index)
+        made = animated_gltf(replay, assets, index=index, normals=False)  # a lighter page
         glb, start_s = made.data, made.start_s
         glb_name = _slug(str(replay.scene.get("name", "battle"))) + ".glb"
         files[glb_name] = glb
