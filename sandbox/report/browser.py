@@ -189,7 +189,7 @@ class HeadlessChromium:
 
     async def screenshot(self, clip: dict | None = None) -> bytes:
         """A PNG of the page (or of ``clip``: x, y, width, height in CSS pixels)."""
-        params: dict = {"format": "png", "captureBeyondViewport": False}
+        params: dict = {"format": "png", "captureBeyondViewport": clip is not None}
         if clip is not None:
             params["clip"] = {**clip, "scale": 1}
         r = await self.send("Page.captureScreenshot", params)

@@ -172,7 +172,10 @@ def turn_map(replay: Replay, index: ReplayIndex, assets: dict, turn: int,
     ax.add_patch(Rectangle((-width / 2, -depth / 2), width, depth, facecolor=ground,
                            edgecolor="#333333", linewidth=1.0, zorder=0))
     poses = replay.poses_at(hi)
-    destroyed = index.destroyed_at(hi)
+    # destroyed by the end of this turn (the next turn may start on this same frame)
+    destroyed = {str(e["body"]) for e in replay.events
+                 if e.get("type") in ("destroyed", "explosion") and "body" in e
+                 and int(e.get("turn", 0)) <= turn}
     for key, (pos, quat) in poses.items():
         a = assets.get(key)
         if a is None:
