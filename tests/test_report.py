@@ -414,6 +414,21 @@ def test_page_in_headless_chromium_scrubs_to_the_explosion(wall, tmp_path):
             log = await browser.evaluate(
                 "[...document.querySelectorAll('#live-log li')].map(li => "
                 "[parseFloat(li.dataset.t), li.classList.contains('past')])")
+            # Play runs the clock on from there; Pause stops it
+            await browser.evaluate("document.getElementById('play').click()")
+            assert await browser.evaluate("document.getElementById('play').textContent") \
+                == "Pause"
+            await browser.wait_for(f"reportViewer.time > {t_after} + 0.05", 60)
+            await browser.evaluate("document.getElementById('play').click()")
+            paused = await browser.evaluate("reportViewer.time")
+            await browser.wait_for("new Promise(r => requestAnimationFrame(() => "
+                                   "requestAnimationFrame(() => r(true))))", 30)
+            assert await browser.evaluate("reportViewer.time") == paused  # frames drawn, still
+            # a click on a line of the log shows its moment
+            line_t = await browser.evaluate(
+                "(() => {const li = [...document.querySelectorAll('#live-log li.roll')].pop();"
+                " li.click(); return parseFloat(li.dataset.t);})()")
+            assert abs(await browser.evaluate("reportViewer.time") - line_t) < 1e-6
             return st0, st1, box, centre, edge, before, after, log
 
     st0, st1, box, centre, edge, before, after, log = asyncio.run(run())

@@ -91,10 +91,14 @@ class Casualty:
 
 
 # ====================================================================== dice in words
-def _values(rolls: list[dict]) -> str:
+def _values(rolls: list[dict], summed: bool = True) -> str:
+    """``"3 + 6 + 7 = 16"`` (dice added up), or ``"3, 6, 7"`` (each die on its own: a pool
+    counting successes)."""
     vals = [int(r.get("result", 0)) for r in rolls]
     if len(vals) == 1:
         return str(vals[0])
+    if not summed:
+        return ", ".join(map(str, vals))
     return " + ".join(map(str, vals)) + f" = {sum(vals)}"
 
 
@@ -163,20 +167,25 @@ def explain_rolls(events: list[dict], idx: list[int]) -> str:
     rolls = [events[i] for i in idx]
     first = rolls[0]
     reason = str(first.get("reason") or first.get("stream") or "roll")
-    base = f"{reason}: {_dice(rolls)} rolled {_values(rolls)}"
+    low = reason.lower()
+    # dice added up: Damage, Armor and Explosion rolls (BrikWars 8.2, 8.4); others each alone
+    summed = (low.startswith(("armor roll of", "explosion of")) or low.endswith("explodes")
+              or first.get("stream") in ("explosion", "collision", "armor", "ground")
+              or "damage" in low)
+    base = f"{reason}: {_dice(rolls)} rolled {_values(rolls, summed)}"
     if all(r.get("forced") for r in rolls):
         base += " (forced)"
     rolled = sum(int(r.get("result", 0)) for r in rolls)
     after = idx[-1] + 1
-    low = reason.lower()
     if low.startswith("armor roll of the ground"):
         j = _find(events, after, first, lambda e: e.get("type") == "crater")
         if j is not None:
             return f"{base}: Armor {rolled} — {events[j].get('text', '')}"
     if low.startswith("armor roll of"):
+        whose = reason[len("armor roll of "):]
         hits = [e for e in events[after:after + _LOOKAHEAD]
                 if e.get("type") == "damage" and _same_time(e, first)
-                and e.get("armor") == rolled]
+                and e.get("armor") == rolled and str(e.get("text", "")).startswith(whose)]
         if hits:
             told = "; ".join(f"{e.get('damage')} Damage within {_num(e.get('ring'))}\": "
                              f"{_outcome_of_damage(e)}" if "ring" in e else
