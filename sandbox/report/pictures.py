@@ -1,10 +1,12 @@
 """A battle report's pictures: each dramatic moment rendered offscreen, and a map per turn.
 
-Moment pictures are drawn by :class:`~sandbox.render.offscreen.OffscreenRenderer` from a fixed
-camera that frames every body moving in the moment's clip (the export's
-:func:`~sandbox.app.export.action_camera`), at the frame that shows it best: an explosion a
+Moment pictures are drawn by :class:`~sandbox.render.offscreen.OffscreenRenderer` from a camera
+framing the moment (:func:`moment_camera`: an explosion's clip of moving bodies, through the
+export's :func:`~sandbox.app.export.action_camera`; a flight's path; a damaged or destroyed
+body), at the frame that shows it best: an explosion a
 little after the blast (the debris in the air, the Damage rings on the table), a flight half
-way, anything else at its own frame.
+way, a destroyed body half a second later (fallen, thrown or broken), anything else at its own
+frame.
 
 Turn maps are top-down matplotlib plots of the battlefield at the end of the turn: each body
 as the outline of its mesh seen from above (its own colours), the paths bodies moved along
@@ -27,6 +29,10 @@ from ..game.replay_index import DramaticMoment, ReplayIndex
 PICTURE_SIZE: tuple[int, int] = (800, 450)
 #: An explosion's picture is taken this long after the blast, seconds.
 EXPLOSION_AFTER_S: float = 0.12
+#: A destroyed body's picture is taken this long after, seconds.
+DESTROYED_AFTER_S: float = 0.5
+#: A damaged or destroyed body is framed in a box at least this big, inches.
+BODY_FRAME_IN: float = 5.0
 #: Points of a body's mesh plotted on a map (a deterministic subsample).
 MAP_POINTS_PER_BODY: int = 600
 #: Map size, inches of paper (at :data:`MAP_DPI`).
@@ -65,6 +71,8 @@ def picture_frame(replay: Replay, index: ReplayIndex, m: DramaticMoment) -> int:
     if m.kind == "flight":
         run = flight_frames(replay, m)
         return run[len(run) // 2]
+    if m.kind == "destroyed":  # what it came to: the body fallen, thrown or broken
+        return min(index.frame_playing_at(m.time + DESTROYED_AFTER_S), m.end_frame)
     return m.frame
 
 
@@ -86,7 +94,7 @@ def moment_camera(drawing, playback, m: DramaticMoment, frame: int, aspect: floa
             return drawing.camera_for_bounds(bounds, aspect)
     if m.kind in ("damage", "destroyed") and m.bodies:
         poses = replay.poses_at(frame)
-        bounds = drawing.action_bounds(poses, bodies_present(m.bodies, poses))
+        bounds = drawing.action_bounds(poses, bodies_present(m.bodies, poses), BODY_FRAME_IN)
         if bounds is not None:
             return drawing.camera_for_bounds(bounds, aspect)
     return action_camera(drawing, playback, list(range(m.start_frame, m.end_frame + 1)), aspect)
@@ -210,7 +218,9 @@ def turn_map(replay: Replay, index: ReplayIndex, assets: dict, turn: int,
     for key, (pos, _q) in poses.items():
         if key in named:
             dead = key in destroyed
-            ax.annotate(named[key], (float(pos[0]), float(pos[1])), xytext=(4, 4),
+            east = float(pos[0]) > width / 2 - width / 4  # label to the left near the edge
+            ax.annotate(named[key], (float(pos[0]), float(pos[1])),
+                        xytext=(-4, 4) if east else (4, 4), ha="right" if east else "left",
                         textcoords="offset points", fontsize=7,
                         color="#ffdddd" if dead else "white", zorder=6,
                         bbox=dict(boxstyle="round,pad=0.15", fc="#000000", alpha=0.45, lw=0))
