@@ -222,6 +222,25 @@ def test_dice_in_words_for_action_rolls_and_damage():
     assert [ln.kind for ln in lines] == ["roll", "roll", "event", "event", "roll", "event"]
 
 
+def test_malformed_event_fields_are_left_out_not_fatal():
+    """A replay is an untrusted file: fields of the wrong type make the report tell less."""
+    ev = [{"type": "roll", "time": 1.0, "turn": 1, "text": "x", "sides": "six",
+           "result": float("nan"), "reason": ["not", "text"]},
+          {"type": "damage", "time": 1.0, "turn": 1, "text": "y", "armor": None,
+           "damage": "9", "destroyed": "yes", "body": 7},
+          {"type": "explosion", "time": 1.0, "turn": 1, "text": "z", "point": "here",
+           "rings": [1, "a", None, 2]},
+          {"type": "end", "time": 2.0, "turn": 1, "text": "end", "states": [
+              {"key": "a", "destroyed": True, "cumulative_damage": "lots"}, "junk"]},
+          "not an event"]
+    clean = story.sanitize(ev)
+    assert len(clean) == 4 and "point" not in clean[2] and clean[2]["rings"] == [1.0, 2.0]
+    assert "armor" not in clean[1] and "destroyed" not in clean[1] and "body" not in clean[1]
+    lines = story.story_lines(clean)
+    assert lines[0].kind == "roll" and "rolled 0" in lines[0].text
+    assert [c.status for c in story.casualties(clean, {})] == ["destroyed"]
+
+
 # ====================================================================== animated glTF
 def _validate(path: Path) -> str:
     if shutil.which("node") is None or shutil.which("npm") is None:

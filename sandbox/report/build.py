@@ -115,8 +115,12 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
         timings[name] = timings.get(name, 0.0) + now - clock
         clock = now
 
-    index = ReplayIndex(replay)
-    events = replay.events
+    try:
+        index = ReplayIndex(replay)
+    except (TypeError, ValueError, KeyError) as exc:  # an event field of the wrong type
+        raise ReplayError(f"the replay of {str(replay.scene.get('name'))[:80]!r} has a "
+                          f"malformed event ({type(exc).__name__}: {str(exc)[:120]})") from None
+    events = story.sanitize(replay.events)
     times = index.times
     end_s = float(times[-1]) if len(times) else 0.0
     turns = story.turn_stories(events, end_s)
@@ -143,7 +147,7 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
     maps = {}
     for t in turns:
         if t.turn in index.turn_frames:
-            m = pictures.turn_map(replay, index, assets, t.turn, t.title)
+            m = pictures.turn_map(replay, index, assets, t.turn, t.title, events)
             maps[t.turn] = m
             files[m.name] = m.data
     lap("maps")

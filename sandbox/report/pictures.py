@@ -163,8 +163,13 @@ def _colours(asset, count: int) -> np.ndarray:
 
 
 def turn_map(replay: Replay, index: ReplayIndex, assets: dict, turn: int,
-             title: str) -> Picture:
-    """The top-down map of ``turn`` at its last frame (``map-turn-<n>.png``)."""
+             title: str, events: list[dict] | None = None) -> Picture:
+    """The top-down map of ``turn`` at its last frame (``map-turn-<n>.png``); ``events``: the
+    replay's events as :func:`sandbox.report.story.sanitize` leaves them (default: so)."""
+    if events is None:
+        from .story import sanitize
+
+        events = sanitize(replay.events)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, Rectangle
@@ -181,7 +186,7 @@ def turn_map(replay: Replay, index: ReplayIndex, assets: dict, turn: int,
                            edgecolor="#333333", linewidth=1.0, zorder=0))
     poses = replay.poses_at(hi)
     # destroyed by the end of this turn (the next turn may start on this same frame)
-    destroyed = {str(e["body"]) for e in replay.events
+    destroyed = {str(e["body"]) for e in events
                  if e.get("type") in ("destroyed", "explosion") and "body" in e
                  and int(e.get("turn", 0)) <= turn}
     for key, (pos, quat) in poses.items():
@@ -203,7 +208,7 @@ def turn_map(replay: Replay, index: ReplayIndex, assets: dict, turn: int,
             continue
         ax.plot(p[:, 0], p[:, 1], color="white", linewidth=0.8, alpha=0.8, zorder=3)
         ax.plot(p[-1:, 0], p[-1:, 1], marker="o", markersize=2.5, color="white", zorder=3)
-    for e in replay.events:
+    for e in events:
         if e.get("type") != "explosion" or int(e.get("turn", 0)) != turn or "point" not in e:
             continue
         x, y = float(e["point"][0]), float(e["point"][1])

@@ -90,6 +90,58 @@ class Casualty:
     cause: str
 
 
+# ====================================================================== untrusted events
+_INTS = frozenset({"turn", "result", "sides", "damage", "total", "armor", "use",
+                   "destroyed_parts", "parts", "index", "cumulative_damage", "armor_roll"})
+_FLOATS = frozenset({"time", "ring", "radius"})
+_BOOLS = frozenset({"forced", "destroyed", "hit", "disrupted", "off_table", "nailed"})
+_TEXTS = frozenset({"type", "text", "reason", "stream", "body", "player", "source", "kind",
+                    "winner", "key", "name", "owner", "event", "target"})
+
+
+def _number(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) and abs(f) < 1e12 else None
+
+
+def _clean(e: dict) -> dict:
+    out: dict = {}
+    for k, v in e.items():
+        if k in _INTS or k in _FLOATS:
+            n = _number(v)
+            if n is not None:
+                out[k] = int(n) if k in _INTS else n
+        elif k in _BOOLS:
+            if isinstance(v, bool):
+                out[k] = v
+        elif k in _TEXTS:
+            if isinstance(v, str):
+                out[k] = v[:2000]
+        elif k == "rings" and isinstance(v, list):
+            out[k] = [n for n in map(_number, v[:16]) if n is not None]
+        elif k == "point" and isinstance(v, list) and len(v) == 3:
+            pt = [_number(c) for c in v]
+            if None not in pt:
+                out[k] = pt
+        elif k in ("pieces", "debris") and isinstance(v, list):
+            out[k] = [str(x) for x in v[:10000] if isinstance(x, str)]
+        elif k == "states" and isinstance(v, list):
+            out[k] = [_clean(x) for x in v[:10000] if isinstance(x, dict)]
+    out.setdefault("type", "")
+    out.setdefault("time", 0.0)
+    out.setdefault("turn", 0)
+    return out
+
+
+def sanitize(events: list) -> list[dict]:
+    """The fields of a replay's events a report reads, each of the type it expects (a replay
+    is an untrusted file: a field of another type, a NaN or a huge number is left out, so the
+    report tells less rather than fails)."""
+    return [_clean(e) for e in events if isinstance(e, dict)]
+
+
 # ====================================================================== dice in words
 def _values(rolls: list[dict], summed: bool = True) -> str:
     """``"3 + 6 + 7 = 16"`` (dice added up), or ``"3, 6, 7"`` (each die on its own: a pool
