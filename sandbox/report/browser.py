@@ -187,9 +187,11 @@ class HeadlessChromium:
                 raise BrowserError(f"waited {timeout_s:g} s for {expression!r}")
             await asyncio.sleep(poll_s)
 
-    async def screenshot(self, clip: dict | None = None) -> bytes:
-        """A PNG of the page (or of ``clip``: x, y, width, height in CSS pixels)."""
-        params: dict = {"format": "png", "captureBeyondViewport": clip is not None}
+    async def screenshot(self, clip: dict | None = None, beyond: bool = False) -> bytes:
+        """A PNG of the viewport (or of ``clip``: x, y, width, height in CSS pixels of the
+        document). ``beyond``: a clip may reach below the viewport (Chromium then lays the
+        page out again without its scroll bar, which can move things sideways)."""
+        params: dict = {"format": "png", "captureBeyondViewport": bool(beyond)}
         if clip is not None:
             params["clip"] = {**clip, "scale": 1}
         r = await self.send("Page.captureScreenshot", params)
