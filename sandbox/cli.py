@@ -16,7 +16,7 @@ Commands
     seed and actions and report the largest pose difference; or export a video (1280x720,
     the turn's dice and events as captions).
 ``sandbox export FILE --gltf out.glb [--ldraw out.mpd] [--frame N]``; ``sandbox export
-REPLAY --gltf out.glb --animate [--turn N]``
+REPLAY --gltf out.glb --animate [--turn N | --moment N]``
     The table as glTF / LDraw; a replay as an animated glTF (every body's recorded poses).
 ``sandbox report REPLAY|SAVE --out DIR [--markdown]``
     A battle report: index.html (opens from disk), moment pictures, turn maps, 3D viewer.
@@ -329,6 +329,8 @@ def export(
     animate: bool = typer.Option(False, "--animate", help="Replays: an animated glTF of every "
                                  "body's recorded poses (with --gltf)"),
     turn: Optional[int] = typer.Option(None, "--turn", help="With --animate: only this turn"),
+    moment: Optional[int] = typer.Option(None, "--moment", help="With --animate: only the "
+                                         "N-th dramatic moment's clip"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
@@ -336,8 +338,8 @@ def export(
     replay as an animated glTF."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
 
-    if animate or turn is not None:
-        _export_animated(file, gltf, ldraw, frame, animate, turn, ldrawdir)
+    if animate or turn is not None or moment is not None:
+        _export_animated(file, gltf, ldraw, frame, animate, turn, moment, ldrawdir)
         return
     if gltf is None and ldraw is None:
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
@@ -386,13 +388,14 @@ def report(
 
 def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
                      frame: Optional[int], animate: bool, turn: Optional[int],
-                     ldrawdir: Optional[Path]) -> None:
-    """``export REPLAY --gltf out.glb --animate [--turn N]``."""
+                     moment: Optional[int], ldrawdir: Optional[Path]) -> None:
+    """``export REPLAY --gltf out.glb --animate [--turn N | --moment N]``."""
     from .app.gltf_anim import write_animated_gltf
     from .game.replay import load_replay
 
     if not animate:
-        _fail(ValueError("--turn is for --animate (a still export takes --frame)"))
+        _fail(ValueError("--turn and --moment are for --animate (a still export takes "
+                         "--frame)"))
         return
     if gltf is None or ldraw is not None or frame is not None:
         _fail(ValueError("--animate writes one animated glTF: give --gltf out.glb (and no "
@@ -403,8 +406,8 @@ def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
         return
     try:
         rp = load_replay(file)
-        path, made = write_animated_gltf(rp, gltf, turn=turn, base_dir=file.resolve().parent,
-                                         ldrawdir=ldrawdir)
+        path, made = write_animated_gltf(rp, gltf, turn=turn, moment=moment,
+                                         base_dir=file.resolve().parent, ldrawdir=ldrawdir)
     except SandboxError as exc:
         _fail(exc)
         return

@@ -334,6 +334,11 @@ def test_animated_export_cli_and_one_turn(wall, tmp_path, ldrawdir):
     res = CliRunner().invoke(app, ["export", str(path), "--gltf", str(out), "--animate",
                                    "--turn", "7"])
     assert res.exit_code == 2 and "turn 7 is not in the replay" in res.output
+    res = CliRunner().invoke(app, ["export", str(path), "--gltf", str(out), "--animate",
+                                   "--moment", "1", "--ldrawdir", str(ldrawdir)])
+    assert res.exit_code == 0, res.output
+    m = ReplayIndex(rp).moment(1)
+    assert f"(frames {m.start_frame}..{m.end_frame})" in res.output
     res = CliRunner().invoke(app, ["export", str(SCENE), "--gltf", str(out), "--animate"])
     assert res.exit_code == 2 and "--animate needs a replay" in res.output
 

@@ -1,6 +1,6 @@
 """A replay as an animated glTF binary (``.glb``) for Blender, three.js and the battle report.
 
-``sandbox export REPLAY --gltf out.glb --animate [--turn N]``
+``sandbox export REPLAY --gltf out.glb --animate [--turn N | --moment N]``
 
 Every body of the replay is one node whose ``translation`` and ``rotation`` are animated from
 the recorded poses (:class:`~sandbox.game.replay.BodyTrack`), linearly between keyframes;
@@ -379,23 +379,31 @@ def _span_probe(track, lo: int, hi: int) -> list[int]:
 
 
 def write_animated_gltf(replay: Replay, path: str | Path, assets: dict | None = None, *,
-                        turn: int | None = None, base_dir=None,
+                        turn: int | None = None, moment: int | None = None, base_dir=None,
                         ldrawdir=None) -> tuple[Path, AnimatedGltf]:
-    """Write the animated glTF of a replay (or of ``turn``) to ``path`` atomically; the meshes
-    are rebuilt by :func:`~sandbox.game.playback.replay_assets` unless ``assets`` is given.
+    """Write the animated glTF of a replay (or of ``turn``, or of the clip of the
+    ``moment``-th biggest dramatic moment) to ``path`` atomically; the meshes are rebuilt by
+    :func:`~sandbox.game.playback.replay_assets` unless ``assets`` is given.
 
     Raises
     ------
     ReplayError
-        See :func:`animated_gltf`; the scene cannot be rebuilt.
+        See :func:`animated_gltf`; an unknown moment, or one with ``turn``; the scene cannot
+        be rebuilt.
     OutputError
         The file cannot be written.
     """
+    first = last = None
+    if moment is not None:
+        if turn is not None:
+            raise ReplayError("--moment picks its own stretch: leave out --turn")
+        m = ReplayIndex(replay).moment(int(moment))
+        first, last = m.start_frame, m.end_frame
     if assets is None:
         from ..game.playback import replay_assets
 
         assets = replay_assets(replay, base_dir=base_dir, ldrawdir=ldrawdir)
-    made = animated_gltf(replay, assets, turn=turn)
+    made = animated_gltf(replay, assets, turn=turn, first=first, last=last)
     try:
         return atomic_write_bytes(path, made.data), made
     except OSError as exc:
