@@ -158,6 +158,7 @@ def test_report_tells_every_turn_roll_and_moment(wall):
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".report")]
 
 
+@pytest.mark.slow
 def test_page_is_self_contained(wall):
     _, _, report = wall
     html = report.files["index.html"].read_text("utf-8")
@@ -252,6 +253,7 @@ def _validate(path: Path) -> str:
     return r.stdout
 
 
+@pytest.mark.slow
 def test_animated_glb_validates_with_animations(wall, tmp_path):
     import pygltflib
 
@@ -323,6 +325,7 @@ def test_animated_glb_validates_with_animations(wall, tmp_path):
                 assert tr.exists_at(f), (key, f)
 
 
+@pytest.mark.slow
 def test_animated_export_cli_and_one_turn(wall, tmp_path, ldrawdir):
     path, rp, _ = wall
     out = tmp_path / "turn1.glb"
@@ -348,6 +351,7 @@ def test_key_times_strictly_increase():
     assert np.all(np.diff(t) > 0) and t[3] == 0.25 and t[-1] == 0.5
 
 
+@pytest.mark.slow
 def test_animated_gltf_of_one_turn_starts_at_the_turn(wall, ldrawdir):
     from sandbox.game.playback import replay_assets
 
@@ -399,6 +403,7 @@ def _crop_mean(png: bytes, box: dict) -> np.ndarray:
     return a[y0:y1, x0:x1]
 
 
+@pytest.mark.slow
 def test_page_in_headless_chromium_scrubs_to_the_explosion(wall, tmp_path):
     """Open index.html from disk, wait for the 3D view, take the intact wall at 0 s, scrub
     to after the blast: the wall is replaced by its pieces, the picture changed there, and
