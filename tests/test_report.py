@@ -94,6 +94,7 @@ def _page(report) -> _Page:
 
 
 # ====================================================================== content
+@pytest.mark.slow
 def test_report_tells_every_turn_roll_and_moment(wall):
     _, rp, report = wall
     out = report.out
@@ -365,6 +366,7 @@ def test_animated_gltf_of_one_turn_starts_at_the_turn(wall, ldrawdir):
 
 
 # ====================================================================== sources and errors
+@pytest.mark.slow
 def test_a_saved_game_is_replayed_for_its_report(wall, tmp_path, ldrawdir):
     from sandbox import open_game
 
