@@ -50,7 +50,7 @@ class ReportResult:
         Wall time of the whole report.
     timings : dict of str to float
         Wall seconds per stage (``load``, ``assets``, ``story``, ``gltf``, ``pictures``,
-        ``maps``, ``write``).
+        ``maps``, ``page``, ``write``).
     """
 
     out: Path
