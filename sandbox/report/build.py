@@ -24,7 +24,9 @@ from typing import Callable
 from ..core.errors import ReplayError, SceneError
 from ..game.replay import Replay
 from ..game.replay_index import ReplayIndex
-from . import page, pictures, story
+from .page import ReportData, html_page, markdown_page
+from .pictures import moment_pictures, turn_map
+from .story import broken_parts, casualties, outcome_text, sanitize, turn_stories
 
 #: Files a report may hold (the rest of the output folder is left alone).
 _OWN = re.compile(r"^(index\.html|report\.md|moment-\d+\.png|map-turn-\d+\.png)$")
@@ -120,13 +122,13 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
     except (TypeError, ValueError, KeyError) as exc:  # an event field of the wrong type
         raise ReplayError(f"the replay of {str(replay.scene.get('name'))[:80]!r} has a "
                           f"malformed event ({type(exc).__name__}: {str(exc)[:120]})") from None
-    events = story.sanitize(replay.events)
+    events = sanitize(replay.events)
     times = index.times
     end_s = float(times[-1]) if len(times) else 0.0
-    turns = story.turn_stories(events, end_s)
+    turns = turn_stories(events, end_s)
     rolls = sum(len(line.events) for t in turns for line in t.lines if line.kind == "roll")
     names = dict(index.names)
-    casualties = story.casualties(events, names)
+    lost = casualties(events, names)
     moments = index.ranked()
     lap("story")
     files: dict[str, bytes] = {}
@@ -140,31 +142,31 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
         glb_name = _slug(str(replay.scene.get("name", "battle"))) + ".glb"
         files[glb_name] = glb
         lap("gltf")
-    pics = pictures.moment_pictures(replay, index, assets, moments, shadows=shadows)
+    pics = moment_pictures(replay, index, assets, moments, shadows=shadows)
     for p in pics:
         files[p.name] = p.data
     lap("pictures")
     maps = {}
     for t in turns:
         if t.turn in index.turn_frames:
-            m = pictures.turn_map(replay, index, assets, t.turn, t.title, events)
+            m = turn_map(replay, index, assets, t.turn, t.title, events)
             maps[t.turn] = m
             files[m.name] = m.data
     lap("maps")
     players = [str(p.get("name")) for p in replay.scene.get("players", []) or []
                if isinstance(p, dict) and p.get("name")]
-    data = page.ReportData(
+    data = ReportData(
         title=str(replay.scene.get("name") or "Battle"),
         description=str(replay.scene.get("description") or ""),
         scene_name=str(replay.scene.get("name") or "?"), seed=int(replay.seed),
         players=players, duration_s=end_s - start_s, turns=turns,
         moments=[(m, pics[i] if i < len(pics) else None) for i, m in enumerate(moments)],
-        maps=maps, casualties=casualties, broken=story.broken_parts(events, names),
-        outcome=story.outcome_text(events), glb=glb, glb_name=glb_name, start_s=start_s,
+        maps=maps, casualties=lost, broken=broken_parts(events, names),
+        outcome=outcome_text(events), glb=glb, glb_name=glb_name, start_s=start_s,
         finished=replay.meta.get("finished", True) is not False)
-    files["index.html"] = page.html_page(data).encode("utf-8")
+    files["index.html"] = html_page(data).encode("utf-8")
     if markdown:
-        files["report.md"] = page.markdown_page(data).encode("utf-8")
+        files["report.md"] = markdown_page(data).encode("utf-8")
     lap("page")
     played = [t for t in turns if t.turn > 0]
     return files, {"turns": len(played), "rolls": rolls, "moments": len(moments)}
