@@ -200,7 +200,7 @@ def replay(
     difference), or --export a video of a turn, a time range or a dramatic moment."""
     from .app import replay_cli
     from .app.headless import verify_replay
-    from .game.replay import load_replay
+    from .engine.replay import load_replay
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))
