@@ -339,7 +339,8 @@ class SceneSpec(_Strict):
         if self.micro_brick_war is not None and self.game != "micro_brick_war":
             raise ValueError(f"a [micro_brick_war] table needs game = \"micro_brick_war\" "
                              f"(the scene plays {self.game!r})")
-        if not (self.creations or self.units or self.actions):
+        if not (self.creations or self.units or self.actions or self.micro_brick_war
+                or self.brigandine):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
             known = set(ids) | {a.id for a in self.actions if getattr(a, "id", None)}
