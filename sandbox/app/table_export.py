@@ -9,7 +9,13 @@ placements of its parts, ``model_frame``) and its pose (inches, world frame, Z u
 - :func:`write_gltf`: one node per body, named after the body, placed at its pose; under it
   one mesh node per LDraw colour, whose material is named after the LDraw colour
   (``"Light_Bluish_Grey"``); the battlefield as a box; a root node ``"table"`` turns the
-  world (inches, Z up) into glTF's metres, Y up. Written by trimesh.
+  world (inches, Z up) into glTF's metres, Y up. Written by trimesh: ``.glb`` (binary) or
+  ``.gltf`` (JSON beside a ``.bin`` buffer), indexed triangles (a vertex shared by triangles
+  of one colour with the same normal is stored once); ``baseColorFactor`` is linear light
+  (the LDraw colour's sRGB value through :func:`~sandbox.bricks.colours.srgb_to_linear`),
+  transparent colours are ``alphaMode: BLEND`` with LDConfig's alpha, and chrome, metallic,
+  pearl and rubber finishes set ``metallicFactor``/``roughnessFactor``
+  (:data:`FINISH_PBR`).
 - :func:`write_ldraw`: an MPD whose main model places one submodel per creation (and per
   unit, payload, ...); a creation broken by an explosion (BrikWars 8.4) is a submodel holding
   its pieces as submodels, each at its pose, and its destroyed parts as loose parts.
@@ -25,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bricks.colours import EDGE_COLOUR, MAIN_COLOUR, is_direct_colour
+from ..bricks.colours import EDGE_COLOUR, MAIN_COLOUR, is_direct_colour, srgb_to_linear
 from ..core.errors import OutputError, ReplayError, SceneError
 from ..core.transforms import quat_to_matrix
 from ..core.units import LDRAW_TO_WORLD_ROT, LDU_PER_INCH
@@ -41,6 +47,22 @@ GROUND_THICKNESS_IN: float = 1.0
 TABLE_TO_GLTF: np.ndarray = np.eye(4)
 TABLE_TO_GLTF[:3, :3] = np.array([[1, 0, 0], [0, 0, 1], [0, -1, 0]], float) * METRE_PER_INCH
 TABLE_TO_GLTF.setflags(write=False)
+#: glTF ``(metallicFactor, roughnessFactor)`` of each LDraw finish (LDConfig keyword; ``""``:
+#: plain ABS plastic; ``"MATERIAL"``: glitter or speckle, drawn as its base colour).
+#: Transparent colours use the plain or finish value with the roughness of
+#: :data:`TRANSPARENT_ROUGHNESS`.
+FINISH_PBR: dict[str, tuple[float, float]] = {
+    "": (0.0, 0.35),
+    "MATERIAL": (0.0, 0.35),
+    "RUBBER": (0.0, 0.85),
+    "PEARLESCENT": (0.55, 0.3),
+    "MATTE_METALLIC": (0.8, 0.55),
+    "METAL": (1.0, 0.35),
+    "CHROME": (1.0, 0.08),
+}
+TRANSPARENT_ROUGHNESS: float = 0.1
+#: File name endings :func:`write_gltf` writes.
+GLTF_SUFFIXES: tuple[str, ...] = (".glb", ".gltf")
 
 
 @dataclass(frozen=True)
@@ -226,10 +248,11 @@ def load_snapshot(path: str | Path, frame: int | None = None, ldrawdir=None) -> 
 
 
 # ====================================================================== colours
-def _colour_names(asset: BodyAsset, tags) -> dict[tuple, tuple[str, int | None]]:
-    """``{rounded rgba: (LDraw colour name, code)}`` for the colours the body's parts use."""
+def _colour_names(asset: BodyAsset, tags) -> dict[tuple, tuple[str, int | None, object]]:
+    """``{rounded rgba: (LDraw colour name, code, Colour or None)}`` for the colours the
+    body's parts use."""
     model = asset.model
-    out: dict[tuple, tuple[str, int | None]] = {}
+    out: dict[tuple, tuple[str, int | None, object]] = {}
     if model is None:
         return out
     table = model.colours
@@ -249,7 +272,7 @@ def _colour_names(asset: BodyAsset, tags) -> dict[tuple, tuple[str, int | None]]
                 rgba = table.rgba(code)
             col = table.get(code)
             name = col.name if col is not None else _code_text(code)
-            out.setdefault(_rgba_key(rgba), (name, code))
+            out.setdefault(_rgba_key(rgba), (name, code, col))
     return out
 
 
@@ -262,21 +285,83 @@ def _code_text(code: int) -> str:
 
 
 # ====================================================================== glTF
+def material_properties(name: str, rgba, finish: str = "") -> dict:
+    """The glTF 2.0 material of an LDraw colour.
+
+    Parameters
+    ----------
+    name : str
+        The material's name (the LDraw colour's name).
+    rgba : 4 floats
+        sRGB colour and alpha, 0..1, as LDConfig gives them.
+    finish : str
+        LDConfig finish keyword (:data:`FINISH_PBR`; unknown ones count as plain).
+
+    Returns
+    -------
+    dict
+        ``{"name", "pbrMetallicRoughness": {"baseColorFactor": linear RGBA,
+        "metallicFactor", "roughnessFactor"}, "alphaMode", "doubleSided"}``.
+
+    >>> m = material_properties("Red", (0xB4 / 255, 0, 0, 1))
+    >>> [round(v, 3) for v in m["pbrMetallicRoughness"]["baseColorFactor"]], m["alphaMode"]
+    ([0.456, 0.0, 0.0, 1.0], 'OPAQUE')
+    """
+    r, g, b, a = (float(v) for v in rgba)
+    metallic, rough = FINISH_PBR.get(finish, FINISH_PBR[""])
+    blend = a < 1.0 - 1e-6
+    if blend:
+        rough = min(rough, TRANSPARENT_ROUGHNESS)
+    lin = [float(v) for v in srgb_to_linear(np.array([r, g, b]))]
+    return {"name": name,
+            "pbrMetallicRoughness": {"baseColorFactor": [*lin, a], "metallicFactor": metallic,
+                                     "roughnessFactor": rough},
+            "alphaMode": "BLEND" if blend else "OPAQUE", "doubleSided": False}
+
+
 def _material(name: str, rgba):
+    """A trimesh material carrying the name; its factors are replaced by
+    :func:`material_properties` when written (trimesh keeps 8-bit colours)."""
     from trimesh.visual.material import PBRMaterial
 
     c = [int(round(float(v) * 255)) for v in rgba]
-    return PBRMaterial(name=name, baseColorFactor=c, metallicFactor=0.0, roughnessFactor=0.6,
+    return PBRMaterial(name=name, baseColorFactor=c, metallicFactor=0.0, roughnessFactor=0.35,
                        alphaMode="BLEND" if c[3] < 255 else "OPAQUE", doubleSided=False)
 
 
-def _mesh(vertices, normals, rgba, name: str):
+def indexed_triangles(vertices) -> tuple[np.ndarray, np.ndarray]:
+    """A triangle soup as indexed triangles: each distinct corner position stored once.
+
+    The table's meshes are flat-shaded (each triangle's own normal), so the glTF carries no
+    normals: glTF 2.0 (3.7.2.1) has readers compute flat normals where a mesh gives none,
+    and corners at one place are then one vertex.
+
+    Parameters
+    ----------
+    vertices : (3k, 3) float
+        Corner positions, three per triangle (counter-clockwise seen from outside).
+
+    Returns
+    -------
+    (v, faces) : (m, 3) float64, (k, 3) int64
+        ``v[faces]`` is the soup's triangles, corner for corner (float32 values); the
+        vertices in the order they first appear.
+    """
+    v = np.ascontiguousarray(np.asarray(vertices, dtype=np.float32).reshape(-1, 3))
+    _, first, inv = np.unique(v.view(np.dtype((np.void, v.dtype.itemsize * 3))),
+                              return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    faces = rank[inv.reshape(-1)].reshape(-1, 3).astype(np.int64)
+    return v[first[order]].astype(np.float64), faces
+
+
+def _mesh(vertices, rgba, name: str):
     import trimesh
 
-    n = len(vertices)
-    faces = np.arange(n, dtype=np.int64).reshape(-1, 3)
-    m = trimesh.Trimesh(vertices=np.asarray(vertices, dtype=np.float64), faces=faces,
-                        vertex_normals=np.asarray(normals, dtype=np.float64), process=False)
+    v, faces = indexed_triangles(vertices)
+    m = trimesh.Trimesh(vertices=v, faces=faces, process=False)
     m.visual = trimesh.visual.TextureVisuals(material=_material(name, rgba))
     return m
 
@@ -299,7 +384,9 @@ def table_scene(snapshot: TableSnapshot):
 
     Nodes: ``table`` (inches Z up → metres Y up) → ``battlefield`` and one node per body
     (named :attr:`ExportBody.name`, its pose as the node's matrix) → one node per colour
-    (``"<body>/<colour name>"``), whose mesh's material is named after the LDraw colour.
+    (``"<body>/<colour name>"``), whose mesh (indexed, :func:`indexed_triangles`) has a
+    material named after the LDraw colour. ``scene.metadata["materials"]`` holds
+    :func:`material_properties` of every material by name (what the written file carries).
     """
     import trimesh
 
@@ -308,6 +395,7 @@ def table_scene(snapshot: TableSnapshot):
                        matrix=TABLE_TO_GLTF)
     scene.add_geometry(_ground_mesh(snapshot.width, snapshot.depth), node_name="battlefield",
                        geom_name="battlefield", parent_node_name="table")
+    materials = {"battlefield": material_properties("battlefield", GROUND_RGBA)}
     bodies = {}
     for b in snapshot.bodies:
         a = b.asset
@@ -321,11 +409,15 @@ def table_scene(snapshot: TableSnapshot):
         inv = inv.reshape(-1)
         colours = []
         for i, k in enumerate(uniq):
-            cname = names.get(tuple(int(v) for v in k), (_rgb_name(k), None))[0]
+            key = tuple(int(v) for v in k)
+            cname, code, col = names.get(key, (_rgb_name(k), None, None))
+            rgba = col.rgba if col is not None else np.asarray(k) / 255.0
+            if cname not in materials:
+                materials[cname] = material_properties(cname, rgba,
+                                                       col.finish if col is not None else "")
             tri = np.flatnonzero(inv == i)
             rows = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
-            mesh = _mesh(a.local_vertices[rows], a.local_normals[rows], np.asarray(k) / 255.0,
-                         cname)
+            mesh = _mesh(a.local_vertices[rows], np.asarray(k) / 255.0, cname)
             child = f"{node}/{cname}"
             scene.add_geometry(mesh, node_name=child, geom_name=child, parent_node_name=node)
             colours.append(cname)
@@ -334,6 +426,7 @@ def table_scene(snapshot: TableSnapshot):
     scene.metadata["bodies"] = bodies
     scene.metadata["title"] = snapshot.title
     scene.metadata["units"] = "table node: inches, Z up (glTF: metres, Y up)"
+    scene.metadata["materials"] = materials
     return scene
 
 
@@ -341,17 +434,65 @@ def _rgb_name(key) -> str:
     return "rgba_" + "".join(f"{int(v):02X}" for v in key)
 
 
+def _exact_materials(materials: dict):
+    """A trimesh ``tree_postprocessor``: each material's factors as
+    :func:`material_properties` gives them (floats, linear), found by name."""
+
+    def post(tree: dict) -> None:
+        for m in tree.get("materials", ()):
+            want = materials.get(m.get("name"))
+            if want is not None:
+                m.update({k: v for k, v in want.items() if k != "name"})
+        tree.setdefault("asset", {})["generator"] = "sandbox table export (trimesh)"
+
+    return post
+
+
+def gltf_bytes(snapshot: TableSnapshot, kind: str = "glb",
+               buffer_name: str = "table.bin") -> dict[str, bytes]:
+    """The snapshot's glTF files: ``{"": bytes}`` for ``kind="glb"``; for ``"gltf"``
+    ``{"": JSON bytes, name: binary buffer}``, the JSON's buffer ``uri`` being ``name``:
+    ``buffer_name`` with characters other than letters, digits, ``.``, ``_`` and ``-`` made
+    ``_`` (a URI that needs no escaping, which every reader follows)."""
+    import json
+
+    from trimesh.exchange.gltf import export_glb, export_gltf
+
+    scene = table_scene(snapshot)
+    post = _exact_materials(scene.metadata["materials"])
+    if kind == "glb":
+        return {"": export_glb(scene, include_normals=False, tree_postprocessor=post)}
+    files = export_gltf(scene, include_normals=False, merge_buffers=True,
+                        tree_postprocessor=post)
+    tree = json.loads(files.pop("model.gltf"))
+    data = b"".join(files.values())
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", buffer_name)
+    for buf in tree.get("buffers", ()):
+        buf["uri"] = name
+    return {"": json.dumps(tree, separators=(",", ":")).encode("utf-8"), name: data}
+
+
 def write_gltf(snapshot: TableSnapshot, path: str | Path) -> Path:
-    """Write the snapshot as a binary glTF (``.glb``) atomically.
+    """Write the snapshot as glTF 2.0, atomically: ``.glb`` (binary, one file) or ``.gltf``
+    (JSON, with its buffer beside it as ``<stem>.bin``, any character of the stem other than
+    letters, digits, ``.``, ``_``, ``-`` made ``_``).
 
     Raises
     ------
     OutputError
-        The file cannot be written.
+        Another file name ending (one line naming the endings), or the file cannot be written.
     """
-    data = table_scene(snapshot).export(file_type="glb")
+    p = Path(path)
+    kind = p.suffix.lower()
+    if kind not in GLTF_SUFFIXES:
+        raise OutputError(f"{str(path)!r}: a glTF file is written as .glb (binary) or .gltf "
+                          f"(JSON + .bin buffer), not {kind or 'a name without an ending'!r}")
+    files = gltf_bytes(snapshot, kind[1:], p.stem + ".bin")
     try:
-        return atomic_write_bytes(path, data)
+        for name, data in files.items():  # the buffer first, then the file that names it
+            if name:
+                atomic_write_bytes(p.with_name(name), data)
+        return atomic_write_bytes(p, files[""])
     except OSError as exc:
         raise OutputError(f"{str(path)!r}: cannot write the glTF file "
                           f"({exc.strerror or exc})") from None
