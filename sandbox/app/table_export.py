@@ -510,14 +510,255 @@ def world_matrix_to_ldraw(matrix: np.ndarray) -> np.ndarray:
     return out
 
 
-def _part_lines(parts) -> list[str]:
-    """Type-1 lines of ``[(PartPlacement, (4, 4) world-axes inches)]``."""
+class _Source:
+    """The files of one model as an export reads them: its MPD sections, the files beside it
+    and its library (the reader's own :class:`~sandbox.bricks.partmesh.Resolver` order)."""
+
+    def __init__(self, model):
+        from ..bricks.ldraw import parse_ldraw, read_text
+        from ..bricks.partmesh import Resolver
+
+        self.model = model
+        self.library = model.library if model is not None else None
+        self.path = Path(model.path) if model is not None else None
+        self.on_disk = self.path is not None and self.path.is_file()
+        embedded = {}
+        if self.on_disk:
+            try:
+                files = parse_ldraw(read_text(self.path), self.path, strict=False, warnings=[])
+            except Exception:  # the model changed since it was loaded: export the parts only
+                files, self.on_disk = [], False
+            for f in files:
+                embedded.setdefault(f.key, f)
+        self.main = next(iter(embedded.values()), None)
+        self.resolver = Resolver(self.library, embedded,
+                                 self.path.parent if self.on_disk else None, strict=False)
+
+    def locate(self, key: str):
+        """``(kind, LDrawFile or None)``: ``"copy"`` (a model's own file, or an unofficial
+        library file: written into the MPD), ``"library"`` (an official library file),
+        ``"catalogue"`` or ``"missing"``."""
+        kind, f = self.resolver.locate(key)
+        if kind in ("embedded", "folder"):
+            return "copy", f
+        if kind == "library":
+            found = self.library.find(key) if self.library is not None else None
+            root = found[0] if found else "parts"
+            return ("copy" if root.startswith("unofficial") or root == "models" else "library"), f
+        return kind, None
+
+    def section(self, key: str):
+        kind, f = self.locate(key)
+        return f if kind in ("copy", "library") else None
+
+
+def _section_lines(f) -> list[str]:
+    """The text lines of one file or MPD section as written on disk, without its
+    ``0 FILE`` line (up to the next ``0 FILE``, ``0 NOFILE`` or ``0 !DATA``)."""
+    from ..bricks.ldraw import read_text
+
+    lines = read_text(f.path).splitlines()
     out = []
-    for p, m in parts:
-        if p.inverted:
-            out.append("0 BFC INVERTNEXT")
-        out.append(_type1(p.colour, world_matrix_to_ldraw(m), p.part))
+    for i, raw in enumerate(lines[max(f.first_line - 1, 0):]):
+        word = raw.strip().upper().split()[:2]
+        if word[:1] == ["0"] and len(word) > 1 and word[1] in ("FILE", "NOFILE", "!DATA"):
+            if i == 0 and word[1] == "FILE":
+                continue
+            break
+        out.append(raw.rstrip())
+    while out and not out[-1].strip():
+        out.pop()
     return out
+
+
+class _MpdWriter:
+    """Collects the MPD's sections: the bodies' submodels and every file they need that an
+    LDraw program may lack (a model's own files, unofficial parts, placeholders)."""
+
+    def __init__(self, main_name: str):
+        self.used = {main_name.lower()}
+        self.sections: list[str] = []
+        self.names: dict[tuple, str] = {}  # (source id, key) -> name written
+        self.sources: dict[object, _Source] = {}
+
+    def source(self, model) -> _Source:
+        k = id(model)
+        if k not in self.sources:
+            self.sources[k] = _Source(model)
+        return self.sources[k]
+
+    def unique(self, name: str) -> str:
+        base, dot, ext = name.rpartition(".")
+        if not dot:
+            base, ext = name, "ldr"
+        out, i = f"{base}.{ext}", 1
+        while out.lower() in self.used:
+            i += 1
+            out = f"{base}_{i}.{ext}"
+        self.used.add(out.lower())
+        return out
+
+    def add(self, name: str, title: str, lines: list[str], head: list[str] | None = None):
+        self.sections += [f"0 FILE {name}", *(head if head is not None else [
+            f"0 {title}", f"0 Name: {name}", "0 Author: sandbox export", "0 BFC CERTIFY CCW"]),
+            *lines, "0 NOFILE", ""]
+
+    # -- references ---------------------------------------------------------------------
+    def ref(self, src: _Source, key: str, missing: bool | None = None) -> tuple[str | None, str]:
+        """The name to write for a reference to ``key`` of ``src`` (None: as it stands) and a
+        comment to put before the line (``""``: none). Copies what the MPD must hold."""
+        from ..bricks.ldraw import normalise_name
+
+        key = normalise_name(key)
+        kind, f = ("missing", None) if missing else src.locate(key)
+        ident = (id(src) if kind == "copy" and f is not None and not _is_library(src, f)
+                 else "shared", key if kind != "missing" else "missing:" + key)
+        if ident in self.names:
+            return self.names[ident], _placeholder_note(key) if kind == "missing" else ""
+        if kind == "missing":
+            name = self.unique(f"placeholder_{Path(key).stem}.dat")
+            self.names[ident] = name
+            self._placeholder(name, key)
+            return name, _placeholder_note(key)
+        if kind != "copy" or f is None:
+            return None, ""
+        name = self.unique(f.name)
+        self.names[ident] = name
+        self._copy(src, f, name)
+        return name, ""
+
+    def _copy(self, src: _Source, f, name: str) -> None:
+        """Write file ``f`` of ``src`` as section ``name``: its lines as they are, with its
+        references renamed where the MPD holds them under another name."""
+        lines = self.rewrite(src, _section_lines(f), name)
+        self.add(name, f.title, lines, head=[])
+
+    def rewrite(self, src: _Source, lines: list[str], name: str) -> list[str]:
+        from ..bricks.ldraw import unsafe_reference
+
+        out = []
+        for raw in lines:
+            toks = raw.split(None, 14)
+            if toks[:1] == ["0"] and len(toks) > 1 and toks[1].lower() == "name:":
+                out.append(f"0 Name: {name}")
+                continue
+            if toks[:1] != ["1"] or len(toks) < 15:
+                out.append(raw)
+                continue
+            ref = toks[14].strip()
+            if unsafe_reference(ref):
+                out.append(f"0 // refused reference outside the library: {ref[:80]}")
+                continue
+            new, note = self.ref(src, ref)
+            if note:
+                out.append(note)
+            out.append(raw if new is None else " ".join(toks[:14] + [new]))
+        return out
+
+    def _placeholder(self, name: str, key: str) -> None:
+        from ..bricks.partmesh import placeholder_part
+
+        pm = placeholder_part(key)
+        lines = [f"0 // the sandbox simulated {key} as this box: the part was not found "
+                 "(not in the model, the LDraw library or the built-in catalogue)",
+                 "0 BFC CERTIFY CCW"]
+        for t in np.asarray(pm.triangles).reshape(-1, 3, 3):
+            lines.append("3 16 " + " ".join(_num(v) for v in t.reshape(-1)))
+        for e in np.asarray(pm.edges).reshape(-1, 2, 3):
+            lines.append("2 24 " + " ".join(_num(v) for v in e.reshape(-1)))
+        self.add(name, f"Placeholder for {key}", lines, head=[
+            f"0 Placeholder for {key}", f"0 Name: {name}", "0 Author: sandbox export",
+            "0 !LDRAW_ORG Unofficial_Part"])
+
+    # -- bodies -------------------------------------------------------------------------
+    def part_lines(self, src: _Source, parts) -> list[str]:
+        """Type-1 lines of ``[(PartPlacement, (4, 4) LDraw matrix)]``, a comment and a
+        ``STEP`` where the parts' submodel in the source model changes."""
+        out, last = [], None
+        for p, m in parts:
+            chain = tuple(getattr(p, "chain", ())[1:])
+            if chain != last and chain:
+                if last is not None:
+                    out.append("0 STEP")
+                out.append(f"0 // from {' > '.join(chain)}")
+            last = chain
+            new, note = self.ref(src, p.part, missing=bool(p.missing))
+            if note:
+                out.append(note)
+            if p.inverted:
+                out.append("0 BFC INVERTNEXT")
+            out.append(_type1(p.colour, m, new or p.part))
+        return out
+
+    def body(self, b: ExportBody) -> tuple[str, np.ndarray, int | str]:
+        """Write body ``b``'s submodel; ``(name, LDraw placement matrix, colour)`` of the
+        line that places it in the table's frame."""
+        a = b.asset
+        b.part_matrices()  # raises for a body without placements
+        src = self.source(a.model)
+        frame = world_matrix_to_ldraw(b.pose @ a.model_frame)
+        whole = _whole_instance(src, a, b)
+        if whole is not None:
+            root, m_root, colour = whole
+            name, _ = self.ref(src, root)
+            if name is not None:
+                return name, frame @ m_root, colour
+        name = self.unique(_file_stem(b.key) + ".ldr")
+        parts = [(a.placements[t], np.asarray(a.placements[t].matrix, float)) for t in b.tags]
+        self.add(name, b.name, self.part_lines(src, parts))
+        return name, frame, MAIN_COLOUR
+
+
+def _is_library(src: _Source, f) -> bool:
+    return src.library is not None and Path(f.path).resolve().is_relative_to(src.library.root)
+
+
+def _placeholder_note(key: str) -> str:
+    return (f"0 // placeholder: {key} was not found when simulated; exported as the box the "
+            "sandbox simulated")
+
+
+def _whole_instance(src: _Source, a, b: ExportBody):
+    """When body ``b`` holds every part of one instance of a file of its model (the whole
+    model or the scene's submodel, none broken off), ``(file key, (4, 4) LDU placement of
+    that instance in the model, colour of the placing line)``; else None."""
+    model = a.model
+    if (model is None or not src.on_disk or src.main is None or b.debris or b.key != b.group
+            or sorted(b.tags) != list(range(len(a.placements))) or not a.placements):
+        return None
+    by_line = {(p.source, p.line, tuple(p.chain_lines)): p for p in model.placements}
+    colour = None
+    for p in a.placements:
+        q = by_line.get((p.source, p.line, tuple(p.chain_lines)))
+        if q is None:
+            return None
+        if q.colour != p.colour:  # the entry's colour stands in for 16
+            if q.colour != MAIN_COLOUR or colour not in (None, p.colour):
+                return None
+            colour = p.colour
+    chains = [tuple(p.chain) for p in a.placements]
+    lines = [tuple(p.chain_lines) for p in a.placements]
+    depth = 0
+    while all(len(c) > depth + 1 for c in chains) and len({c[:depth + 2] for c in chains}) == 1 \
+            and len({ln[:depth + 1] for ln in lines}) == 1:
+        depth += 1
+    for d in range(depth + 1):  # the shallowest file whose instance holds exactly these parts
+        want = (chains[0][:d + 1], lines[0][:d])
+        inst = [p for p in model.placements
+                if (tuple(p.chain[:d + 1]), tuple(p.chain_lines[:d])) == want]
+        if len(inst) == len(a.placements):
+            break
+    else:
+        return None
+    m = np.eye(4)
+    for i in range(d):
+        f = src.section(chains[0][i])
+        ref = next((r for r in (f.refs if f is not None else ())
+                    if r.line == lines[0][i]), None)
+        if ref is None:
+            return None
+        m = m @ ref.matrix
+    return chains[0][d], m, MAIN_COLOUR if colour is None else colour
 
 
 def _type1(colour: int | str, m: np.ndarray, name: str) -> str:
@@ -532,71 +773,57 @@ def _num(v: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
-def _file_name(key: str, used: set[str]) -> str:
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_") or "body"
-    name, i = f"{base}.ldr", 1
-    while name.lower() in used:
-        i += 1
-        name = f"{base}_{i}.ldr"
-    used.add(name.lower())
-    return name
-
-
-def _section(name: str, title: str, lines: list[str]) -> list[str]:
-    return [f"0 FILE {name}", f"0 {title}", f"0 Name: {name}", "0 Author: sandbox export",
-            "0 BFC CERTIFY CCW", *lines, "0 NOFILE", ""]
+def _file_stem(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_") or "body"
 
 
 def ldraw_text(snapshot: TableSnapshot, file_name: str = "table.mpd") -> str:
     """The snapshot as LDraw MPD text (see :func:`write_ldraw`)."""
-    used = {file_name.lower()}
+    w = _MpdWriter(file_name)
     groups: dict[str, list[ExportBody]] = {}
     for b in snapshot.bodies:
         groups.setdefault(b.group, []).append(b)
-    main, sections = [], []
-    main.append(f"0 // battlefield {snapshot.width:g}\" x {snapshot.depth:g}\", top face at "
-                "LDraw y = 0")
+    main = [f"0 // battlefield {snapshot.width:g}\" x {snapshot.depth:g}\", top face at "
+            "LDraw y = 0"]
     for group, members in groups.items():
-        whole = len(members) == 1 and members[0].key == group
-        if whole:
+        if len(members) == 1 and members[0].key == group:
             b = members[0]
-            name = _file_name(b.key, used)
-            parts = _part_lines(_local_parts(b))
-            sections += _section(name, b.name, parts)
-            main.append(_type1(MAIN_COLOUR, world_matrix_to_ldraw(b.pose), name))
+            name, m, colour = w.body(b)
+            main += [f"0 // {b.name} ({b.key})", _type1(colour, m, name), "0 STEP"]
             continue
         # a broken creation: its pieces as submodels at their poses, destroyed parts loose
-        gname = _file_name(group, used)
+        gname = w.unique(_file_stem(group) + ".ldr")
         glines = []
         for b in members:
             if b.debris:  # a part destroyed by the blast: a loose part
                 glines.append(f"0 // destroyed part {b.key}")
-                glines += _part_lines(b.part_matrices())
+                src = w.source(b.asset.model)
+                glines += w.part_lines(src, [(p, world_matrix_to_ldraw(m))
+                                              for p, m in b.part_matrices()])
                 continue
-            name = _file_name(b.key, used)
-            parts = _part_lines(_local_parts(b))
-            sections += _section(name, b.name, parts)
-            glines.append(_type1(MAIN_COLOUR, world_matrix_to_ldraw(b.pose), name))
+            name, m, colour = w.body(b)
+            glines += [f"0 // {b.name} ({b.key})", _type1(colour, m, name)]
         title = f"{group} (broken into {len(members)} pieces and parts)"
-        sections = _section(gname, title, glines) + sections
-        main.append(_type1(MAIN_COLOUR, np.eye(4), gname))
-    head = _section(file_name, snapshot.title, main)
-    return "\n".join(head + sections)
-
-
-def _local_parts(b: ExportBody):
-    """The body's parts in its own frame: ``[(PartPlacement, (4, 4) inches)]``."""
-    b.part_matrices()  # raises for a body without placements
-    return [(b.asset.placements[t], b.asset.model_frame @ b.asset.placements[t].world_matrix)
-            for t in b.tags]
+        w.add(gname, title, glines)
+        main += [f"0 // {group}: broken", _type1(MAIN_COLOUR, np.eye(4), gname), "0 STEP"]
+    head = [f"0 FILE {file_name}", f"0 {snapshot.title}", f"0 Name: {file_name}",
+            "0 Author: sandbox export", "0 BFC CERTIFY CCW", *main, "0 NOFILE", ""]
+    return "\n".join(head + w.sections)
 
 
 def write_ldraw(snapshot: TableSnapshot, path: str | Path) -> Path:
     """Write the snapshot as an LDraw multi-part file (``.mpd``) atomically.
 
-    The main model places one submodel per creation or unit at its pose; a creation broken by
-    an explosion is a submodel holding its pieces (submodels at their poses) and its destroyed
-    parts; part lines keep the parts' LDraw colours. The battlefield top is LDraw ``y = 0``.
+    The main model places one submodel per creation or unit (LeoCAD and Stud.io show each as
+    a model of its own): a body that came whole from a model is that model's file (or the
+    scene's submodel) copied as it stands, its submodel names, ``STEP`` lines and comments
+    kept, in its own frame, placed by the reference's matrix (the body's pose); a creation
+    broken by an explosion is a submodel holding its pieces (each a submodel of its parts in
+    the model's frame, at its pose) and its destroyed parts. Every file an LDraw program may
+    lack is copied in: the model's own submodels and embedded parts, parts from the
+    library's ``unofficial/`` folders. A part simulated as a placeholder (not found) is
+    written as that box (an embedded ``placeholder_<part>.dat``) after a comment saying so.
+    Part lines keep the parts' LDraw colours; the battlefield top is LDraw ``y = 0``.
 
     Raises
     ------

@@ -1,0 +1,163 @@
+"""The LDraw MPD export as LeoCAD and Stud.io read it (issue 29): a body that came whole from a
+model is that model's file copied (names, STEPs, comments kept), in its own frame, placed by
+the reference's matrix; embedded and unofficial parts travel in the MPD; a placeholder is
+written as the box that was simulated, with a comment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sandbox.app.table_export import (
+    ExportBody,
+    TableSnapshot,
+    load_snapshot,
+    world_matrix_to_ldraw,
+    write_ldraw,
+)
+from sandbox.bricks import load_model
+from sandbox.game.assets import build_asset
+from sandbox.game.scene import load_scene
+
+pytestmark = pytest.mark.ldraw
+
+DROID = "8002 - Destroyer Droid.mpd"
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    """``{name: lines}`` of an MPD's ``0 FILE`` sections (CRLF or LF)."""
+    out, cur = {}, None
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.startswith("0 FILE "):
+            cur = out.setdefault(line[7:].strip(), [])
+        elif line.strip() == "0 NOFILE":
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def _original_sections(path) -> dict[str, list[str]]:
+    return _sections(path.read_text(encoding="utf-8"))
+
+
+def _same_table(snap, out, ldrawdir):
+    """Every part of the snapshot at its place in the exported file, one to one."""
+    model = load_model(out, ldrawdir=ldrawdir)
+    want = [(p, m) for b in snap.bodies for p, m in b.part_matrices()]
+    assert len(model.placements) == len(want)
+    groups: dict[tuple, list] = {}
+    for p, m in want:
+        groups.setdefault((p.part if not p.missing else "placeholder_" + p.part, p.colour),
+                          []).append(m)
+    for p in model.placements:
+        cands = groups.get((p.part, p.colour))
+        assert cands, (p.part, p.colour)
+        got = p.world_matrix
+        d = np.abs(np.array([m[:3, 3] for m in cands]) - got[:3, 3]).max(axis=1)
+        best = cands.pop(int(np.argmin(d)))
+        assert d.min() < 1e-3
+        assert np.abs(best[:3, :3] - got[:3, :3]).max() < 1e-4
+    return model
+
+
+def _scene(tmp, body: str) -> str:
+    path = tmp / "scene.toml"
+    path.write_text(f'name = "export check"\nseed = 1\nformat = 1\n[battlefield]\nwidth = 24.0\n'
+                    f'depth = 24.0\n{body}', encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def droid(ldrawdir, tmp_path_factory):
+    """The droid as the scene places it (turned 30 degrees), without the physics' set-up
+    (3864 parts: seconds, not a minute, on a busy machine)."""
+    tmp = tmp_path_factory.mktemp("droid")
+    scene = _scene(tmp, f'[[creations]]\nid = "droid"\nname = "Destroyer Droid"\n'
+                        f'model = "{DROID}"\nrotation = [0.0, 0.0, 30.0]\n')
+    spec, base = load_scene(scene)
+    asset = build_asset(spec.creations[0], base, ldrawdir)
+    snap = TableSnapshot("droid", 24.0, 24.0,
+                         (ExportBody("droid", "Destroyer Droid", asset, np.eye(4), "droid"),))
+    return snap, write_ldraw(snap, tmp / "droid.mpd")
+
+
+def test_droid_model_is_found_in_library_models_and_exported_whole(droid, ldrawdir):
+    snap, out = droid
+    model = _same_table(snap, out, ldrawdir)
+    assert not model.warnings and not any(p.missing for p in model.placements)
+    original = _original_sections(ldrawdir / "models" / DROID)
+    got = _sections(out.read_text(encoding="utf-8"))
+    # every file of the model travels, under its own name: submodels and embedded parts
+    assert set(original) <= set(got)
+    assert {"8002 - 33299a.dat", "s\\8002 - 6642s01.dat", "8002 - body.ldr"} <= set(got)
+    # each copied as written (names, STEPs, comments)
+    for name, lines in original.items():
+        assert [ln for ln in got[name] if ln.strip()] == [ln.rstrip() for ln in lines
+                                                          if ln.strip()], name
+    assert sum(ln.strip() == "0 STEP" for ln in got["8002 - body.ldr"]) == sum(
+        ln.strip() == "0 STEP" for ln in original["8002 - body.ldr"]) == 23
+
+
+def test_droid_is_placed_by_the_references_matrix(droid):
+    """The model's main file keeps its own frame; the line placing it holds the turn of the
+    scene entry (30 degrees about the table's vertical, LDraw's -Y) and the body's pose."""
+    snap, out = droid
+    main = _sections(out.read_text(encoding="utf-8"))[out.name]
+    refs = [ln.split(None, 14) for ln in main if ln.startswith("1 ")]
+    assert [r[14] for r in refs] == ["8002 - main.ldr"]
+    m = np.array([float(v) for v in refs[0][2:14]])
+    rot = m[3:].reshape(3, 3)
+    b = snap.bodies[0]
+    want = world_matrix_to_ldraw(b.pose @ b.asset.model_frame)
+    np.testing.assert_allclose(rot, want[:3, :3], atol=1e-5)
+    np.testing.assert_allclose(m[:3], want[:3, 3], atol=1e-5)
+    # a turn about the vertical only: the model stands upright (not lying on its back)
+    assert abs(rot[1, 1] - 1.0) < 1e-3
+    assert np.degrees(np.arctan2(abs(rot[0, 2]), rot[0, 0])) == pytest.approx(30.0, abs=0.5)
+
+
+def test_scene_submodels_and_colours_share_the_models_files(ldrawdir, tmp_path):
+    """Two troopers of one .ldr in two colours: one section, two lines in the entries'
+    colours; the guard tower's submodels under their own names."""
+    from conftest import REPO
+
+    models = REPO / "models"
+    body = ""
+    for i, (colour, x) in enumerate(((1, -4.0), (0, 4.0))):
+        body += (f'[[units]]\nid = "t{i}"\nmodel = "{models / "trooper.ldr"}"\ncolour = {colour}\n'
+                 f'position = [{x}, 0.0, 0.0]\nstats = {{ size = 1.0, armor = 4, '
+                 'action_die = 6, move = 5.0 }\n')
+    body += (f'[[creations]]\nid = "guard"\nmodel = "{models / "guard_tower.mpd"}"\n'
+             'submodel = "guard.ldr"\nposition = [0.0, 6.0, 0.0]\n')
+    snap = load_snapshot(_scene(tmp_path, body), ldrawdir=ldrawdir)
+    out = write_ldraw(snap, tmp_path / "squad.mpd")
+    _same_table(snap, out, ldrawdir)
+    got = _sections(out.read_text(encoding="utf-8"))
+    assert set(got) == {"squad.mpd", "trooper.ldr", "guard.ldr"}
+    lines = [ln.split(None, 14) for ln in got["squad.mpd"] if ln.startswith("1 ")]
+    assert sorted((r[1], r[14]) for r in lines) == [("0", "trooper.ldr"), ("1", "trooper.ldr"),
+                                                    ("16", "guard.ldr")]
+    guard = _original_sections(models / "guard_tower.mpd")["guard.ldr"]
+    assert [ln for ln in got["guard.ldr"] if ln.strip()] == [ln for ln in guard if ln.strip()]
+
+
+def test_a_placeholder_is_exported_as_the_box_that_was_simulated(tmp_path, monkeypatch):
+    monkeypatch.delenv("LDRAWDIR", raising=False)
+    body = ('[[creations]]\nid = "odd"\nfixed = true\nparts = [\n'
+            '  { part = "3001", colour = 4, position = [0.0, 0.0, 0.0] },\n'
+            '  { part = "99999", colour = 14, position = [2.0, 0.0, 0.0] },\n]\n')
+    snap = load_snapshot(_scene(tmp_path, body))
+    assert [p.missing for b in snap.bodies for p, _ in b.part_matrices()] == [False, True]
+    out = write_ldraw(snap, tmp_path / "odd.mpd")
+    text = out.read_text(encoding="utf-8")
+    got = _sections(text)
+    assert "placeholder_99999.dat" in got
+    odd = got["odd.ldr"]
+    i = next(i for i, ln in enumerate(odd) if ln.endswith(" placeholder_99999.dat"))
+    assert odd[i - 1].startswith("0 // placeholder: 99999.dat was not found")
+    assert odd[i].split()[1] == "14"
+    model = _same_table(snap, out, None)
+    box = model.parts["placeholder_99999.dat"]
+    assert box.source == "embedded"
+    np.testing.assert_allclose(box.bounds, [[-10, 0, -10], [10, 24, 10]])
