@@ -36,13 +36,14 @@ def _look_at(obj, target) -> None:
 
 def render(path: str, size: int, samples: int) -> None:
     """A Cycles CPU render of the imported scene: a sun, a camera above a corner, aimed at
-    the centre of every mesh's bounds."""
+    the centre of the bodies' bounds (every mesh but the battlefield)."""
     import bpy
     from mathutils import Vector
 
     scene = bpy.context.scene
     meshes = [o for o in scene.objects if o.type == "MESH"]
-    corners = [o.matrix_world @ Vector(c) for o in meshes for c in o.bound_box]
+    bodies = [o for o in meshes if not o.name.startswith("battlefield")] or meshes
+    corners = [o.matrix_world @ Vector(c) for o in bodies for c in o.bound_box]
     lo = Vector((min(c.x for c in corners), min(c.y for c in corners),
                  min(c.z for c in corners)))
     hi = Vector((max(c.x for c in corners), max(c.y for c in corners),
@@ -52,7 +53,7 @@ def render(path: str, size: int, samples: int) -> None:
     cam_data.lens = 35
     cam = bpy.data.objects.new("check_camera", cam_data)
     scene.collection.objects.link(cam)
-    cam.location = centre + Vector((0.55, -0.75, 0.6)) * extent
+    cam.location = centre + Vector((0.5, -0.7, 0.45)) * extent * 1.1
     _look_at(cam, centre)
     scene.camera = cam
     sun_data = bpy.data.lights.new("check_sun", "SUN")
