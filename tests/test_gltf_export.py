@@ -174,3 +174,14 @@ def test_khronos_validator_finds_no_error(chart):
                           str(gltf)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.count(": 0 errors, 0 warnings") == 2, res.stdout
+
+
+def test_docstring_examples_of_the_colour_conversion():
+    import doctest
+
+    import sandbox.app.table_export as table_export
+    import sandbox.bricks.colours as colours
+
+    for mod in (colours, table_export):
+        res = doctest.testmod(mod)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__
