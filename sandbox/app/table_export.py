@@ -434,9 +434,28 @@ def _rgb_name(key) -> str:
     return "rgba_" + "".join(f"{int(v):02X}" for v in key)
 
 
+def _view_targets(tree: dict) -> None:
+    """Give each buffer view its ``target`` (glTF 2.0 3.6.2.3: 34963 for indices, 34962 for
+    vertex attributes), where the view serves one kind only."""
+    kinds: dict[int, set[int]] = {}
+    accessors = tree.get("accessors", [])
+    for mesh in tree.get("meshes", ()):
+        for prim in mesh.get("primitives", ()):
+            uses = [(prim.get("indices"), 34963)]
+            uses += [(a, 34962) for a in prim.get("attributes", {}).values()]
+            for acc, target in uses:
+                if acc is not None and "bufferView" in accessors[acc]:
+                    kinds.setdefault(accessors[acc]["bufferView"], set()).add(target)
+    views = tree.get("bufferViews", [])
+    for view, targets in kinds.items():
+        if len(targets) == 1 and view < len(views):
+            views[view]["target"] = targets.pop()
+
+
 def _exact_materials(materials: dict):
     """A trimesh ``tree_postprocessor``: each material's factors as
-    :func:`material_properties` gives them (floats, linear), found by name."""
+    :func:`material_properties` gives them (floats, linear), found by name; buffer views'
+    targets."""
 
     def post(tree: dict) -> None:
         for m in tree.get("materials", ()):
@@ -444,6 +463,7 @@ def _exact_materials(materials: dict):
             if want is not None:
                 m.update({k: v for k, v in want.items() if k != "name"})
         tree.setdefault("asset", {})["generator"] = "sandbox table export (trimesh)"
+        _view_targets(tree)
 
     return post
 
@@ -469,6 +489,7 @@ def gltf_bytes(snapshot: TableSnapshot, kind: str = "glb",
     name = re.sub(r"[^A-Za-z0-9._-]", "_", buffer_name)
     for buf in tree.get("buffers", ()):
         buf["uri"] = name
+    _view_targets(tree)  # the views are made after trimesh's post-processing here
     return {"": json.dumps(tree, separators=(",", ":")).encode("utf-8"), name: data}
 
 
