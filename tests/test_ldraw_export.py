@@ -161,3 +161,24 @@ def test_a_placeholder_is_exported_as_the_box_that_was_simulated(tmp_path, monke
     box = model.parts["placeholder_99999.dat"]
     assert box.source == "embedded"
     np.testing.assert_allclose(box.bounds, [[-10, 0, -10], [10, 24, 10]])
+
+
+def test_a_reference_out_of_the_models_folder_is_not_copied(tmp_path, monkeypatch):
+    """The untrusted-path rule holds in the export too: a model's line naming a file outside
+    the library and the model's folder is refused when read and not written as a line."""
+    monkeypatch.delenv("LDRAWDIR", raising=False)
+    (tmp_path / "outside.dat").write_text("0 outside\n0 !LDRAW_ORG Part\n", encoding="utf-8")
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "m.ldr").write_text(
+        "0 M\n0 Name: m.ldr\n1 4 0 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n0 STEP\n"
+        "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 ../outside.dat\n", encoding="utf-8")
+    body = '[[creations]]\nid = "m"\nfixed = true\nmodel = "models/m.ldr"\n'
+    snap = load_snapshot(_scene(tmp_path, body))
+    out = write_ldraw(snap, tmp_path / "m.mpd")
+    got = _sections(out.read_text(encoding="utf-8"))
+    assert set(got) == {"m.mpd", "m.ldr"}
+    assert "0 // refused reference outside the library: ../outside.dat" in got["m.ldr"]
+    assert not [ln for ln in got["m.ldr"] if ln.startswith("1 ") and "outside" in ln]
+    assert "0 STEP" in got["m.ldr"]
+    _same_table(snap, out, None)

@@ -17,8 +17,11 @@ placements of its parts, ``model_frame``) and its pose (inches, world frame, Z u
   pearl and rubber finishes set ``metallicFactor``/``roughnessFactor``
   (:data:`FINISH_PBR`).
 - :func:`write_ldraw`: an MPD whose main model places one submodel per creation (and per
-  unit, payload, ...); a creation broken by an explosion (BrikWars 8.4) is a submodel holding
-  its pieces as submodels, each at its pose, and its destroyed parts as loose parts.
+  unit, payload, ...): a body that came whole from a model is that model's file copied as
+  written, in its own frame, placed by the reference's matrix; a creation broken by an
+  explosion (BrikWars 8.4) is a submodel holding its pieces as submodels, each at its pose,
+  and its destroyed parts as loose parts; the files an LDraw program may lack (the model's
+  own, unofficial parts, placeholders) are copied in.
 
 Both are written atomically (a failed export leaves any older file in place).
 """
@@ -32,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bricks.colours import EDGE_COLOUR, MAIN_COLOUR, is_direct_colour, srgb_to_linear
-from ..core.errors import OutputError, ReplayError, SceneError
+from ..core.errors import LDrawError, OutputError, ReplayError, SceneError
 from ..core.transforms import quat_to_matrix
 from ..core.units import LDRAW_TO_WORLD_ROT, LDU_PER_INCH
 from ..game.assets import BodyAsset
@@ -547,7 +550,7 @@ class _Source:
         if self.on_disk:
             try:
                 files = parse_ldraw(read_text(self.path), self.path, strict=False, warnings=[])
-            except Exception:  # the model changed since it was loaded: export the parts only
+            except (LDrawError, OSError):  # gone or changed since it was loaded: parts only
                 files, self.on_disk = [], False
             for f in files:
                 embedded.setdefault(f.key, f)
