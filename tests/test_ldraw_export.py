@@ -182,3 +182,34 @@ def test_a_reference_out_of_the_models_folder_is_not_copied(tmp_path, monkeypatc
     assert not [ln for ln in got["m.ldr"] if ln.startswith("1 ") and "outside" in ln]
     assert "0 STEP" in got["m.ldr"]
     _same_table(snap, out, None)
+
+
+def test_unofficial_library_parts_travel_in_the_mpd(tmp_path, monkeypatch):
+    """A part from the library's unofficial/ folders (and its subpart and primitive) is
+    copied into the MPD under the names the lines use: the file opens without the library."""
+    monkeypatch.delenv("LDRAWDIR", raising=False)
+    lib = tmp_path / "ldraw"
+    files = {
+        "unofficial/parts/9001.dat": ("Unofficial_Part", "1 16 0 0 0 1 0 0 0 1 0 0 0 1 "
+                                      "s\\9001s01.dat\n1 16 0 -4 0 1 0 0 0 1 0 0 0 1 xprim.dat"),
+        "unofficial/parts/s/9001s01.dat": ("Unofficial_Subpart",
+                                           "4 16 -10 0 -10 10 0 -10 10 0 10 -10 0 10"),
+        "unofficial/p/xprim.dat": ("Unofficial_Primitive", "3 16 0 0 0 1 0 0 0 0 1"),
+    }
+    for rel, (org, geometry) in files.items():
+        path = lib / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"0 {rel}\n0 Name: {path.name}\n0 !LDRAW_ORG {org}\n"
+                        f"0 BFC CERTIFY CCW\n{geometry}\n", encoding="utf-8")
+    (lib / "parts").mkdir()
+    body = ('[[creations]]\nid = "u"\nfixed = true\nparts = [\n'
+            '  { part = "3001", colour = 4, position = [0.0, 0.0, 0.0] },\n'
+            '  { part = "9001", colour = 1, position = [2.0, 0.0, 0.0] },\n]\n')
+    snap = load_snapshot(_scene(tmp_path, body), ldrawdir=lib)
+    out = write_ldraw(snap, tmp_path / "u.mpd")
+    got = _sections(out.read_text(encoding="utf-8"))
+    assert {"9001.dat", "s\\9001s01.dat", "xprim.dat"} <= set(got)
+    assert "3001.dat" not in got  # a part every library has is referenced, not copied
+    model = _same_table(snap, out, None)  # without the library: the MPD holds them
+    assert model.parts["9001.dat"].source == "embedded" and not model.warnings
+    assert len(model.parts["9001.dat"].triangles) == 3

@@ -633,7 +633,7 @@ class _MpdWriter:
         comment to put before the line (``""``: none). Copies what the MPD must hold."""
         from ..bricks.ldraw import normalise_name
 
-        key = normalise_name(key)
+        written, key = key.strip(), normalise_name(key)
         kind, f = ("missing", None) if missing else src.locate(key)
         ident = (id(src) if kind == "copy" and f is not None and not _is_library(src, f)
                  else "shared", key if kind != "missing" else "missing:" + key)
@@ -646,7 +646,8 @@ class _MpdWriter:
             return name, _placeholder_note(key)
         if kind != "copy" or f is None:
             return None, ""
-        name = self.unique(f.name)
+        # a model's own file under its 0 FILE name; a library file as the line names it
+        name = self.unique(written if ident[0] == "shared" else f.name)
         self.names[ident] = name
         self._copy(src, f, name)
         return name, ""
