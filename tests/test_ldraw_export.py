@@ -16,8 +16,8 @@ from sandbox.app.table_export import (
     write_ldraw,
 )
 from sandbox.bricks import load_model
-from sandbox.game.assets import build_asset
-from sandbox.game.scene import load_scene
+from sandbox.engine.assets import build_asset
+from sandbox.engine.scene import load_scene
 
 pytestmark = pytest.mark.ldraw
 

@@ -11,7 +11,7 @@ import pytest
 from sandbox.bricks import load_model
 from sandbox.bricks.library import LDrawLibrary
 from sandbox.core.errors import SceneError
-from sandbox.game.assets import resolve_model_path
+from sandbox.engine.assets import resolve_model_path
 
 QUAD = "4 16 -10 0 -10 10 0 -10 10 0 10 -10 0 10"
 

@@ -11,8 +11,8 @@ from conftest import REPO
 
 from sandbox.bricks.catalogue import catalogue_part
 from sandbox.core.errors import SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene
+from sandbox.engine.game import Game
+from sandbox.engine.scene import load_scene
 
 SCENES = sorted((REPO / "scenes").glob("*.toml"))
 #: Scenes whose script is long to simulate (seconds on a busy machine): built, not played.
