@@ -205,7 +205,7 @@ def replay(
     difference), or --export a video of a turn, a time range or a dramatic moment."""
     from .app import replay_cli
     from .app.headless import verify_replay
-    from .game.replay import load_replay
+    from .engine.replay import load_replay
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))
@@ -391,7 +391,7 @@ def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
                      moment: Optional[int], ldrawdir: Optional[Path]) -> None:
     """``export REPLAY --gltf out.glb --animate [--turn N | --moment N]``."""
     from .app.gltf_anim import write_animated_gltf
-    from .game.replay import load_replay
+    from .engine.replay import load_replay
 
     if not animate:
         _fail(ValueError("--turn and --moment are for --animate (a still export takes "

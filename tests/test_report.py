@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 from sandbox.app.gltf_anim import animated_gltf, strictly_increasing
 from sandbox.app.headless import run_scene
 from sandbox.cli import app
-from sandbox.game.replay import load_replay
-from sandbox.game.replay_index import ReplayIndex
+from sandbox.engine.replay import load_replay
+from sandbox.engine.replay_index import ReplayIndex
 from sandbox.report import build_report, load_source, story
 from sandbox.report import page as report_page
 from sandbox.report.browser import HeadlessChromium, find_chromium
@@ -354,7 +354,7 @@ def test_key_times_strictly_increase():
 
 @pytest.mark.slow
 def test_animated_gltf_of_one_turn_starts_at_the_turn(wall, ldrawdir):
-    from sandbox.game.playback import replay_assets
+    from sandbox.engine.playback import replay_assets
 
     _, rp, _ = wall
     assets = replay_assets(rp, ldrawdir=ldrawdir)

@@ -3,7 +3,7 @@
 ``sandbox export REPLAY --gltf out.glb --animate [--turn N | --moment N]``
 
 Every body of the replay is one node whose ``translation`` and ``rotation`` are animated from
-the recorded poses (:class:`~sandbox.game.replay.BodyTrack`), linearly between keyframes;
+the recorded poses (:class:`~sandbox.engine.replay.BodyTrack`), linearly between keyframes;
 bodies that are not on the table for the whole stretch (a creation broken by an explosion,
 BrikWars 8.4, its pieces and the parts it threw off, a payload dropped mid-game, an exploded
 bomb) also get a ``scale`` channel with ``STEP`` interpolation: 0 while they are off the table,
@@ -33,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bricks.colours import srgb_to_linear
 from ..core.errors import OutputError, ReplayError
-from ..game.replay import Replay, atomic_write_bytes
-from ..game.replay_index import ReplayIndex
+from ..engine.replay import Replay, atomic_write_bytes
+from ..engine.replay_index import ReplayIndex
 from .table_export import GROUND_RGBA, GROUND_THICKNESS_IN, TABLE_TO_GLTF
 
 #: Two keyframes recorded at the same simulated time are put this far apart, seconds.
@@ -80,12 +81,6 @@ class AnimatedGltf:
     first_frame: int
     last_frame: int
     triangles: int
-
-
-def srgb_to_linear(c) -> np.ndarray:
-    """sRGB components (0..1) as linear ones (glTF's ``baseColorFactor`` is linear)."""
-    c = np.clip(np.asarray(c, dtype=np.float64), 0.0, 1.0)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
 class _Builder:
@@ -280,7 +275,7 @@ def animated_gltf(replay: Replay, assets: dict, *, turn: int | None = None,
     ----------
     replay : Replay
     assets : dict of str to BodyAsset
-        Body meshes (:func:`~sandbox.game.playback.replay_assets`); bodies without one (the
+        Body meshes (:func:`~sandbox.engine.playback.replay_assets`); bodies without one (the
         ground, a projectile) are left out.
     turn : int, optional
         Only this turn (its frames).
@@ -383,7 +378,7 @@ def write_animated_gltf(replay: Replay, path: str | Path, assets: dict | None = 
                         ldrawdir=None) -> tuple[Path, AnimatedGltf]:
     """Write the animated glTF of a replay (or of ``turn``, or of the clip of the
     ``moment``-th biggest dramatic moment) to ``path`` atomically; the meshes are rebuilt by
-    :func:`~sandbox.game.playback.replay_assets` unless ``assets`` is given.
+    :func:`~sandbox.engine.playback.replay_assets` unless ``assets`` is given.
 
     Raises
     ------
@@ -400,7 +395,7 @@ def write_animated_gltf(replay: Replay, path: str | Path, assets: dict | None = 
         m = ReplayIndex(replay).moment(int(moment))
         first, last = m.start_frame, m.end_frame
     if assets is None:
-        from ..game.playback import replay_assets
+        from ..engine.playback import replay_assets
 
         assets = replay_assets(replay, base_dir=base_dir, ldrawdir=ldrawdir)
     made = animated_gltf(replay, assets, turn=turn, first=first, last=last)
@@ -411,5 +406,4 @@ def write_animated_gltf(replay: Replay, path: str | Path, assets: dict | None = 
                           f"({exc.strerror or exc})") from None
 
 
-__all__ = ["AnimatedGltf", "animated_gltf", "write_animated_gltf", "srgb_to_linear",
-           "strictly_increasing"]
+__all__ = ["AnimatedGltf", "animated_gltf", "write_animated_gltf", "strictly_increasing"]

@@ -14,9 +14,9 @@ from typing import Callable
 import numpy as np
 
 from ..core.errors import ReplayError
-from ..game.engine import Game
-from ..game.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
-from ..game.scene import load_scene, naming_the_file, scene_from_dict
+from ..engine.game import Game
+from ..engine.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
+from ..engine.scene import load_scene, naming_the_file, scene_from_dict
 from .outputs import check_output_dir, write_output_set
 
 
@@ -69,7 +69,7 @@ def expectation_results(game: Game) -> list[tuple[str, list[str]]]:
         out.append((f"standing:{key}", [f"expected {key!r} still standing"]
                     if st is None or st.damage.destroyed else []))
     if exp.landed:
-        from ..game.scene_flight import check_landed
+        from ..games.brikwars.scene_flight import check_landed
 
         poses = {k: list(p) for k, (p, _) in game.final_poses().items()}
         for i, entry in enumerate(exp.landed):

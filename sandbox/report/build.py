@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.errors import ReplayError, SceneError
-from ..game.replay import Replay
-from ..game.replay_index import ReplayIndex
+from ..engine.replay import Replay
+from ..engine.replay_index import ReplayIndex
 from .page import ReportData, html_page, markdown_page
 from .pictures import moment_pictures, turn_map
 from .story import broken_parts, casualties, outcome_text, sanitize, turn_stories
@@ -75,13 +75,13 @@ def load_source(path: str | Path, ldrawdir=None) -> tuple[Replay, Path]:
     """
     p = Path(path)
     if p.suffix.lower() == ".replay":
-        from ..game.replay import load_replay
+        from ..engine.replay import load_replay
 
         return load_replay(p), p.resolve().parent
     if p.suffix.lower() == ".toml":
         raise SceneError(f"{p} is a scene, not a played game: run it first (sandbox run "
                          f"{p}) and report its replay")
-    from ..game.engine import Game
+    from ..engine.game import Game
 
     game = Game.load(p, ldrawdir)
     try:
@@ -187,7 +187,7 @@ def build_report(source: str | Path, out: str | Path, *, markdown: bool = False,
         No offscreen GL for the pictures.
     """
     from ..app.outputs import check_output_dir, write_output_set
-    from ..game.playback import replay_assets
+    from ..engine.playback import replay_assets
 
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

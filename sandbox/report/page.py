@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..game.replay_index import DramaticMoment
+from ..engine.replay_index import DramaticMoment
 from .pictures import Picture
 from .story import Casualty, LogLine, TurnStory
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.transforms import quat_to_matrix
-from ..game.replay import Replay
-from ..game.replay_index import DramaticMoment, ReplayIndex
+from ..engine.replay import Replay
+from ..engine.replay_index import DramaticMoment, ReplayIndex
 
 #: Moment picture size, pixels.
 PICTURE_SIZE: tuple[int, int] = (800, 450)
@@ -80,7 +80,7 @@ def moment_camera(drawing, playback, m: DramaticMoment, frame: int, aspect: floa
     """A camera framing a moment: an explosion's whole clip of moving bodies; a flight's body
     along its path; a damaged or destroyed body (or its pieces) at the moment."""
     from ..app.export import action_camera
-    from ..game.replay_index import bodies_present
+    from ..engine.replay_index import bodies_present
 
     replay = playback.replay
     if m.kind == "flight" and m.bodies:
@@ -119,7 +119,7 @@ def moment_pictures(replay: Replay, index: ReplayIndex, assets: dict,
     RenderError
         No offscreen GL (Mesa EGL) on this machine.
     """
-    from ..game.playback import ReplayPlayback
+    from ..engine.playback import ReplayPlayback
     from ..render.offscreen import OffscreenRenderer
     from ..render.replay_view import ReplayDrawing
 

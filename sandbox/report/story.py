@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..game.playback import LOG_HIDDEN_EVENTS
-from ..game.replay_index import wreck_of
+from ..engine.playback import LOG_HIDDEN_EVENTS
+from ..engine.replay_index import wreck_of
 
 #: Event types never told (bookkeeping; impacts are told only before their dice).
 HIDDEN: frozenset[str] = LOG_HIDDEN_EVENTS | frozenset({"impact"})
