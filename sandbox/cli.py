@@ -163,8 +163,10 @@ def run(
     edges: bool = typer.Option(False, "--edges/--no-edges",
                                help="Draw LDraw edge lines (type 2 and optional) in the PNG"),
 ) -> None:
-    """Run a scene headless and write the event log, a replay and a PNG. Warnings and errors
-    go to stderr; --quiet, --verbose and --json choose what goes to stdout."""
+    """Run a scene headless and write the event log, a replay and a PNG.
+
+    Warnings and errors go to stderr; --quiet, --verbose and --json choose what goes to
+    stdout."""
     from .app.headless import run_scene
 
     if sum((quiet, verbose, as_json)) > 1:
@@ -236,8 +238,10 @@ def schema(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write it to FILE "
                                           "(default: stdout)"),
 ) -> None:
-    """The scene file's JSON Schema (pydantic's, of the scene model; the actions' union is
-    every registered action type)."""
+    """Print or write the scene file's JSON Schema.
+
+    pydantic's schema of the scene model; its actions are every registered action type.
+    docs/SCENES.md is generated from it."""
     from .app.scene_schema import scene_schema_text
 
     text = scene_schema_text()
@@ -261,8 +265,10 @@ def pack(
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder "
                                             "(where the scene's library models are found)"),
 ) -> None:
-    """Pack a scene with its models (and the files beside them it uses) into one .brikpack
-    file that run, play and serve open directly."""
+    """Pack a scene and its models into one .brikpack file.
+
+    A zip with a manifest of SHA-256 checksums, holding the scene, its models and the files
+    beside them that they use; run, play and serve open it directly."""
     from .app.pack import write_pack
     from .core.brikpack import is_pack
 

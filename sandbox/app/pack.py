@@ -100,7 +100,8 @@ def collect(scene: str | Path, ldrawdir=None) -> tuple[str, dict[str, bytes]]:
     names: list[str] = []
     _models(spec.model_dump(), names)
     # logical place (absolute, normalised: where the scene will look) → source file
-    chosen: dict[str, Path] = {os.path.normpath(os.path.abspath(scene)): scene}
+    scene_at = os.path.normpath(base / scene.name)  # in the folder models are looked up from
+    chosen: dict[str, Path] = {scene_at: scene}
     todo: list[tuple[str, Path]] = []
     for model in dict.fromkeys(names):
         src = resolve_model_path(model, base, ldrawdir, f"{scene}: model")
@@ -130,7 +131,7 @@ def collect(scene: str | Path, ldrawdir=None) -> tuple[str, dict[str, bytes]]:
             files[member] = read_input_bytes(src, "file")
         except (OSError, FileRefused) as exc:
             raise SceneError(f"{src}: cannot read it to pack it: {reason(exc)}") from None
-    scene_member = Path(os.path.relpath(os.path.normpath(os.path.abspath(scene)), root))
+    scene_member = Path(os.path.relpath(scene_at, root))
     return scene_member.as_posix(), files
 
 

@@ -17,11 +17,44 @@ from typing import Any
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
+def _schema_generator():
+    """pydantic's generator, which also lists a field's other names: a field read by several
+    names (``AliasChoices("unit", "body")``) gets a property per name, and a required one
+    needs any one of them (pydantic's own schema shows only the first)."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class WithAliasChoices(GenerateJsonSchema):
+        def model_fields_schema(self, schema):
+            out = super().model_fields_schema(schema)
+            target = self.resolve_ref_schema(out)
+            props = target.get("properties", {})
+            for field in schema["fields"].values():
+                paths = field.get("validation_alias")
+                if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
+                    continue
+                names = [p[0] for p in paths if len(p) == 1 and isinstance(p[0], str)]
+                if len(names) < 2 or names[0] not in props:
+                    continue
+                for alt in names[1:]:
+                    props[alt] = {**props[names[0]], "description": f"another name for "
+                                  f"'{names[0]}'"}
+                if names[0] in target.get("required", []):
+                    target["required"] = [r for r in target["required"] if r != names[0]]
+                    if not target["required"]:
+                        del target["required"]
+                    # exactly one of the names (the reader takes the first it finds)
+                    target.setdefault("allOf", []).append(
+                        {"oneOf": [{"required": [n]} for n in names]})
+            return out
+
+    return WithAliasChoices
+
+
 def scene_schema() -> dict[str, Any]:
     """The scene file's JSON Schema (draft 2020-12) as a dict."""
     from ..game.scene import SceneSpec
 
-    schema = SceneSpec.model_json_schema()
+    schema = SceneSpec.model_json_schema(schema_generator=_schema_generator())
     return {"$schema": DIALECT, "title": "BrikWars sandbox scene file", **{
         k: v for k, v in schema.items() if k != "title"}}
 
@@ -124,10 +157,18 @@ def _cell(text: str) -> str:
 def _table(model: dict, defs: dict) -> list[str]:
     props = model.get("properties", {})
     required = set(model.get("required", []))
+    either: dict[str, list[str]] = {}  # a required field that may be written by another name
+    for group in model.get("allOf", []):
+        names = [r["required"][0] for r in group.get("oneOf", []) if r.get("required")]
+        for n in names:
+            either[n] = [m for m in names if m != n]
     lines = ["| field | type | default | bounds | what it is |", "|---|---|---|---|---|"]
     for name, node in props.items():
+        default = _default(node, name in required or name in either)
+        if name in either:
+            default += " (or " + " or ".join(f"`{m}`" for m in either[name]) + ")"
         lines.append("| " + " | ".join(_cell(c) for c in (
-            f"`{name}`", _type(node, defs), _default(node, name in required), _limits(node),
+            f"`{name}`", _type(node, defs), default, _limits(node),
             _plain(node.get("description", "")))) + " |")
     return lines
 
