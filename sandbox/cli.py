@@ -248,7 +248,7 @@ def schema(
     if output is None:
         sys.stdout.write(text)
         return
-    from .game.replay import atomic_write_bytes
+    from .engine.replay import atomic_write_bytes
 
     try:
         atomic_write_bytes(output, text.encode("utf-8"))
@@ -365,7 +365,7 @@ def replay(
     difference), or --export a video of a turn, a time range or a dramatic moment."""
     from .app import replay_cli
     from .app.headless import verify_replay
-    from .game.replay import load_replay
+    from .engine.replay import load_replay
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))

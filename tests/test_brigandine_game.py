@@ -10,8 +10,8 @@ import pytest
 import sandbox
 from sandbox.app.headless import verify_replay
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 SKIRMISH = REPO / "scenes" / "brigandine_skirmish.toml"

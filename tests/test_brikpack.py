@@ -27,7 +27,7 @@ from sandbox.core.brikpack import (
     sha256_hex,
 )
 from sandbox.core.errors import ReplayError, SceneError
-from sandbox.game.engine import Game, open_game
+from sandbox.engine.game import Game, open_game
 
 SKIRMISH = REPO / "scenes" / "skirmish.toml"
 
@@ -105,7 +105,7 @@ def test_run_cli_opens_a_pack_and_its_replay_verifies(tmp_path):
     assert r.exit_code == 0, r.output
     replay = tmp_path / "o" / "battle.replay"
     from sandbox.app.headless import verify_replay
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.replay import load_replay
 
     rp = load_replay(replay)
     assert rp.meta["scene_dir"] == str(pack.resolve())
@@ -270,7 +270,7 @@ def test_a_save_finds_its_scene_after_both_move(tmp_path):
 
 
 def test_an_old_save_with_an_absolute_scene_dir_still_loads(tmp_path):
-    from sandbox.game.engine import save_file_checksum
+    from sandbox.engine.game import save_file_checksum
 
     scene = _copy_tree(tmp_path / "a")
     with open_game(scene) as game:
@@ -315,7 +315,7 @@ def test_resolve_scene_dir_falls_back_to_the_save_folder(tmp_path):
 
 
 def test_a_save_naming_a_hostile_pack_is_a_replay_error(tmp_path):
-    from sandbox.game.engine import save_file_checksum
+    from sandbox.engine.game import save_file_checksum
 
     with open_game(SKIRMISH) as game:
         doc = game.save_doc()

@@ -79,7 +79,7 @@ def test_copy_gives_editable_scenes_that_find_their_models(tmp_path):
     scene.write_text(edited)
     again, kept = copy_scenes(tmp_path)  # never overwrites an edit
     assert again == [] and scene in kept and scene.read_text() == edited
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     with open_game(scene) as game:  # its ../models/ path resolves in the copy
         assert "wall" in game.bodies

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sandbox.app.scene_schema import scene_docs_markdown, scene_schema
 from sandbox.cli import app
-from sandbox.game.actions import REGISTRY
+from sandbox.engine.actions import REGISTRY
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from sandbox.app.table_export import (
 from sandbox.bricks import load_model
 from sandbox.cli import app
 from sandbox.core.errors import ReplayError, SceneError
-from sandbox.game.replay import save_replay
+from sandbox.engine.replay import save_replay
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "scenes" / "wall_demolition.toml"
@@ -153,8 +153,8 @@ def test_mpd_round_trip_part_counts_colours_and_poses(blasted, ldrawdir, tmp_pat
 
 def test_replay_frames_export_the_wall_whole_then_broken(blasted, ldrawdir):
     snap, replay_path, _ = blasted
-    from sandbox.game.playback import replay_assets
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.playback import replay_assets
+    from sandbox.engine.replay import load_replay
 
     rp = load_replay(replay_path)
     assets = replay_assets(rp, ldrawdir=ldrawdir)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from sandbox.app.scene_schema import scene_docs_markdown
-from sandbox.game.replay import atomic_write_bytes
+from sandbox.engine.replay import atomic_write_bytes
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "SCENES.md"
 

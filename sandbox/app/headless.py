@@ -15,10 +15,10 @@ import numpy as np
 
 from ..core.brikpack import is_pack, open_pack, resolve_scene_dir
 from ..core.errors import ReplayError
-from ..game.engine import Game
-from ..game.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
-from ..game.replay_index import is_wreck_impact, wreck_of
-from ..game.scene import load_scene, naming_the_file, scene_from_dict
+from ..engine.game import Game
+from ..engine.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
+from ..engine.replay_index import is_wreck_impact, wreck_of
+from ..engine.scene import load_scene, naming_the_file, scene_from_dict
 from .outputs import check_output_dir, write_output_set
 
 
@@ -139,7 +139,7 @@ def expectation_results(game: Game) -> list[tuple[str, list[str]]]:
         out.append((f"standing:{key}", [f"expected {key!r} still standing"]
                     if st is None or st.damage.destroyed else []))
     if exp.landed:
-        from ..game.scene_flight import check_landed
+        from ..games.brikwars.scene_flight import check_landed
 
         poses = {k: list(p) for k, (p, _) in game.final_poses().items()}
         for i, entry in enumerate(exp.landed):

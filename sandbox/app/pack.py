@@ -20,9 +20,9 @@ from pathlib import Path
 from ..core.brikpack import MAX_MEMBERS, pack_bytes
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, read_input_bytes, reason
-from ..game.assets import resolve_model_path
-from ..game.replay import atomic_write_bytes
-from ..game.scene import load_scene
+from ..engine.assets import resolve_model_path
+from ..engine.replay import atomic_write_bytes
+from ..engine.scene import load_scene
 
 #: File endings of LDraw files packed from a model's folder.
 LDRAW_SUFFIXES = (".ldr", ".mpd", ".dat", ".l3b")

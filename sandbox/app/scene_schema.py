@@ -1,8 +1,8 @@
 """The scene file's JSON Schema and the field reference generated from it (docs/SCENES.md).
 
-:func:`scene_schema` is pydantic's JSON Schema of :class:`~sandbox.game.scene.SceneSpec`;
+:func:`scene_schema` is pydantic's JSON Schema of :class:`~sandbox.engine.scene.SceneSpec`;
 its ``actions`` items are the union of every registered action type
-(:func:`sandbox.game.actions.action_union`), so a new action type appears in the schema and
+(:func:`sandbox.engine.actions.action_union`), so a new action type appears in the schema and
 the reference without an edit here. ``sandbox schema`` prints it; ``tools/scene_docs.py``
 writes :func:`scene_docs_markdown` to ``docs/SCENES.md`` (a test checks the file is current).
 """
@@ -52,7 +52,7 @@ def _schema_generator():
 
 def scene_schema() -> dict[str, Any]:
     """The scene file's JSON Schema (draft 2020-12) as a dict."""
-    from ..game.scene import SceneSpec
+    from ..engine.scene import SceneSpec
 
     schema = SceneSpec.model_json_schema(schema_generator=_schema_generator())
     return {"$schema": DIALECT, "title": "BrikWars sandbox scene file", **{

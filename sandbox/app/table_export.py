@@ -3,7 +3,7 @@ Stud.io).
 
 A :class:`TableSnapshot` is the battlefield and every body on it at one moment: a scene after
 set-up, a saved game after replaying its log, or a replay at frame N (default: the last). Each
-body carries its :class:`~sandbox.game.assets.BodyAsset` (mesh in the body frame, the LDraw
+body carries its :class:`~sandbox.engine.assets.BodyAsset` (mesh in the body frame, the LDraw
 placements of its parts, ``model_frame``) and its pose (inches, world frame, Z up).
 
 - :func:`write_gltf`: one node per body, named after the body, placed at its pose; under it
@@ -29,8 +29,8 @@ from ..bricks.colours import EDGE_COLOUR, MAIN_COLOUR, is_direct_colour
 from ..core.errors import OutputError, ReplayError, SceneError
 from ..core.transforms import quat_to_matrix
 from ..core.units import LDRAW_TO_WORLD_ROT, LDU_PER_INCH
-from ..game.assets import BodyAsset
-from ..game.replay import atomic_write_bytes
+from ..engine.assets import BodyAsset
+from ..engine.replay import atomic_write_bytes
 
 #: Metres per inch (glTF's unit is the metre).
 METRE_PER_INCH: float = 0.0254
@@ -167,7 +167,7 @@ def _snapshot(title, battlefield, assets: dict, poses: dict, events) -> TableSna
 
 
 def snapshot_of_game(game) -> TableSnapshot:
-    """The table of a running :class:`~sandbox.game.engine.Game` now."""
+    """The table of a running :class:`~sandbox.engine.game.Game` now."""
     bf = game.spec.battlefield
     poses = {k: p for k, p in game.world.poses().items() if k in game.assets}
     return _snapshot(game.spec.name, {"width": bf.width, "depth": bf.depth}, game.assets,
@@ -177,7 +177,7 @@ def snapshot_of_game(game) -> TableSnapshot:
 def snapshot_of_replay(replay, frame: int | None = None, base_dir=None,
                        ldrawdir=None, assets: dict | None = None) -> TableSnapshot:
     """The table of a replay at ``frame`` (default: the last), meshes rebuilt by
-    :func:`sandbox.game.playback.replay_assets` (one re-simulation) unless ``assets`` (its
+    :func:`sandbox.engine.playback.replay_assets` (one re-simulation) unless ``assets`` (its
     result, for several frames) is given.
 
     Raises
@@ -185,7 +185,7 @@ def snapshot_of_replay(replay, frame: int | None = None, base_dir=None,
     ReplayError
         ``frame`` outside the replay, or the scene cannot be rebuilt.
     """
-    from ..game.playback import replay_assets
+    from ..engine.playback import replay_assets
 
     f = replay.frames - 1 if frame is None else int(frame)
     if not 0 <= f < max(replay.frames, 1):
@@ -212,14 +212,14 @@ def load_snapshot(path: str | Path, frame: int | None = None, ldrawdir=None) -> 
     """
     p = Path(path)
     if p.suffix.lower() == ".replay":
-        from ..game.replay import load_replay
+        from ..engine.replay import load_replay
 
         rp = load_replay(p)
         return snapshot_of_replay(rp, frame, base_dir=p.resolve().parent, ldrawdir=ldrawdir)
     if frame is not None:
         raise SceneError(f"{p}: --frame is for replays; a scene or a save is exported as it "
                          "stands")
-    from ..game.engine import open_game
+    from ..engine.game import open_game
 
     with open_game(p, ldrawdir=ldrawdir) as game:
         return snapshot_of_game(game)
