@@ -137,7 +137,8 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, where: str
                 out += chunk
                 if len(out) > cap:
                     raise SceneError(f"{where}: member {info.filename!r} unpacks to more than "
-                                     f"{cap // (1 << 20)} MiB; refused")
+                                     f"its size limit allows (the file_mb limit a file, "
+                                     f"{MAX_TOTAL_MB} MiB in all); refused")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
             NotImplementedError, RuntimeError) as exc:
         # RuntimeError: an encrypted member; NotImplementedError: an unknown compression
@@ -146,8 +147,21 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, where: str
     return bytes(out)
 
 
-def read_pack(path: str | Path) -> tuple[dict, dict[str, bytes]]:
-    """Read and check a pack: its manifest and its files (member path → bytes).
+def _read_archive(path: Path) -> bytes:
+    """The pack file's bytes, within the ``file_mb`` limit (a :class:`SceneError` if not)."""
+    try:
+        return read_input_bytes(path, "scene pack")
+    except FileNotFoundError:
+        raise SceneError(f"{path}: no such scene pack") from None
+    except FileRefused as exc:
+        raise SceneError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise SceneError(f"{path}: not a readable scene pack: {reason(exc)}") from None
+
+
+def read_pack(path: str | Path, raw: bytes | None = None) -> tuple[dict, dict[str, bytes]]:
+    """Read and check a pack: its manifest and its files (member path → bytes). ``raw``: the
+    archive's bytes when already read.
 
     Raises
     ------
@@ -156,14 +170,8 @@ def read_pack(path: str | Path) -> tuple[dict, dict[str, bytes]]:
     """
     p = Path(path)
     where = str(p)
-    try:
-        raw = read_input_bytes(p, "scene pack")
-    except FileNotFoundError:
-        raise SceneError(f"{where}: no such scene pack") from None
-    except FileRefused as exc:
-        raise SceneError(f"{where}: {exc}") from None
-    except OSError as exc:
-        raise SceneError(f"{where}: not a readable scene pack: {reason(exc)}") from None
+    if raw is None:
+        raw = _read_archive(p)
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
         infos = z.infolist()
@@ -195,6 +203,10 @@ def read_pack(path: str | Path) -> tuple[dict, dict[str, bytes]]:
                              f"({how_to_raise('file_mb')})")
     if MANIFEST not in {i.filename for i in infos}:
         raise SceneError(f"{where}: not a scene pack: no {MANIFEST}")
+    declared = sum(i.file_size for i in infos)
+    if declared > total_cap:
+        raise SceneError(f"{where}: its members unpack to {declared >> 20} MiB, more than a "
+                         f"pack may ({MAX_TOTAL_MB} MiB); refused")
     total = 0
     data: dict[str, bytes] = {}
     for info in infos:
@@ -240,13 +252,11 @@ def open_pack(path: str | Path) -> Path:
         As :func:`read_pack`; or the temporary folder cannot be written.
     """
     p = Path(path)
-    try:
-        key = (str(p.resolve()), sha256_hex(read_input_bytes(p, "scene pack")))
-    except (OSError, FileRefused):
-        key = None  # read_pack reports it
-    if key is not None and key in _OPENED and _OPENED[key].is_file():
+    raw = _read_archive(p)
+    key = (str(p.resolve()), sha256_hex(raw))
+    if key in _OPENED and _OPENED[key].is_file():
         return _OPENED[key]
-    manifest, data = read_pack(p)
+    manifest, data = read_pack(p, raw)
     root = Path(tempfile.mkdtemp(prefix="brikpack-"))
     _ROOTS.append(root)
     try:
@@ -260,18 +270,8 @@ def open_pack(path: str | Path) -> Path:
         shutil.rmtree(root, ignore_errors=True)
         raise SceneError(f"{p}: cannot unpack into {root}: {reason(exc)}") from None
     scene = root.joinpath(*PurePosixPath(manifest["scene"]).parts)
-    if key is not None:
-        _OPENED[key] = scene
+    _OPENED[key] = scene
     return scene
-
-
-def pack_of(scene_path: str | Path) -> Path | None:
-    """The pack a scene path was unpacked from in this process (None: not from a pack)."""
-    s = Path(scene_path)
-    for (pack, _sha), scene in _OPENED.items():
-        if scene == s or scene.parent == s:
-            return Path(pack)
-    return None
 
 
 def scene_dir_for_save(origin: str | Path, save_dir: str | Path | None) -> str:
