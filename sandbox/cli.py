@@ -465,13 +465,16 @@ def serve(
     from . import open_game
     from .net import GameServer
 
+    by_name = not file.exists()  # a shipped scene's name: its save goes in this folder
     file = _scene_arg(file)
     try:
         game = open_game(file, seed=seed, ldrawdir=ldrawdir)
         if save is None:
             name = (file.name.removesuffix(".save.json").removesuffix(".toml")
                     .removesuffix(".brikpack"))
-            save = file.with_name(name + ".save.json")
+            # beside the scene, the pack or the save; a shipped scene named by name: here
+            # (never inside the installed package)
+            save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every,
                             on_log=lambda line: console.print(line, markup=False))

@@ -337,3 +337,26 @@ def test_play_opens_a_pack_or_a_shipped_name_and_saves_beside_the_pack(tmp_path,
     assert CliRunner().invoke(app, ["play", str(pack)]).exit_code == 0
     assert CliRunner().invoke(app, ["play", "skirmish"]).exit_code == 0
     assert seen == [(pack, tmp_path / "battle.save.json"), (scenes_dir() / "skirmish.toml", None)]
+
+
+def test_serve_saves_beside_a_pack_and_a_named_scene_here(tmp_path, monkeypatch):
+    import sandbox.net
+
+    saves = []
+
+    class FakeServer:  # records where the server would save; serves nothing
+        def __init__(self, game, seats, **kw):
+            saves.append((sorted(game.bodies), kw["save_path"]))
+
+        async def serve_forever(self):
+            return None
+
+    monkeypatch.setattr(sandbox.net, "GameServer", FakeServer)
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(SKIRMISH, tmp_path / "battle.brikpack").path
+    for arg in (str(pack), "skirmish"):
+        r = CliRunner().invoke(app, ["serve", arg])
+        assert r.exit_code == 0, r.output
+    with open_game(SKIRMISH) as game:
+        bodies = sorted(game.bodies)
+    assert saves == [(bodies, tmp_path / "battle.save.json"), (bodies, Path("skirmish.save.json"))]
