@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..core.brikpack import is_pack, open_pack, resolve_scene_dir, scene_dir_for_save
 from ..core.dice import Dice
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
 from ..core.limits import (
@@ -158,6 +159,10 @@ class Game:
     SceneError, LDrawError
         A model cannot be read or placed.
     """
+
+    #: Where the scene's files came from when that is not ``base_dir``: the ``.brikpack`` it
+    #: was unpacked from (saves record it, so they reopen the pack).
+    scene_origin: Path | None = None
 
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
@@ -1150,7 +1155,8 @@ class Game:
 
         A failed save leaves any previous file at ``path`` untouched.
         """
-        data = (json.dumps(self.save_doc(), indent=1, sort_keys=False, allow_nan=False)
+        doc = self.save_doc(relative_to=Path(path).parent)
+        data = (json.dumps(doc, indent=1, sort_keys=False, allow_nan=False)
                 + "\n").encode("utf-8")
         try:
             return atomic_write_bytes(path, data)
@@ -1158,13 +1164,15 @@ class Game:
             raise OutputError(f"{str(path)!r}: cannot write the save file "
                               f"({exc.strerror or exc})") from None
 
-    def save_doc(self) -> dict:
+    def save_doc(self, relative_to: str | Path | None = None) -> dict:
         """The save file's document (what :meth:`save` writes; the network sends it as JSON),
-        with a ``file_checksum`` over all of it, the embedded scene included."""
+        with a ``file_checksum`` over all of it, the embedded scene included. ``scene_dir``:
+        the scene's folder (or the pack it came from), relative to ``relative_to`` (the save's
+        folder) when given, else absolute."""
         doc = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
-            "scene_dir": str(self.base_dir.resolve()),
+            "scene_dir": scene_dir_for_save(self.scene_origin or self.base_dir, relative_to),
             "seed": self.seed,
             "forced_dice": self.forced_dice,
             "turn": self.turn,
@@ -1207,7 +1215,8 @@ class Game:
                       check: bool = True) -> "Game":
         """A game from a save document (a parsed save file, or one sent over the network):
         rebuild the scene, replay the log, compare the state hash. ``where`` names the source
-        in errors; ``base_dir``: model paths' folder when the save's ``scene_dir`` is not one.
+        in errors; ``base_dir``: the save's folder, which a relative ``scene_dir`` (a folder or
+        a ``.brikpack``) starts from, and model paths' folder when ``scene_dir`` is not usable.
 
         Raises
         ------
@@ -1245,14 +1254,13 @@ class Game:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
             raise ReplayError(str(exc)) from None
-        base = Path(str(doc.get("scene_dir", base_dir)))
-        if "\x00" in str(base) or not base.is_dir():
-            base = Path(base_dir)
         try:
+            base, pack = resolve_scene_dir(doc.get("scene_dir"), base_dir)
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions,
                        forced_dice=forced)
         except SandboxError as exc:
             raise ReplayError(f"{p}: replaying the action log failed: {exc}") from None
+        game.scene_origin = pack
         if doc.get("over"):
             game.finish()
         if check and game.state_hash() != doc.get("checksum"):
@@ -1309,7 +1317,8 @@ def save_file_checksum(doc: dict) -> str:
 
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
               on_event: Callable[[dict], None] | None = None, forced_dice: bool = True) -> Game:
-    """A :class:`Game` from a scene file (.toml) or a saved game (.save.json).
+    """A :class:`Game` from a scene file (.toml), a scene pack (.brikpack) or a saved game
+    (.save.json).
 
     Parameters
     ----------
@@ -1330,11 +1339,14 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix == ".toml":
-        spec, base = load_scene(p)
-        with naming_the_file(p):
-            return Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
+    if suffix == ".toml" or is_pack(p):
+        scene = open_pack(p) if is_pack(p) else p
+        spec, base = load_scene(scene)
+        with naming_the_file(scene):
+            game = Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
                         forced_dice=forced_dice)
+        game.scene_origin = p.resolve() if is_pack(p) else None
+        return game
     expected = "expected a scene (.toml) or a saved game (.save.json)"
     if suffix == ".replay":
         raise SceneError(f"{p} is a replay, not a game to play ({expected}): watch it with "

@@ -190,25 +190,33 @@ class PartRef(_Strict):
 
     part: str = Field(description="LDraw part number or file name, e.g. '3001' or '3001.dat'")
     colour: ColourCode = Field(16, description="LDraw colour code")
-    position: Vec3 = (0.0, 0.0, 0.0)
-    rotation: Vec3 = (0.0, 0.0, 0.0)
+    position: Vec3 = Field((0.0, 0.0, 0.0), description="inches, in the body's frame")
+    rotation: Vec3 = Field((0.0, 0.0, 0.0), description="degrees about X, Y, Z (in that order)")
 
 
 class _Placed(_Strict):
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
-    name: str | None = None
-    model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the scene")
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$",
+                    description="the body's id (actions and [expect] name it)")
+    name: str | None = Field(None, description="name in the log (default: the id)")
+    model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the "
+                              "scene file's folder (else the LDraw library's folder)")
     submodel: str | None = Field(None, description="embedded file of an MPD to take alone")
     instance: int | None = Field(
         None, ge=1, description="which placement of a submodel used more than once (1-based)")
-    keep_model_placement: bool = True
-    parts: list[PartRef] | None = None
+    keep_model_placement: bool = Field(True, description="a submodel stays where the whole "
+                                       "model puts it (then position and rotation move it "
+                                       "from there); false: it is centred on the origin first")
+    parts: list[PartRef] | None = Field(None, description="built-in or library parts placed "
+                                        "directly, instead of a model")
     colour: ColourCode = Field(16, description="colour of the whole model where its lines say 16")
-    position: Vec3 = (0.0, 0.0, 0.0)
-    rotation: Vec3 = (0.0, 0.0, 0.0)
-    owner: str | None = None
+    position: Vec3 = Field((0.0, 0.0, 0.0), description="inches: moves the placed model (which "
+                           "starts with its footprint centred on the origin and its lowest "
+                           "point on the table)")
+    rotation: Vec3 = Field((0.0, 0.0, 0.0), description="degrees about X, Y, Z (in that "
+                           "order), before the position")
+    owner: str | None = Field(None, description="the player it belongs to")
     fixed: bool = Field(False, description="nailed to the table (never moves)")
-    stats: Stats = Stats()
+    stats: Stats = Field(Stats(), description="BrikWars stats (ch. 8)")
 
     @model_validator(mode="after")
     def _one_source(self):
@@ -235,7 +243,7 @@ class Unit(_Placed):
 
 class Player(_Strict):
     name: str = Field(min_length=1, max_length=64)
-    colour: ColourCode = 4
+    colour: ColourCode = Field(4, description="LDraw colour code of the player's markers")
     strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
     side: str | None = Field(None, max_length=64, description="players with the same side are "
                              "allies (8.5 Controls: allies do not share a weapon turn by turn)")
@@ -248,7 +256,8 @@ ActionUnion = action_union()
 class Battlefield(_Strict):
     width: float = Field(36.0, gt=0, le=1000, description="inches along X")
     depth: float = Field(24.0, gt=0, le=1000, description="inches along Y")
-    ground_colour: tuple[float, float, float] = (0.36, 0.5, 0.3)
+    ground_colour: tuple[float, float, float] = Field(
+        (0.36, 0.5, 0.3), description="red, green, blue from 0 to 1")
 
 
 class Expect(_Strict):
@@ -268,11 +277,12 @@ class Expect(_Strict):
 class SceneSpec(_Strict):
     """The whole scene file. Field names are those of the TOML file."""
 
-    name: str = "untitled"
-    description: str = ""
+    name: str = Field("untitled", description="the scene's title (sandbox scenes lists it)")
+    description: str = Field("", description="one line on what happens")
     game: str = Field("brikwars", min_length=1, max_length=64,
                       description="the game played: 'brikwars' or another registered game")
-    seed: int = Field(0, ge=-(2**63), lt=2**63)
+    seed: int = Field(0, ge=-(2**63), lt=2**63, description="seed of every dice stream "
+                      "(sandbox run --seed overrides it)")
     format: int = Field(1, description="scene file format version (this build reads 1)")
     battlefield: Battlefield = Battlefield()
     players: list[Player] = []

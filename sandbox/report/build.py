@@ -5,7 +5,8 @@ Writes into DIR, as one set (a failed or killed run leaves the previous report w
 
 - ``index.html``: the report (:mod:`sandbox.report.page`), opened from disk with no network;
 - ``moment-<n>.png``: each dramatic moment of the replay's index, rendered offscreen;
-- ``map-turn-<n>.png``: a top-down map of the battlefield at the end of each turn;
+- ``map-turn-<n>.png``: a top-down map of the battlefield at the end of each turn (with
+  matplotlib, the ``plots`` extra; without it the report says it has no maps);
 - ``<scene>.glb``: the animated glTF the page's 3D viewer plays (for Blender too);
 - ``report.md`` with ``--markdown``: the same report for forums.
 
@@ -147,11 +148,18 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
         files[p.name] = p.data
     lap("pictures")
     maps = {}
-    for t in turns:
-        if t.turn in index.turn_frames:
-            m = turn_map(replay, index, assets, t.turn, t.title, events)
-            maps[t.turn] = m
-            files[m.name] = m.data
+    notes = []
+    try:
+        import matplotlib  # noqa: F401 - the plots extra
+    except ImportError:
+        notes.append("No turn maps: they need matplotlib (pip install "
+                     "'brikwars-sandbox[plots]').")
+    else:
+        for t in turns:
+            if t.turn in index.turn_frames:
+                m = turn_map(replay, index, assets, t.turn, t.title, events)
+                maps[t.turn] = m
+                files[m.name] = m.data
     lap("maps")
     players = [str(p.get("name")) for p in replay.scene.get("players", []) or []
                if isinstance(p, dict) and p.get("name")]
@@ -163,7 +171,7 @@ def report_files(replay: Replay, assets: dict, *, markdown: bool = False,
         moments=[(m, pics[i] if i < len(pics) else None) for i, m in enumerate(moments)],
         maps=maps, casualties=lost, broken=broken_parts(events, names),
         outcome=outcome_text(events), glb=glb, glb_name=glb_name, start_s=start_s,
-        finished=replay.meta.get("finished", True) is not False)
+        finished=replay.meta.get("finished", True) is not False, notes=notes)
     files["index.html"] = html_page(data).encode("utf-8")
     if markdown:
         files["report.md"] = markdown_page(data).encode("utf-8")
