@@ -280,8 +280,9 @@ def serve(
     seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
                                    "comma-separated; repeatable. Default: a seat per player"),
     save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
-    save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
-                                   "(0: only when the server stops)"),
+    save_every: int = typer.Option(1, "--save-every", min=0, help="Save after every N accepted "
+                                   "changes (default 1: each; 0: only when the server stops); "
+                                   "the save is also written at start"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Serve a game online: print a join token per seat and one for spectators, accept each

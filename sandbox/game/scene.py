@@ -26,12 +26,13 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..core.dice import MAX_SEED
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 
 # The modules of every action type are imported before the union is built (see .actions).
 from . import scene_blast, table_tools  # noqa: F401
-from .actions import RETIRED, action_union
+from .actions import MAX_TURN, RETIRED, action_union
 from .close_combat import CloseCombatExpect
 from .hazard_scene import FieldEntry, HazardExpect
 from .scene_brigandine import BrigandineSection
@@ -271,7 +272,7 @@ class SceneSpec(_Strict):
     description: str = ""
     game: str = Field("brikwars", min_length=1, max_length=64,
                       description="the game played: 'brikwars' or another registered game")
-    seed: int = Field(0, ge=-(2**63), lt=2**63)
+    seed: int = Field(0, ge=-MAX_SEED, le=MAX_SEED)
     format: int = Field(1, description="scene file format version (this build reads 1)")
     battlefield: Battlefield = Battlefield()
     players: list[Player] = []
@@ -285,7 +286,7 @@ class SceneSpec(_Strict):
     drop_zones: list[DropZone] = []
     fields: list[FieldEntry] = []
     traps: list[TrapEntry] = Field(default_factory=list, description="Traps (BrikWars F.2)")
-    turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
+    turns: int | None = Field(None, ge=1, le=MAX_TURN, description="play at least this many turns")
     forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )

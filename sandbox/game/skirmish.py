@@ -51,7 +51,7 @@ from ..rules.attacks import (
 )
 from ..rules.explosives import explosive_dice
 from ..rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
-from .actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
+from .actions import MAX_TURN, Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
 from .arcs import ArcHit, bodies_in_arc
 from .table import System
 
@@ -63,7 +63,7 @@ class FaceAction(Action):
 
     type: Literal["face"]
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     unit: str
     degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
 
