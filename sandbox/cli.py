@@ -26,6 +26,7 @@ clear message and exit with status 2; they never show a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -319,7 +320,7 @@ def serve(
 @app.command()
 def export(
     file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
-    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or out.gltf (JSON)"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
@@ -327,12 +328,18 @@ def export(
     """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
     glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
+    from .core.limits import recording_reads
 
     if gltf is None and ldraw is None:
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
         return
     try:
-        snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        _export_names(gltf, ldraw)
+        with recording_reads() as reads:
+            snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+            if out is not None:
+                _not_an_input(out, opt, [file], reads)
         written = []
         if gltf is not None:
             written.append(write_gltf(snap, gltf))
@@ -344,6 +351,48 @@ def export(
     console.print(f"{len(snap.bodies)} bodies, {snap.part_count()} parts")
     for w in written:
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
+
+
+#: What ``sandbox export`` writes, by option: the file name endings each takes.
+EXPORT_SUFFIXES = {"--gltf": (".glb", ".gltf"), "--ldraw": (".mpd", ".ldr")}
+
+
+def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
+    """Refuse an export file name of another kind (``--gltf out.png``) or both outputs on one
+    path (OutputError, one line)."""
+    from .core.errors import OutputError
+
+    for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+        if out is not None and out.suffix.lower() not in EXPORT_SUFFIXES[opt]:
+            raise OutputError(f"{opt} {str(out)!r}: the file name must end in "
+                              f"{' or '.join(EXPORT_SUFFIXES[opt])} (got "
+                              f"{out.suffix or 'no ending'!r})")
+    if gltf is not None and ldraw is not None and gltf.resolve() == ldraw.resolve():
+        raise OutputError(f"--gltf and --ldraw name the same file {str(gltf)!r}")
+
+
+def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list) -> None:
+    """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
+    model or part it used; the same file by another name (a link) too (OutputError)."""
+    import os
+
+    from .core.errors import OutputError
+
+    try:
+        target = os.path.realpath(out)
+        st = os.stat(out)
+    except OSError:
+        st = None  # nothing there yet (or unreadable: the write says why)
+    ids = {(d, i) for d, i, _ in reads}
+    paths = {p for _, _, p in reads} | {os.path.realpath(p) for p in inputs}
+    for p in inputs:
+        with contextlib.suppress(OSError):
+            s = os.stat(p)
+            ids.add((s.st_dev, s.st_ino))
+    if target in paths or (st is not None and (st.st_dev, st.st_ino) in ids):
+        raise OutputError(f"{opt} {str(out)!r} is one of the export's inputs (the scene, "
+                          "save, replay or a model it uses): refused, nothing written; give "
+                          "another file name")
 
 
 def _pct(r: dict | None):
