@@ -320,7 +320,8 @@ def serve(
 @app.command()
 def export(
     file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
-    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or out.gltf (JSON)"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or "
+                                        "out.gltf (JSON)"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
