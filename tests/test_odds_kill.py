@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from test_odds import DICE_SCENE, DROP
 
 from sandbox.app import odds
 from sandbox.core.errors import OutputError, SceneError
-
-from test_odds import DICE_SCENE, DROP
 
 
 @pytest.fixture(scope="module")
