@@ -79,6 +79,7 @@ BRICKS: dict[str, BrickSpec] = {
     "3024.dat": BrickSpec("Plate  1 x  1", 1, 1, _P),
     "3710.dat": BrickSpec("Plate  1 x  4", 4, 1, _P),
     "3666.dat": BrickSpec("Plate  1 x  6", 6, 1, _P),
+    "3795.dat": BrickSpec("Plate  2 x  6", 6, 2, _P),
     "3034.dat": BrickSpec("Plate  2 x  8", 8, 2, _P),
     "3068b.dat": BrickSpec("Tile  2 x  2 with Groove", 2, 2, _P, studs=False),
     "3069b.dat": BrickSpec("Tile  1 x  2 with Groove", 2, 1, _P, studs=False),
