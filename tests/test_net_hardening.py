@@ -255,3 +255,28 @@ def test_the_largest_seed_serves_syncs_saves_and_replays(duel, tmp_path):
                              capture_output=True, text=True, timeout=120)
         err = out.stderr.strip()
         assert out.returncode != 0 and "out of range" in err and len(err.splitlines()) == 1
+
+
+def test_spectators_reconnecting_again_and_again_get_paced_saves(duel):
+    from sandbox.net.server import SPECTATOR_SYNCS_PER_INTERVAL
+
+    limits = Limits(sync_interval_s=1.0, max_clients=40)
+
+    async def main():
+        srv, clients, lines = await _table(duel, limits=limits, spectator=False)
+        try:
+            times = []
+            for _ in range(9):  # join, take the save, leave, join again ...
+                async with connect(srv.url, max_size=None) as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": srv.token("spectator"),
+                                              "version": PROTOCOL_VERSION}))
+                    while json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "sync":
+                        pass
+                    times.append(time.monotonic())
+            least = 1.0 / SPECTATOR_SYNCS_PER_INTERVAL
+            gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+            assert all(g >= least * 0.9 for g in gaps), gaps
+        finally:
+            await _teardown(srv, clients)
+
+    _run(main())

@@ -56,6 +56,9 @@ log = logging.getLogger(__name__)
 #: State dicts the server keeps (the last this many actions) to name a first differing body.
 STATES_KEPT = 128
 SPECTATOR = "spectator"
+#: Saves sent to joining spectators per ``sync_interval_s``, all spectators together (a
+#: spectator reconnecting again and again would otherwise pull a save each time).
+SPECTATOR_SYNCS_PER_INTERVAL = 4
 
 __all__ = ["Seat", "GameServer", "make_seats"]
 
@@ -181,6 +184,7 @@ class GameServer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-game")
         self._server = None
         self._save_queued = False
+        self._next_spectator_sync = 0.0
         self._record_state(0)
 
     # ------------------------------------------------------------------ lifecycle
@@ -397,6 +401,19 @@ class GameServer:
     # ------------------------------------------------------------------ welcome, sync
     async def _welcome(self, conn: Connection, hello: Hello) -> None:
         seat = conn.seat
+        if seat.spectator:  # joining spectators share a pace of saves (see the constant)
+            now = time.monotonic()
+            slot = max(now, self._next_spectator_sync)
+            self._next_spectator_sync = slot + (self.limits.sync_interval_s
+                                                / SPECTATOR_SYNCS_PER_INTERVAL)
+            if slot > now:  # waiting: a connection that closes meanwhile leaves at once
+                closed = asyncio.ensure_future(conn.ws.wait_closed())
+                try:
+                    await asyncio.wait([closed], timeout=slot - now)
+                finally:
+                    closed.cancel()
+                if conn.ws.close_code is not None:
+                    return
         async with self._lock:
             base = {"type": "welcome", "protocol": PROTOCOL_VERSION, "seat": seat.name,
                     "players": list(seat.players), "spectator": seat.spectator,
