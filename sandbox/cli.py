@@ -38,7 +38,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .core.errors import SandboxError
+from .core.errors import OutputError, SandboxError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="BrikWars physics tabletop sandbox.")
@@ -298,6 +298,9 @@ def serve(
         if save is None:
             name = file.name.removesuffix(".save.json").removesuffix(".toml")
             save = file.with_name(name + ".save.json")
+        if file.suffix.lower() == ".toml" and save.exists() and save.samefile(file):
+            raise OutputError(f"--save {str(save)!r} is the scene file: the server saves "
+                              "there at start and after every change; give another file")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every,
                             on_log=lambda line: console.print(line, markup=False))
@@ -361,8 +364,6 @@ EXPORT_SUFFIXES = {"--gltf": (".glb", ".gltf"), "--ldraw": (".mpd", ".ldr")}
 def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
     """Refuse an export file name of another kind (``--gltf out.png``) or both outputs on one
     path (OutputError, one line)."""
-    from .core.errors import OutputError
-
     for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
         if out is not None and out.suffix.lower() not in EXPORT_SUFFIXES[opt]:
             raise OutputError(f"{opt} {str(out)!r}: the file name must end in "
@@ -376,8 +377,6 @@ def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list) -> None:
     """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
     model or part it used; the same file by another name (a link) too (OutputError)."""
     import os
-
-    from .core.errors import OutputError
 
     try:
         target = os.path.realpath(out)

@@ -124,6 +124,12 @@ def test_an_unwritable_save_path_stops_the_server_at_start(duel, tmp_path):
     assert out.returncode != 0
     err = out.stderr.strip()
     assert "cannot save the game" in err and len(err.splitlines()) == 1, err
+    # the scene itself as the save: refused before it is written over
+    before = duel.read_bytes()
+    out = subprocess.run([sys.executable, "-m", "sandbox.cli", "serve", str(duel), "--port", "0",
+                          "--save", str(duel)], capture_output=True, text=True, timeout=120)
+    err = " ".join(out.stderr.split())
+    assert out.returncode != 0 and "is the scene file" in err and duel.read_bytes() == before
 
 
 # ---------------------------------------------------------------------------- forged text
