@@ -343,7 +343,7 @@ def export(
             snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
         for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
             if out is not None:
-                _not_an_input(out, opt, [file], reads)
+                _not_an_input(out, opt, [file], reads, ldrawdir)
         written = []
         if gltf is not None:
             written.append(write_gltf(snap, gltf))
@@ -373,10 +373,14 @@ def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
         raise OutputError(f"--gltf and --ldraw name the same file {str(gltf)!r}")
 
 
-def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list) -> None:
+def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list,
+                  ldrawdir: Optional[Path] = None) -> None:
     """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
-    model or part it used; the same file by another name (a link) too (OutputError)."""
+    model or part it used; the same file by another name (a link) too; or anything in the
+    LDraw library (parts read earlier in this process are not read again) (OutputError)."""
     import os
+
+    from .bricks.library import library_dir
 
     try:
         target = os.path.realpath(out)
@@ -393,6 +397,15 @@ def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list) -> None:
         raise OutputError(f"{opt} {str(out)!r} is one of the export's inputs (the scene, "
                           "save, replay or a model it uses): refused, nothing written; give "
                           "another file name")
+    lib = library_dir(ldrawdir)
+    inside = False
+    if lib is not None:
+        with contextlib.suppress(OSError, ValueError):
+            inside = Path(target).is_relative_to(os.path.realpath(lib))
+        if inside:
+            raise OutputError(f"{opt} {str(out)!r} is in the LDraw library "
+                              f"({str(lib)!r}): an export never writes there; give another "
+                              "file name")
 
 
 def _pct(r: dict | None):

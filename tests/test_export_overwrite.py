@@ -91,7 +91,10 @@ def test_export_refuses_to_write_over_any_of_its_inputs(table, ldrawdir):
         os.symlink(part, table / "part.ldr")
         scene = table / "bricks.toml"
         scene.write_text(SCENE.replace('model = "scout.ldr"', 'parts = [{ part = "3001" }]'))
-        _refused(_export(ldrawdir, scene, "--ldraw", table / "part.ldr"), "inputs")
+        _refused(_export(ldrawdir, scene, "--ldraw", table / "part.ldr"), "LDraw library")
+        assert os.path.islink(table / "part.ldr")
+        _refused(_export(ldrawdir, scene, "--ldraw", Path(ldrawdir) / "models" / "new.mpd"),
+                 "LDraw library")
     for p, data in inputs.items():
         assert p.read_bytes() == data, f"{p} was written over"
     ok = _export(ldrawdir, table / "scene.toml", "--gltf", table / "out.glb", "--ldraw",
