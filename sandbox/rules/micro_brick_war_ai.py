@@ -153,12 +153,16 @@ def free_win(s: State, player: str) -> Move | None:
 def forced_action(s: State, player: str):
     """The action the rules of play force before any search (None: search).
 
-    In order: a free win (:func:`free_win`); a threatened City holding fewer fighting units
+    In order: a free win (:func:`free_win`); the free Golden Goblet within a unit's reach
+    is picked up; a threatened City holding fewer fighting units
     than the enemies within :data:`THREAT_RANGE` builds the Infantry its plan asks for; a
     Caravan that can found its City does."""
     win = free_win(s, player)
     if win is not None:
         return win
+    grab = _goblet_grab(s, player)
+    if grab is not None:
+        return grab
     for sq, city in sorted(s.cities.items()):
         if city.acted or s.controller(sq) != player:
             continue
@@ -170,6 +174,19 @@ def forced_action(s: State, player: str):
         if u.owner == player and u.kind == "caravan" \
                 and not s.refusal(FoundCity(u.id), player):
             return FoundCity(u.id)
+    return None
+
+
+def _goblet_grab(s: State, player: str) -> Move | None:
+    """A move of ``player``'s fighting unit onto the free Golden Goblet this turn ("Any unit
+    move to the Golden Goblet location will automatically pick up the goblet"), by the unit
+    that can best be spared (not one that would leave a City open); None when none reaches."""
+    if s.goblet is None or s.goblet_holder is not None or not s.goblet_placed:
+        return None
+    for u in sorted(s.units.values(), key=lambda u: u.serial):
+        if (u.owner == player and u.type.fighting and u.moves_left > 0 and not u.attacked
+                and not _leaves_city_open(s, u, player) and s.goblet in s.reachable(u)):
+            return Move(u.id, s.goblet)
     return None
 
 
