@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,22 +26,32 @@ from sandbox.engine.game import open_game  # noqa: E402
 BASELINE = REPO / "tests" / "data" / "scene_baseline.json"
 
 
-def events_digest(events: list[dict]) -> str:
-    """SHA-256 of the event log as canonical JSON lines."""
+def library(ldrawdir: str | Path | None = None) -> Path:
+    """The LDraw library, as an absolute path: ``ldrawdir``, else ``$LDRAWDIR``, else
+    ``../shared/ldraw`` beside the repository."""
+    found = ldrawdir or os.environ.get("LDRAWDIR") or REPO.parent / "shared" / "ldraw"
+    return Path(found).resolve()
+
+
+def events_digest(events: list[dict], ldrawdir: Path) -> str:
+    """SHA-256 of the event log as canonical JSON lines, the library's path (warnings name
+    model files) written ``<LDRAWDIR>`` so the digest does not depend on where it lies."""
     h = hashlib.sha256()
     for ev in events:
-        h.update(json.dumps(ev, sort_keys=True, separators=(",", ":"), default=str).encode())
+        text = json.dumps(ev, sort_keys=True, separators=(",", ":"), default=str)
+        h.update(text.replace(str(ldrawdir), "<LDRAWDIR>").encode())
         h.update(b"\n")
     return h.hexdigest()
 
 
-def record(scene: Path, ldrawdir: str | None = None) -> dict:
+def record(scene: Path, ldrawdir: str | Path | None = None) -> dict:
     """What ``scene``'s script gives: ``{"state_hash", "events", "n_events", "systems"}``."""
-    game = open_game(scene, ldrawdir=ldrawdir)
+    lib = library(ldrawdir)
+    game = open_game(scene, ldrawdir=lib)
     try:
         game.play_script()
         state = game.state_dict()
-        return {"state_hash": game.state_hash(state), "events": events_digest(game.events),
+        return {"state_hash": game.state_hash(state), "events": events_digest(game.events, lib),
                 "n_events": len(game.events), "systems": list(state["systems"])}
     finally:
         game.close()
