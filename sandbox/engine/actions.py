@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import typing
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Mapping, Union
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -77,6 +77,16 @@ class Action(_Strict):
                                     f"{REGISTRY[name].__qualname__} and {cls.__qualname__}")
                 REGISTRY[name] = cls
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """This action in words (the log, undo, the network); ``names`` maps body keys to the
+        names players see. Subclasses say more than ``"Player: its type"``."""
+        return f"{self.player}: {self.type.replace('_', ' ')}"
+
+    def scene_problem(self, spec: Any) -> str:
+        """What is wrong with this action in scene ``spec`` that the scene file can be refused
+        for before anything is built (``"field ... in words"``, "" when nothing)."""
+        return ""
+
     def refusal(self, game: "TableAPI") -> str:
         """Why ``game`` would refuse this action now, in words ("" when it is allowed).
 
@@ -88,6 +98,11 @@ class Action(_Strict):
         """Apply through the engine (refused actions raise RulesError and change nothing);
         returns the events it logged."""
         return game.apply(self)
+
+
+def name_of(names: Mapping[str, str] | None, key: str) -> str:
+    """The name players see of body ``key`` (the key itself when ``names`` has none)."""
+    return (names or {}).get(key, key)
 
 
 # ------------------------------------------------------------------------------ core actions
@@ -103,6 +118,10 @@ class MoveAction(Action):
     unit: str = Field(validation_alias=AliasChoices("unit", "body"))
     to: Vec2
     sprint: bool = False
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player} moves {name_of(names, self.unit)} to "
+                f"({self.to[0]:.2f}, {self.to[1]:.2f})" + (" sprinting" if self.sprint else ""))
 
 
 class AttackAction(Action):
@@ -124,6 +143,10 @@ class AttackAction(Action):
     gunner: str | None = Field(None, description="the minifig at the Controls of a mounted "
                                "weapon (8.5; a Turret's weapon needs one): his Action is spent")
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player}: {name_of(names, self.unit)} attacks "
+                f"{name_of(names, self.target)} with weapon {self.weapon + 1}")
+
 
 class ReloadWeaponAction(Action):
     """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
@@ -139,6 +162,9 @@ class EndTurnAction(Action):
     """The current player ends the turn (the turn machine moves on to the next player)."""
 
     type: Literal["end_turn"]
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return f"{self.player} ends the turn"
 
 
 def action_union() -> Any:

@@ -192,6 +192,11 @@ class EscapadeDriver(System):
     name = "escapade"
     actions = ESCAPADE_ACTIONS
 
+    @classmethod
+    def wanted(cls, spec) -> bool:
+        """Only a scene with an ``[escapade]`` table plays an Escapade."""
+        return spec.escapade is not None
+
     def __init__(self, game: "Game"):
         super().__init__(game)
         self.section: EscapadeSection = game.spec.escapade

@@ -36,7 +36,7 @@ from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import resolve_attack
 from ...rules.weapons import weapon_profile
-from .defences import dice_of
+from .defences import Defences, dice_of
 from .trap_scene import Interact, TrapEntry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -238,7 +238,7 @@ class Traps(System):
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
         kind = f"{expr.kind} Damage" if expr.kind else "Damage"
         if roll.total and not st.damage.destroyed:
-            g.damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
+            g.system(Defences).damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
             g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
 
@@ -265,7 +265,7 @@ class Traps(System):
         if not shot.hit or shot.damage is None:
             return
         if shot.damage.total:
-            g.damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
+            g.system(Defences).damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
                       f"({shot.damage})", dice=dice_of(shot.damage))
         if shot.damage.expression.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
             g.hazards.fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
