@@ -23,7 +23,7 @@ from ..core.errors import SceneError
 from .scene_types import Vec2
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .table import TableAPI
+    from .table import Table
 
 #: Every registered action class by its ``type`` name.
 REGISTRY: dict[str, type["Action"]] = {}
@@ -87,14 +87,14 @@ class Action(_Strict):
         for before anything is built (``"field ... in words"``, "" when nothing)."""
         return ""
 
-    def refusal(self, game: "TableAPI") -> str:
+    def refusal(self, game: "Table") -> str:
         """Why ``game`` would refuse this action now, in words ("" when it is allowed).
 
         Nothing changes: no die is rolled, no body moves.
         """
         return game.refusal(self)
 
-    def apply(self, game: "TableAPI") -> list[dict]:
+    def apply(self, game: "Table") -> list[dict]:
         """Apply through the engine (refused actions raise RulesError and change nothing);
         returns the events it logged."""
         return game.apply(self)

@@ -33,7 +33,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, overload
 
 import numpy as np
 
@@ -143,6 +143,9 @@ class Game:
         A model cannot be read or placed.
     """
 
+    #: The physics of the table (built by :meth:`_build`, rebuilt by undo and loads).
+    world: PhysicsWorld
+
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
                  actions: Sequence = (), forced_dice: bool = True):
@@ -167,15 +170,15 @@ class Game:
         self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
-        self.world: PhysicsWorld | None = None
         self._build()
         self._replay_log([parse_action(a, f"actions[{i}]") for i, a in enumerate(actions)])
 
     # ================================================================== building
     def _build(self) -> None:
         """A fresh table: world, dice, systems, bodies; settle; turn 1 begins."""
-        if self.world is not None:
-            self.world.close()
+        old: PhysicsWorld | None = self.__dict__.get("world")  # None before the first build
+        if old is not None:
+            old.close()
         self._snapshots = {}  # their pybullet states went with the world
         self._resync = False
         spec = self.spec
@@ -301,20 +304,21 @@ class Game:
         name = which if isinstance(which, str) else which.__name__
         raise KeyError(f"no system {name!r} in this game (have {[s.name for s in self.systems]})")
 
-    def __getattr__(self, name: str) -> Any:
-        """A system by its name, for drivers (the window, the network, odds):
-        ``game.skirmish``, ``game.hazards``, ``game.escapade`` … ``None`` for a system some
-        game kind has but this game does not (``game.escapade`` without an ``[escapade]``
-        table, ``game.hazards`` in Brigandine). Engine and game code asks
-        ``table.system(Class)`` instead (typed)."""
-        if name.startswith("_") or "systems" not in self.__dict__:
-            raise AttributeError(name)
-        for s in self.__dict__["systems"]:
-            if s.name == name:
-                return s
-        if any(cls.name == name for kind in all_kinds() for cls in kind.systems):
-            return None
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # drivers only: engine and game code is typed through system()
+        def __getattr__(self, name: str) -> Any:
+            """A system by its name, for drivers (the window, the network, odds):
+            ``game.skirmish``, ``game.hazards``, ``game.escapade`` … ``None`` for a system some
+            game kind has but this game does not (``game.escapade`` without an ``[escapade]``
+            table, ``game.hazards`` in Brigandine). Engine and game code asks
+            ``table.system(Class)`` instead (typed)."""
+            if name.startswith("_") or "systems" not in self.__dict__:
+                raise AttributeError(name)
+            for s in self.__dict__["systems"]:
+                if s.name == name:
+                    return s
+            if any(cls.name == name for kind in all_kinds() for cls in kind.systems):
+                return None
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def log(self, type_: str, text: str, **fields) -> dict:
         """Publish an event (``{"type", "time", "turn", "text", ...}``): the log, then subscribers.
@@ -1130,7 +1134,7 @@ class Game:
     def close(self) -> None:
         """Free the physics world; the game accepts no action afterwards."""
         self.closed = True
-        if self.world is not None:
+        if "world" in self.__dict__:
             self.world.close()
 
     def __enter__(self) -> "Game":

@@ -1,28 +1,27 @@
 """What every system of the game shares: the body record, the table's constants, and the
 :class:`System` base with its fixed hook names.
 
-The engine (:class:`sandbox.engine.game.Game`) owns the table; systems (Fire and Field
-Hazards, Traps, projectiles in flight, Bombardment, Explosions, defences, the Escapade, the
-skirmish rules of Move and Attack) register with it and are called through the hooks below, in
-the order the engine lists them. A system reaches the table only through the engine's public
-interface (:class:`TableAPI`): bodies, dice streams, damage, explode, settle, move a unit,
-line of sight, publish an event. No system imports the engine, and none calls another's
+The engine (:class:`sandbox.engine.game.Game`) owns the table; a game kind's systems register
+with it and are called through the hooks below, in the order the kind lists them. A system
+reaches the table only through the Game's public, typed methods (``Table``: the Game is the
+table; systems name the type ``Table`` and never import the engine at run time): bodies, dice
+streams, settle, move a unit, line of sight, publish an event, and another system by its class
+(``table.system(Skirmish)``, typed). No system imports the engine, and none calls another's
 private names (``tests/test_architecture.py`` checks both).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence, TypeVar
 
 from ..core.errors import RulesError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from ..core.dice import Dice
     from ..physics.world import ImpactEvent, PhysicsWorld
-    from .actions import Action
+    from .game import Game as Table  # the one interface a system gets: the Game is the table
     from .scene import SceneSpec, Stats
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -87,50 +86,6 @@ class BodyState:
     def to_dict(self) -> dict:
         return {"key": self.key, "kind": self.kind, "name": self.name, "owner": self.owner,
                 "off_table": self.off_table, **self.damage.to_dict()}
-
-
-class TableAPI(Protocol):
-    """The narrow interface a system gets to the table (implemented by the engine).
-
-    Lengths are inches, times seconds; ``log`` publishes a typed event (see
-    :mod:`sandbox.engine.events`).
-    """
-
-    spec: "SceneSpec"
-    world: "PhysicsWorld"
-    dice: "Dice"
-    bodies: dict[str, BodyState]
-    turn: int
-
-    @property
-    def current_player(self) -> str: ...
-
-    def log(self, type_: str, text: str, **fields: Any) -> dict: ...
-
-    def subscribe(self, type_: str | None, callback: Any) -> None: ...
-
-    def damage(self, victim: BodyState, damage: int, what: str,
-               dice: list[tuple[int, int]] | None = None, armor_penalty: int = 0) -> None: ...
-
-    def queue_explosion(self, key: str, point: "np.ndarray") -> None: ...
-
-    def settle(self, max_seconds: float = MAX_ACTION_SECONDS, min_seconds: float = 0.05,
-               quiet: bool = False, log_rest: bool = False) -> None: ...
-
-    def step(self, quiet: bool = False) -> None: ...
-
-    def record_frame(self, force: bool = False) -> None: ...
-
-    def add_body(self, key: str, kind: str, name: str, owner: str | None, stats: "Stats",
-                 asset: Any, static: bool = False) -> None: ...
-
-    def move_unit(self, key: str, to: Sequence[float], **options: Any) -> Any: ...
-
-    def system(self, name: str) -> "System": ...
-
-    def refusal(self, action: "Action") -> str: ...
-
-    def apply(self, action: "Action") -> list[dict]: ...
 
 
 def handles(*classes: type) -> Callable[[F], F]:
@@ -232,7 +187,7 @@ class System:
         cls.appliers, cls.refusers = appliers, refusers
         cls.actions = tuple(dict.fromkeys([*cls.actions, *appliers]))
 
-    def __init__(self, game: TableAPI):
+    def __init__(self, game: Table):
         self.game = game
 
     @classmethod

@@ -45,7 +45,7 @@ from ...rules.fire_field import burning_strike_bonus, on_fire_modifiers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.table import BodyState
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: A unit this close to an engulfed creation rides in or on it (inches).
 RIDER_CONTACT_IN: float = 0.05

@@ -78,7 +78,7 @@ from .scene_escapade import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: An item a unit carries off the table must lie within this many inches of it, edge to edge.
 CARRY_REACH_IN: float = 1.0

@@ -43,7 +43,7 @@ from ...rules.stats import BattleState, UnitKind, UnitSpec
 from .defences import Defences
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: Bodies this close count as "in direct contact" for a minifig's Fire (inches).
 CONTACT_IN: float = 0.05

@@ -65,7 +65,7 @@ from .hazard_scene import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 
 @dataclass

@@ -71,7 +71,7 @@ from .defences import Defences
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: Most horizontal inches a physical projectile flies per turn (BrikWars 8.4).
 TURN_FLIGHT_IN: float = 12.0

@@ -72,7 +72,7 @@ class FaceAction(Action):
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.scene import WeaponSpec
-    from ...engine.table import BodyState, TableAPI
+    from ...engine.table import BodyState, Table
 
 
 # ------------------------------------------------------------------------------ read-outs
@@ -185,7 +185,7 @@ class Skirmish(System):
 
     name = "skirmish"
 
-    def __init__(self, game: "TableAPI"):
+    def __init__(self, game: "Table"):
         super().__init__(game)
         self.turn_state = TurnState()
         #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".

@@ -40,7 +40,7 @@ from .defences import Defences, dice_of
 from .trap_scene import Interact, TrapEntry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: A unit must be this close to an object to interact with it, inches (base contact).
 REACH_IN: float = 0.5
