@@ -173,7 +173,13 @@ def action_union() -> Any:
     return Annotated[Union[classes], Field(discriminator="type")]  # type: ignore[valid-type]
 
 
-_ADAPTER: dict[int, TypeAdapter] = {}
+_ADAPTER: dict[tuple, TypeAdapter] = {}
+
+
+def registry_key() -> tuple:
+    """What the registry holds now (names and classes): a union built from it is stale once
+    this changes."""
+    return tuple((name, id(cls)) for name, cls in REGISTRY.items())
 
 
 def parse_action(data: Any, where: str = "action") -> Action:
@@ -198,7 +204,7 @@ def parse_action(data: Any, where: str = "action") -> Action:
             raise SceneError(f"{where}: {name}: must be a finite number (got {v!r})")
         if isinstance(v, (list, tuple)) and len(stack) < 10_000:
             stack.extend((name, x) for x in v)
-    key = len(REGISTRY)
+    key = registry_key()
     if key not in _ADAPTER:
         _ADAPTER.clear()
         _ADAPTER[key] = TypeAdapter(action_union())

@@ -69,10 +69,14 @@ def register_game(kind: GameKind) -> None:
 
 def _import_kind(name: str) -> None:
     try:
-        importlib.import_module(f"{GAMES_PACKAGE}.{name}.kind")
+        module = importlib.import_module(f"{GAMES_PACKAGE}.{name}.kind")
     except ModuleNotFoundError as exc:
         if exc.name not in (f"{GAMES_PACKAGE}.{name}", f"{GAMES_PACKAGE}.{name}.kind"):
             raise
+        return
+    kind = getattr(module, "KIND", None)
+    if name not in GAMES and isinstance(kind, GameKind):
+        register_game(kind)  # imported before, its registration since taken back
 
 
 def game_names() -> list[str]:

@@ -38,7 +38,7 @@ from pydantic import (
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
-from .actions import REGISTRY, RETIRED, Action, action_union
+from .actions import RETIRED, Action, action_union, registry_key
 from .kinds import all_kinds
 from .scene_types import ColourCode, Vec3
 
@@ -378,7 +378,8 @@ def scene_model() -> type[SceneSpec]:
     once every game package is imported (:func:`~sandbox.engine.kinds.all_kinds`), and again
     when an action type or a section is registered later (a game plugged in at run time)."""
     all_kinds()
-    key = (tuple(REGISTRY), tuple(SECTIONS), tuple(EXPECT_SECTIONS))
+    key = (registry_key(), tuple(map(id, SECTIONS.values())),
+           tuple(map(id, EXPECT_SECTIONS.values())))
     if key not in _MODELS:
         _MODELS.clear()
         expect = create_model(  # type: ignore[call-overload]
