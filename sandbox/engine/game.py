@@ -47,6 +47,7 @@ from ..core.limits import (
     reason,
     strict_json_loads,
 )
+from ..core.units import Vec
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
@@ -278,11 +279,12 @@ class Game:
     def system(self, which: type[S]) -> S: ...
 
     @overload
-    def system(self, which: str) -> System: ...
+    def system(self, which: str) -> Any: ...
 
     def system(self, which):
         """This game's system of class ``which`` (typed: ``table.system(Skirmish)`` is a
-        ``Skirmish``), or called ``which`` (``"hazards"``, ``"traps"`` …).
+        ``Skirmish``), or called ``which`` (``"hazards"``, ``"traps"`` …: untyped, for
+        systems that cannot import each other's module; annotate what it gives).
 
         Raises
         ------
@@ -571,7 +573,7 @@ class Game:
         return out or ["ready"]
 
     # ------------------------------------------------------------------ the one move
-    def move_unit(self, key: str, to: Sequence[float], *, player: str | None = None,
+    def move_unit(self, key: str, to: Vec, *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
                   careful: bool = False, check_overlap: bool = True,
                   note: str = "", **fields) -> np.ndarray:

@@ -608,7 +608,7 @@ class CloseCombat(System):
                      ("hit" if act.hit else "miss")),
                   body=a.unit, target=a.target, total=act.total, use=use, hit=act.hit)
             if act.critical_failure:
-                g.hazards.on_action_roll(a.unit, act)
+                g.system("hazards").on_action_roll(a.unit, act)
         return res.hit, res.roll
 
     def _shove(self, a: ShoveAction) -> None:

@@ -343,9 +343,10 @@ class Defences(System):
             self.damage(target, roll.total, f"Fire Damage (burning {name})",
                       dice=dice_of(roll))
         if target.key in g.world.bodies and not target.damage.destroyed:
-            g.hazards.fire.ignite(target.key, roll, at=at, igniter=g.bodies[attacker].owner
-                                  if attacker in g.bodies else None,
-                                  source=f"the Fire of {name}")
+            g.system("hazards").fire.ignite(target.key, roll, at=at,
+                                            igniter=g.bodies[attacker].owner
+                                            if attacker in g.bodies else None,
+                                            source=f"the Fire of {name}")
         return roll.total
 
     def strike(self, attacker: str, target: "BodyState", roll, what: str, *,
@@ -362,16 +363,16 @@ class Defences(System):
                   armor_penalty=self.on_fire_penalty(target.key, "Armor"))
         if (roll.expression.kind in ("Fire", "Acid", "Poison") and target.key in g.world.bodies
                 and not target.damage.destroyed):
-            g.hazards.fire.ignite(target.key, roll, at=at, source=what,
-                                  igniter=g.bodies[attacker].owner if attacker in g.bodies
-                                  else None)
+            g.system("hazards").fire.ignite(target.key, roll, at=at, source=what,
+                                            igniter=g.bodies[attacker].owner
+                                            if attacker in g.bodies else None)
         self.burning_strike(attacker, target, what, at=at)
 
     # ------------------------------------------------------------------ riders
     def engulfed_riders(self) -> None:
         """Units in or on an engulfed creation take its Wild Fire die (F.1), once a turn."""
         g = self.game
-        fire = g.hazards.fire
+        fire = g.system("hazards").fire
         for key, bf in list(fire.fires.items()):
             st = g.bodies.get(key)
             if (st is None or st.kind != "creation" or bf.rules is None or not bf.rules.engulfed

@@ -429,7 +429,7 @@ class Hazards(System):
                   f"{who} is spared (F.1)", field=pf.entry.id, body=victim, activated=False)
             return False
         src = pf.entry.powered_by
-        left = g.defences.power_left(src) if src is not None else math.inf
+        left = g.system("defences").power_left(src) if src is not None else math.inf
         try:
             cost = state.activate(g.turn, left)
         except RulesError as exc:
@@ -437,7 +437,7 @@ class Hazards(System):
                   body=victim, activated=False)
             return False
         if src is not None:
-            g.defences.spend_power(src, cost, pf.name)
+            g.system("defences").spend_power(src, cost, pf.name)
         g.log("powered_field", f"{pf.name} activates on {who}: {pf.rules.hazard_dice} Hazard "
               f"di{'e' if pf.rules.hazard_dice == 1 else 'ce'}, {cost:g}\" of Power (F.1)",
               field=pf.entry.id, body=victim, activated=True, power=cost)

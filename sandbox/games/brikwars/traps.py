@@ -232,7 +232,7 @@ class Traps(System):
         if isinstance(expr, DiceSum) or expr.kind == "Exp":
             # an Explosive, variants combined or not (8.4): each die acts by its kind
             roll = expr.roll(g.dice.stream("explosion"), f"{pt.name} explodes")
-            g.blasts.blast(np.asarray(point, float), roll, None, pt.name)
+            g.system("blasts").blast(np.asarray(point, float), roll, None, pt.name)
             return
         st = g.bodies[victim]
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
@@ -240,7 +240,8 @@ class Traps(System):
         if roll.total and not st.damage.destroyed:
             g.system(Defences).damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, roll, at=point, igniter=pt.entry.owner,
+                                            source=pt.name)
 
     def _weapon(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         """The Weapon Trap fires from its mount at the spot where it was triggered (F.2:
@@ -268,7 +269,7 @@ class Traps(System):
             g.system(Defences).damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
                       f"({shot.damage})", dice=dice_of(shot.damage))
         if shot.damage.expression.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
 
     # ------------------------------------------------------------------ checks
     def check_traps(self, sprung: Sequence[str], armed: Sequence[str]) -> list[str]:
