@@ -51,7 +51,7 @@ from ..core.units import Vec
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
-from .actions import Action, EndTurnAction, action_dict, parse_action
+from .actions import Action, EndTurnAction, action_dict, action_names, parse_action
 from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event, possessive
 from .kinds import all_kinds, game_kind
@@ -212,7 +212,7 @@ class Game:
         self._handlers: dict[str, System] = {}
         for s in self.systems:
             for cls in s.actions:
-                for name in cls.model_fields["type"].annotation.__args__:
+                for name in action_names(cls):
                     self._handlers[name] = s
         self.players = self._turn_order()
         self.turn = 0  # the set-up happens before turn 1
@@ -985,10 +985,10 @@ class Game:
         """The state the hash covers: turn, player, every system's state, bodies, poses."""
         nd = CHECKSUM_DECIMALS
         poses = {}
-        for k, (p, q) in sorted(self.world.poses().items()):
+        for k, (p, quat) in sorted(self.world.poses().items()):
             if k == "ground":
                 continue
-            q = np.asarray(q, float)
+            q = np.asarray(quat, float)
             if q[3] < 0:
                 q = -q
             poses[k] = [[round(float(v), nd) + 0.0 for v in p],

@@ -31,8 +31,8 @@ class Measurement:
         Horizontal edge-to-edge distance (0 when touching), inches.
     """
 
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
+    start: tuple[float, ...]
+    end: tuple[float, ...]
     inches: float
 
 
@@ -51,11 +51,11 @@ class SightLine:
         Where the sight line is stopped.
     """
 
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
+    start: tuple[float, ...]
+    end: tuple[float, ...]
     clear: bool
     blocked_by: str | None = None
-    hit_point: tuple[float, float, float] | None = None
+    hit_point: tuple[float, ...] | None = None
 
 
 #: Smoke Fields are effective up to this height by default, inches (BrikWars F, Smoke).

@@ -263,7 +263,7 @@ class Defences(System):
             return self.shields[key]
         st = self.game.bodies.get(key)
         dice = list(getattr(st.stats, "shield", []) or []) if st is not None else []
-        if not dice:
+        if st is None or not dice:
             return None
         try:
             sh = hz.EnergyShield(f"{st.name}'s Energy Shield", dice, st.stats.size)
