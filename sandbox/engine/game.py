@@ -54,7 +54,7 @@ from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
 from .actions import Action, EndTurnAction, action_dict, action_names, parse_action
 from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event, possessive
-from .kinds import all_kinds, game_kind
+from .kinds import game_kind, system_names
 from .measure import Measurement, SightLine, edge_point, footprint_gap
 from .replay import Recorder, Replay, atomic_write_bytes
 from .scene import (
@@ -318,7 +318,7 @@ class Game:
             for s in self.__dict__["systems"]:
                 if s.name == name:
                     return s
-            if any(cls.name == name for kind in all_kinds() for cls in kind.systems):
+            if name in system_names():
                 return None
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 

@@ -280,6 +280,7 @@ class FlightControl(System):
 
     MAX_EXTRA_TURNS = 20
     name = "flight"
+    actions = (LaunchAction, ReloadAction, RocketAction, ThrowAction)
 
     def __init__(self, game: "Game"):
         super().__init__(game)

@@ -184,6 +184,7 @@ class Skirmish(System):
     """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
 
     name = "skirmish"
+    actions = (MoveAction, AttackAction, ReloadWeaponAction, FaceAction)
 
     def __init__(self, game: "Table"):
         super().__init__(game)
