@@ -152,7 +152,7 @@ def outcome_row(game) -> dict[str, Any]:
             a["pieces"] += 1
     for b in bodies:
         for k in [k for k in game.bodies if _root(k) == b]:
-            if game.hazards.fire.burning(k):
+            if game.hazards is not None and game.hazards.fire.burning(k):
                 acc[b]["on_fire"] = 1
         st = game.bodies.get(b)
         if st is not None and st.damage.destroyed:

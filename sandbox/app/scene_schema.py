@@ -1,6 +1,7 @@
 """The scene file's JSON Schema and the field reference generated from it (docs/SCENES.md).
 
-:func:`scene_schema` is pydantic's JSON Schema of :class:`~sandbox.engine.scene.SceneSpec`;
+:func:`scene_schema` is pydantic's JSON Schema of the scene model
+(:func:`sandbox.engine.scene.scene_model`: ``SceneSpec`` with every game kind's sections);
 its ``actions`` items are the union of every registered action type
 (:func:`sandbox.engine.actions.action_union`), so a new action type appears in the schema and
 the reference without an edit here. ``sandbox schema`` prints it; ``tools/scene_docs.py``
@@ -52,9 +53,10 @@ def _schema_generator():
 
 def scene_schema() -> dict[str, Any]:
     """The scene file's JSON Schema (draft 2020-12) as a dict."""
-    from ..engine.scene import SceneSpec
+    from ..engine.scene import scene_model
 
-    schema = SceneSpec.model_json_schema(schema_generator=_schema_generator())
+    # the model scene files are validated with: every game kind's sections and actions
+    schema = scene_model().model_json_schema(schema_generator=_schema_generator())
     return {"$schema": DIALECT, "title": "BrikWars sandbox scene file", **{
         k: v for k, v in schema.items() if k != "title"}}
 

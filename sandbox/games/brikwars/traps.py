@@ -36,11 +36,11 @@ from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import resolve_attack
 from ...rules.weapons import weapon_profile
-from .defences import dice_of
+from .defences import Defences, dice_of
 from .trap_scene import Interact, TrapEntry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: A unit must be this close to an object to interact with it, inches (base contact).
 REACH_IN: float = 0.5
@@ -232,15 +232,16 @@ class Traps(System):
         if isinstance(expr, DiceSum) or expr.kind == "Exp":
             # an Explosive, variants combined or not (8.4): each die acts by its kind
             roll = expr.roll(g.dice.stream("explosion"), f"{pt.name} explodes")
-            g.blasts.blast(np.asarray(point, float), roll, None, pt.name)
+            g.system("blasts").blast(np.asarray(point, float), roll, None, pt.name)
             return
         st = g.bodies[victim]
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
         kind = f"{expr.kind} Damage" if expr.kind else "Damage"
         if roll.total and not st.damage.destroyed:
-            g.damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
+            g.system(Defences).damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, roll, at=point, igniter=pt.entry.owner,
+                                            source=pt.name)
 
     def _weapon(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         """The Weapon Trap fires from its mount at the spot where it was triggered (F.2:
@@ -265,10 +266,10 @@ class Traps(System):
         if not shot.hit or shot.damage is None:
             return
         if shot.damage.total:
-            g.damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
+            g.system(Defences).damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
                       f"({shot.damage})", dice=dice_of(shot.damage))
         if shot.damage.expression.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
 
     # ------------------------------------------------------------------ checks
     def check_traps(self, sprung: Sequence[str], armed: Sequence[str]) -> list[str]:
