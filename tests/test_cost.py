@@ -76,3 +76,48 @@ def test_the_same_model_twice_is_meshed_once_and_identical():
         assert np.array_equal(getattr(b, field), getattr(fresh, field)), field
     assert b.boxes == fresh.boxes and b.name == "t1" and a.name == "t0"
     assert not np.array_equal(a.vertices, b.vertices)  # each placed where its entry says
+
+
+def test_a_resting_table_sleeps_and_its_steps_make_no_bullet_call():
+    """Issue 26: once every body has rested 2 s the table sleeps: a step only counts time
+    (no stepSimulation, no per-body read) until something touches the world."""
+    with _world(True) as w:
+        for _ in range(int(2.5 / w.time_step)):
+            w.step()
+        assert w.dormant
+        calls = []
+        w._step_simulation = lambda: calls.append("step")
+        w._get_velocity = lambda uid: calls.append("velocity") or ((0.0,) * 3, (0.0,) * 3)
+        w._get_pose = lambda uid: calls.append("pose") or ((0.0,) * 3, (0.0, 0.0, 0.0, 1.0))
+        t0 = w.time
+        for _ in range(100):
+            assert w.step() == []
+        assert w.is_at_rest()
+        w.poses(), w.poses()  # read once after the table fell asleep, then kept
+        assert calls.count("step") == 0 and calls.count("velocity") == 0
+        assert calls.count("pose") <= 2  # ground and brick, once
+        assert abs(w.time - t0 - 100 * w.time_step) < 1e-9
+
+
+def test_a_snapshot_keeps_the_sleep_state_so_a_restore_steps_on_exactly():
+    """The world's own sleep state (rest clocks, asleep) is in its snapshots: going back to a
+    moment before the table fell asleep and stepping on gives the same poses, bit for bit, as
+    a world that never went further."""
+    with _world(True) as a, _world(True) as b:
+        for w in (a, b):
+            for _ in range(int(1.5 / w.time_step)):
+                w.step()
+        snap = a.snapshot()
+        for _ in range(int(1.5 / a.time_step)):
+            a.step()
+        assert a.dormant and not b.dormant
+        assert a.restore(snap)
+        a.forget(snap)
+        assert not a.dormant
+        b.canonicalize()  # as the game does at every action boundary, on every path
+        for w in (a, b):
+            w.set_velocity("brick", (0.0, 0.0, 40.0))
+            for _ in range(int(3.0 / w.time_step)):
+                w.step()
+        assert a.dormant and b.dormant
+        assert a.poses() == b.poses()

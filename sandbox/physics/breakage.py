@@ -29,11 +29,12 @@ from .world import Body, BoxShape, PhysicsWorld, quat_to_matrix
 #: Speed scale of sideways KnockBack throws, measured on flat ground (see module docstring).
 KNOCKBACK_SPEED_FACTOR: float = 0.84
 
-#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may sleep once it
-#: rests (Bullet's sleeping, ``sandbox.physics.world.SLEEP_THRESHOLD``), whatever the world's
-#: ``sleeping``: it does no Collision Damage (BrikWars 8.4 wreckage), so its last drift matters
-#: to no rule. Issue 21; docs/PERFORMANCE.md says what it changes.
-RUBBLE_SLEEPS: bool = True
+#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may use Bullet's
+#: own per-body sleeping once it rests (``sandbox.physics.world.SLEEP_THRESHOLD``). Off since
+#: issue 26: Bullet's sleep state cannot be saved, read or set through pybullet (bullet3#3993),
+#: so an undo could not restore it exactly; the whole table sleeps instead once everything
+#: rests (``sandbox.physics.world.SLEEPING``), with its state in the world's snapshots.
+RUBBLE_SLEEPS: bool = False
 
 
 @dataclass(frozen=True)
