@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bricks.connectivity import connection_graph
 from ..bricks.library import library_dir
 from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
 from ..bricks.model import Model, load_model
@@ -87,6 +88,11 @@ class BodyAsset:
     model_frame: np.ndarray | None = None
     #: :meth:`edge_lines`, computed on first use (cleared when the frame changes).
     _lines: LineArrays | None = field(default=None, repr=False, compare=False)
+    #: The parts' stud connection graph (:func:`~sandbox.bricks.connectivity.connection_graph`,
+    #: node = placement index = box tag), made at load for a creation (issue 26: never at its
+    #: first blast) and shared by every creation of the same model, submodel and colour; it
+    #: does not change under a rigid motion. None: not made (a unit, a piece).
+    stud_graph: object = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -394,7 +400,8 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
         pls = [replace(p, colour=colour) if p.colour == 16 else p for p in pls]
     asset = _cached_asset(model, entry.name or entry.id, pls, cache,
                           None if entry.model is None else
-                          ("asset", path.resolve(), entry.submodel, entry.instance, colour))
+                          ("asset", path.resolve(), entry.submodel, entry.instance, colour),
+                          graph=entry.kind == "creation")
     if entry.model is not None and not first:
         asset.warnings = []
     # Turn first (about the model's own origin), then set the turned model on the table: the
@@ -411,15 +418,22 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     return asset
 
 
-def _cached_asset(model: Model, name: str, pls, cache: dict | None, key) -> BodyAsset:
+def _cached_asset(model: Model, name: str, pls, cache: dict | None, key,
+                  graph: bool = False) -> BodyAsset:
     """The unplaced asset of a model's placements, meshed once per game (issue 21): a second
     creation of the same model, submodel, instance and colour gets a copy of the first's
-    (its arrays are shared: ``transform`` and ``attach`` make new ones, never change them)."""
+    (its arrays are shared: ``transform`` and ``attach`` make new ones, never change them).
+    ``graph``: make the stud graph now (a creation), once per cached asset."""
     if cache is None or key is None:
-        return _asset_from_model(model, name, pls)
+        asset = _asset_from_model(model, name, pls)
+        if graph:
+            asset.stud_graph = connection_graph(model, asset.placements, boxes=asset.boxes)
+        return asset
     if key not in cache:
         cache[key] = _asset_from_model(model, name, pls)
     base = cache[key]
+    if graph and base.stud_graph is None:
+        base.stud_graph = connection_graph(model, base.placements, boxes=base.boxes)
     return replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
 
 

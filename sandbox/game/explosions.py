@@ -249,8 +249,9 @@ class Blasts(System):
         asset = self.game.assets.get(key)
         if st is None or st.kind != "creation" or asset is None or asset.model is None:
             return None
-        graph = connection_graph(asset.model, asset.placements,
-                                 boxes=None)
+        graph = asset.stud_graph  # made at load (game.assets)
+        if graph is None:
+            graph = connection_graph(asset.model, asset.placements, boxes=None)
         s = Structure(key, graph, st.damage.armor_roll, {n: 0 for n in graph.nodes}, set(),
                       {key: [b.tag for b in asset.boxes]}, {key: st.damage.cumulative_damage})
         self.structures[key] = s
