@@ -121,3 +121,26 @@ def test_a_snapshot_keeps_the_sleep_state_so_a_restore_steps_on_exactly():
                 w.step()
         assert a.dormant and b.dormant
         assert a.poses() == b.poses()
+
+
+def test_placing_creations_moves_no_vertex_and_identical_creations_share_one_mesh():
+    """Issue 26: a creation is its parts' shared mesh plus noted moves; the world and body
+    frame arrays are made on first read (the same numbers as moving them at once)."""
+    spec = scene_from_dict({
+        "name": "two towers", "battlefield": {"width": 40, "depth": 20},
+        "creations": [
+            {"id": f"t{i}", "model": "../models/guard_tower.mpd", "submodel": "guard.ldr",
+             "position": [6.0 * i - 3.0, 0.0, 0.0]} for i in range(2)],
+    })
+    cache: dict = {}
+    a, b = (build_asset(e, REPO / "scenes", cache=cache) for e in spec.creations)
+    assert a.__dict__["_v"] is b.__dict__["_v"]  # one mesh, not moved yet
+    assert a.__dict__["_ops"] and b.__dict__["_ops"]
+    lo, hi = b.bounds()  # from the shared mesh's bounds, exactly
+    v = b.vertices  # now made, and kept
+    assert np.array_equal(lo, v.min(axis=0)) and np.array_equal(hi, v.max(axis=0))
+    assert a.__dict__["_v"] is not v and not a.__dict__.get("_local")
+    b.attach(np.array([1.0, 2.0, 3.0]), np.eye(3))
+    assert b.__dict__["_local"] is None  # the body frame too: made on first read
+    assert np.array_equal(b.local_vertices, ((v - np.array([1.0, 2.0, 3.0])) @ np.eye(3))
+                          .astype(np.float32))
