@@ -300,7 +300,7 @@ def fig_explosion(max_seconds: float = 10.0) -> list[dict]:
     point = np.asarray(nearest.centre) - np.array([0.0, 0.3, 0.0])
     blasts = g.blasts
     # the stud graph counts: built at load (then it is in the load, not here) or at this blast
-    graph_at_load = "castle" in blasts.structures
+    graph_at_load = getattr(g.assets["castle"], "stud_graph", None) is not None
     roll = DiceExpression.parse("3d10 Exp").roll(g.dice.stream("explosion"), "bench")
     from sandbox.physics.world import PhysicsWorld
 
@@ -338,34 +338,39 @@ def fig_explosion(max_seconds: float = 10.0) -> list[dict]:
 
 
 def _undo_figure(scene: str, figure: str, label: str) -> dict:
-    """Play a scene's script, then: undo the last action and play it again, timed; the same
-    action's first play is the reference. ``value`` = undo + what the next action cost beyond
-    its first play (a rebuild deferred to it shows there); the median of 3 rounds."""
+    """Play a scene's turns, then undo its last action that is not an end of turn and play it
+    again, timed, 3 rounds. The reference is the same action played on a fresh game of the
+    log before it. ``value`` (median of the rounds) = the undo + what the next action cost
+    beyond the reference (a rebuild deferred to it shows there)."""
     from sandbox import open_game
+    from sandbox.game.engine import Game
 
     game = open_game(REPO / "scenes" / scene, ldrawdir=LDRAW)
-    script = list(game.script())
-    for a in script[:-1]:
-        game.apply(a)
-    last = script[-1]
-    t = time.perf_counter()
-    game.apply(last)
-    first = time.perf_counter() - t
-    h_first = game.state_hash()
+    game.play_turns()
+    log = list(game.actions)
+    i = max(k for k, a in enumerate(log) if a.type != "end_turn")
+    while len(game.actions) > i + 1:
+        game.undo()
+    with Game(game.spec, game.base_dir, game.ldrawdir, seed=game.seed, actions=log[:i],
+              forced_dice=game.forced_dice) as fresh:
+        t = time.perf_counter()
+        fresh.apply(log[i])
+        first = time.perf_counter() - t
+        h_first = fresh.state_hash()
     undos, nexts, same = [], [], []
     for _ in range(3):
         t = time.perf_counter()
         game.undo()
         undos.append(time.perf_counter() - t)
         t = time.perf_counter()
-        game.apply(last)
+        game.apply(log[i])
         nexts.append(time.perf_counter() - t)
         same.append(game.state_hash() == h_first)
     game.close()
     mid = sorted(u + max(0.0, n - first) for u, n in zip(undos, nexts, strict=True))[1]
     return {"figure": figure, "label": label, "value": round(mid, 3), "unit": "s", "raw": None,
             "ratio": None, "goal": "< 0.2 s (undo incl. the next action)", "met": mid < 0.2,
-            "ratio_to_goal": round(mid / 0.2, 2),
+            "ratio_to_goal": round(mid / 0.2, 2), "action": log[i].type,
             "undo_s": [round(u, 4) for u in undos], "next_action_s": [round(n, 3) for n in nexts],
             "first_play_s": round(first, 3), "replayed_hash_equal": same}
 
@@ -376,7 +381,7 @@ def fig_undo() -> list[dict]:
     return [_undo_figure("big_drop_kings_castle.toml", "undo_castle",
                          "undo of the Big Drop on the castle gatehouse + the next action"),
             _undo_figure("wall_demolition.toml", "undo_break",
-                         "undo of the missile that broke the wall + the next action")]
+                         "undo of the missile that broke the wall (rebuild) + the next action")]
 
 
 def fig_export(size: str, seconds: float, tmp: Path) -> dict:
@@ -468,7 +473,7 @@ def child(name: str, quick: bool) -> list[dict]:
 
 FIGURES = ["towers_process", "idle_8", "idle_83", "explosion", "undo", "action_loop",
            "export", "main_job", "window"]
-QUICK = ["towers_process", "idle_8", "idle_83", "explosion", "undo", "main_job"]
+QUICK = ["towers_process", "idle_8", "explosion", "undo", "main_job"]
 
 
 def main() -> int:

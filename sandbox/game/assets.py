@@ -166,6 +166,14 @@ class BodyAsset:
             self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
         self._lines = None
 
+    def has_body_mesh(self) -> bool:
+        """True when the body-frame mesh exists or can be made (after :meth:`attach`),
+        without making it."""
+        d = self.__dict__
+        if "_source" in d or d.get("_attach") is not None or d.get("_local"):
+            return True
+        return self.local_vertices is not None
+
     def edge_lines(self) -> LineArrays | None:
         """The LDraw edge lines (types 2 and 5) of the parts this body holds, in the frame of
         ``local_vertices`` after :meth:`attach` (of ``vertices`` before), inches.

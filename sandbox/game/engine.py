@@ -176,6 +176,8 @@ class Game:
         self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
+        #: The world's nap (PhysicsWorld.naps) whose poses the recorder already holds.
+        self._recorded_nap: int | None = None
         self.world: PhysicsWorld | None = None
         self._build()
         self._replay_log([parse_action(a, f"actions[{i}]") for i, a in enumerate(actions)])
@@ -187,6 +189,7 @@ class Game:
             self.world.close()
         self._snapshots = {}  # their pybullet states went with the world
         self._resync = False
+        self._recorded_nap = None
         spec = self.spec
         self.dice = Dice(self.seed, forced=spec.forced_dice if self.forced_dice else None)
         self.world = PhysicsWorld()
@@ -367,8 +370,13 @@ class Game:
 
     def record_frame(self, force: bool = False) -> None:
         """Record the poses of the table as one replay frame (``force``: every body)."""
-        self.recorder.record(self.world.poses(self._recorded_keys()), force=force,
-                             time=self.world.time)
+        w = self.world
+        if not force and w.dormant and self._recorded_nap == w.naps:
+            # the table sleeps and its poses were recorded once asleep: nothing moved since
+            self.recorder.still_frame(time=w.time)
+            return
+        self.recorder.record(w.poses(self._recorded_keys()), force=force, time=w.time)
+        self._recorded_nap = w.naps if w.dormant else None
 
     def _on_step_quiet(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
         if world.steps % STEPS_PER_FRAME == 0:
@@ -1077,6 +1085,7 @@ class Game:
         self.assets = snap.assets
         del self.events[snap.n_events:]
         self.recorder.rewind(snap.recording)
+        self._recorded_nap = None
         self._touched = False
         self.generation += 1  # views rebuild their nodes (bodies came and went)
         return True

@@ -604,7 +604,7 @@ class Blasts(System):
               pieces=[p.key for p, k in zip(plans, kinds, strict=True) if k == "piece"],
               debris=[p.key for p, k in zip(plans, kinds, strict=True) if k == "debris"])
         thrown = []
-        if old_asset.placement_index is None or old_asset.local_vertices is None:
+        if old_asset.placement_index is None or not old_asset.has_body_mesh():
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
         # each triangle's plan, in one pass: a stable sort by plan keeps each plan's triangles
         # in ascending order (what np.sort of its triangles gives), cut at the plans' bounds

@@ -421,6 +421,8 @@ class PhysicsWorld:
         self._rested: dict[str, float] = {}
         #: True while the whole table sleeps: steps count time only (see SLEEPING).
         self.dormant = False
+        #: How many times the table fell asleep (a new count each time; never restored).
+        self.naps = 0
         self._frozen_poses: dict[str, tuple[tuple, tuple]] = {}
         self._frozen_aabbs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         #: Broadphase proxies were refreshed (canonicalize): the next step fetches contacts.
@@ -451,6 +453,7 @@ class PhysicsWorld:
         for b in self._dynamic_bodies():
             self.client.resetBaseVelocity(b.uid, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         self.dormant = True
+        self.naps += 1
 
     def _dynamic_bodies(self) -> list[Body]:
         """The movable bodies in creation order (cached until a body is added or removed)."""
@@ -681,6 +684,7 @@ class PhysicsWorld:
         self._guarded_now = set(snap.guarded_now)
         self._rested = dict(snap.rested)
         self.dormant = snap.asleep
+        self.naps += 1  # a restored sleep is another nap for whoever kept the last one
         self._frozen_poses, self._frozen_aabbs = {}, {}
         self.canonicalize()
         return True
