@@ -446,10 +446,10 @@ def fig_window() -> list[dict]:
     ]
 
 
-def child(name: str, quick: bool) -> list[dict]:
+def child(name: str, quick: bool, rounds: int | None = None) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="bench26-"))
     towers = 8 if quick else 83
-    rounds = 2 if quick else 3
+    rounds = rounds or (2 if quick else 3)
     if name == "action_loop":
         return [fig_loop(300 if quick else 2000)]
     if name == "towers_process":
@@ -457,7 +457,7 @@ def child(name: str, quick: bool) -> list[dict]:
     if name == "idle_8":
         return [fig_idle(8, 960, rounds, tmp)]
     if name == "idle_83":
-        return [fig_idle(towers, 240 if quick else 960, rounds, tmp)]
+        return [fig_idle(towers, 240, rounds, tmp)]
     if name == "explosion":
         return fig_explosion(1.0 if quick else 10.0)
     if name == "undo":
@@ -481,6 +481,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="about a minute: fewer bricks and steps")
     ap.add_argument("--only", nargs="*", help=f"figures to run, of {FIGURES}")
     ap.add_argument("--window", action="store_true", help="the window figures in a quick run too")
+    ap.add_argument("--rounds", type=int, help="rounds of the alternating figures (2 quick, 3)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--idle-sandbox", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -488,7 +489,7 @@ def main() -> int:
         print(json.dumps(idle_sandbox(Path(args.idle_sandbox[0]), int(args.idle_sandbox[1]))))
         return 0
     if args.child:
-        for rec in child(args.child, args.quick):
+        for rec in child(args.child, args.quick, args.rounds):
             print("BENCH " + json.dumps(rec), flush=True)
         return 0
     names = args.only or (QUICK + (["window"] if args.window else []) if args.quick else FIGURES)
@@ -498,7 +499,8 @@ def main() -> int:
                       "quick": args.quick}), flush=True)
     records = []
     for name in names:
-        cmd = [PY, __file__, "--child", name] + (["--quick"] if args.quick else [])
+        cmd = ([PY, __file__, "--child", name] + (["--quick"] if args.quick else [])
+               + (["--rounds", str(args.rounds)] if args.rounds else []))
         t = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(REPO), "LDRAWDIR": str(LDRAW)})
