@@ -52,7 +52,7 @@ def test_a_creation_gets_its_stud_graph_at_load_and_its_first_blast_builds_none(
         graphs = {k: game.assets[k].stud_graph for k in creations}
         built = []
         real = connectivity.connection_graph
-        monkeypatch.setattr("sandbox.game.explosions.connection_graph",
+        monkeypatch.setattr("sandbox.games.brikwars.explosions.connection_graph",
                             lambda *a, **k: built.append(1) or real(*a, **k))
         game.run()  # the missile blasts the wall
         assert game.blasts.structures, "the wall was blasted"

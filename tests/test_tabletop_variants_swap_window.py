@@ -16,7 +16,7 @@ W, H = 800, 600
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.tabletop import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("swap_window")
     session = open_game(REPO / "scenes" / "escapade_raid.toml")

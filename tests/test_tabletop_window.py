@@ -21,7 +21,7 @@ W, H = 640, 480
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.tabletop import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("tabletop")
     session = open_game(REPO / "scenes" / "skirmish.toml")
@@ -221,9 +221,9 @@ def test_hud_stays_inside_a_resized_window(app):
 
 def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
     """L on the catapult scene (loaded as a save): click the guard for the arc, again to fire."""
-    from sandbox.game.actions import EndTurnAction
-    from sandbox.game.engine import open_game
-    from sandbox.game.scene_flight import LaunchAction
+    from sandbox.engine.actions import EndTurnAction
+    from sandbox.engine.game import open_game
+    from sandbox.games.brikwars.scene_flight import LaunchAction
 
     home = app.save(tmp_path / "home.save.json")
     cat = open_game(REPO / "scenes" / "catapult_over_wall.toml")

@@ -235,8 +235,8 @@ def fig_idle(count: int, steps: int, rounds: int, tmp: Path) -> dict:
 
 
 def castle_game(ldraw: Path = LDRAW):
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     spec = scene_from_dict({
         "name": "bench explosion", "seed": 1, "battlefield": {"width": 60, "depth": 60},
@@ -343,7 +343,7 @@ def _undo_figure(scene: str, figure: str, label: str) -> dict:
     log before it. ``value`` (median of the rounds) = the undo + what the next action cost
     beyond the reference (a rebuild deferred to it shows there)."""
     from sandbox import open_game
-    from sandbox.game.engine import Game
+    from sandbox.engine.game import Game
 
     game = open_game(REPO / "scenes" / scene, ldrawdir=LDRAW)
     game.play_turns()
@@ -388,8 +388,8 @@ def fig_export(size: str, seconds: float, tmp: Path) -> dict:
     """Video export frames per second of the default scene's replay (GIF, no shadows)."""
     from sandbox.app.export import export_replay
     from sandbox.app.headless import run_scene
-    from sandbox.game.playback import replay_assets
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.playback import replay_assets
+    from sandbox.engine.replay import load_replay
 
     res = run_scene(REPO / "scenes" / "big_drop_guard_tower.toml", out_dir=tmp, png=False)
     replay = load_replay(res.replay_path)
@@ -413,7 +413,7 @@ def fig_main_job(tmp: Path) -> dict:
     runs = [timed_process([PY, "-c", "from sandbox.cli import main; main()", "run",
                            str(REPO / "scenes" / "big_drop_guard_tower.toml"),
                            "--out", str(tmp / "out")], tmp) for _ in range(3)]
-    imports = timed_process([PY, "-c", "import sandbox.cli, sandbox.game.engine"], tmp)
+    imports = timed_process([PY, "-c", "import sandbox.cli, sandbox.engine.game"], tmp)
     best = min(runs, key=lambda r: r["wall_s"] or 1e9)
     wall = best["wall_s"]
     return {"figure": "main_job", "label": "headless main job (`sandbox run` default scene, PNG)",

@@ -1,8 +1,8 @@
-"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`~sandbox.game.engine.Game`.
+"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`~sandbox.engine.game.Game`.
 
 Structure
 ---------
-- :class:`~sandbox.game.engine.Game` (``sandbox.game.engine``) holds the game: turns, actions,
+- :class:`~sandbox.engine.game.Game` (``sandbox.engine.game``) holds the game: turns, actions,
   undo, saves.
   The window never changes game state except by handing it an action.
 - :class:`InputLayer` is the one entry point for input: the mouse and keyboard handlers call
@@ -55,10 +55,10 @@ from panda3d.core import (  # noqa: E402  (after offscreen's prc page, which we 
 )
 
 from ..core.errors import SandboxError
-from ..game.actions import EndTurnAction, MoveAction, action_dict
-from ..game.engine import Game as GameSession
-from ..game.scene_flight import LaunchAction
-from ..game.skirmish import possessive
+from ..engine.actions import EndTurnAction, MoveAction, action_dict
+from ..engine.game import Game as GameSession
+from ..games.brikwars.scene_flight import LaunchAction
+from ..games.brikwars.skirmish import possessive
 from ..render import geometry, shaders
 from ..render import offscreen as _offscreen  # the shared scene-building helpers
 from ..render.escapade_markers import escapade_markers
@@ -494,7 +494,7 @@ class InputLayer:
             entry.backspace()
 
     def hands_key(self, n: str) -> bool:
-        """The players' own hands (:mod:`sandbox.game.table_tools`): the log search, the dice
+        """The players' own hands (:mod:`sandbox.engine.table_tools`): the log search, the dice
         tray, done marks, rulers and templates, saved-game slots. True when ``n`` was one."""
         app = self.app
         if n in ("/", "control-f"):
@@ -2267,7 +2267,7 @@ class TabletopApp:
 
 
 def _edge(lo, hi, towards) -> np.ndarray:
-    from ..game.measure import edge_point
+    from ..engine.measure import edge_point
 
     return edge_point(lo, hi, towards)
 
@@ -2350,7 +2350,7 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None) -> G
     ------
     SceneError, ReplayError
     """
-    from ..game.engine import open_game
+    from ..engine.game import open_game
 
     return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False)
 
