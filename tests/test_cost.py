@@ -76,3 +76,94 @@ def test_the_same_model_twice_is_meshed_once_and_identical():
         assert np.array_equal(getattr(b, field), getattr(fresh, field)), field
     assert b.boxes == fresh.boxes and b.name == "t1" and a.name == "t0"
     assert not np.array_equal(a.vertices, b.vertices)  # each placed where its entry says
+
+
+def test_a_resting_table_sleeps_and_its_steps_make_no_bullet_call():
+    """Issue 26: once every body has rested 2 s the table sleeps: a step only counts time
+    (no stepSimulation, no per-body read) until something touches the world."""
+    with _world(True) as w:
+        for _ in range(int(2.5 / w.time_step)):
+            w.step()
+        assert w.dormant
+        calls = []
+        w._step_simulation = lambda: calls.append("step")
+        w._get_velocity = lambda uid: calls.append("velocity") or ((0.0,) * 3, (0.0,) * 3)
+        w._get_pose = lambda uid: calls.append("pose") or ((0.0,) * 3, (0.0, 0.0, 0.0, 1.0))
+        t0 = w.time
+        for _ in range(100):
+            assert w.step() == []
+        assert w.is_at_rest()
+        w.poses(), w.poses()  # read once after the table fell asleep, then kept
+        assert calls.count("step") == 0 and calls.count("velocity") == 0
+        assert calls.count("pose") <= 2  # ground and brick, once
+        assert abs(w.time - t0 - 100 * w.time_step) < 1e-9
+
+
+def test_a_snapshot_keeps_the_sleep_state_so_a_restore_steps_on_exactly():
+    """The world's own sleep state (rest clocks, asleep) is in its snapshots: going back to a
+    moment before the table fell asleep and stepping on gives the same poses, bit for bit, as
+    a world that never went further."""
+    with _world(True) as a, _world(True) as b:
+        for w in (a, b):
+            for _ in range(int(1.5 / w.time_step)):
+                w.step()
+        snap = a.snapshot()
+        for _ in range(int(1.5 / a.time_step)):
+            a.step()
+        assert a.dormant and not b.dormant
+        assert a.restore(snap)
+        a.forget(snap)
+        assert not a.dormant
+        b.canonicalize()  # as the game does at every action boundary, on every path
+        for w in (a, b):
+            w.set_velocity("brick", (0.0, 0.0, 40.0))
+            for _ in range(int(3.0 / w.time_step)):
+                w.step()
+        assert a.dormant and b.dormant
+        assert a.poses() == b.poses()
+
+
+def test_placing_creations_moves_no_vertex_and_identical_creations_share_one_mesh():
+    """Issue 26: a creation is its parts' shared mesh plus noted moves; the world and body
+    frame arrays are made on first read (the same numbers as moving them at once)."""
+    spec = scene_from_dict({
+        "name": "two towers", "battlefield": {"width": 40, "depth": 20},
+        "creations": [
+            {"id": f"t{i}", "model": "../models/guard_tower.mpd", "submodel": "guard.ldr",
+             "position": [6.0 * i - 3.0, 0.0, 0.0]} for i in range(2)],
+    })
+    cache: dict = {}
+    a, b = (build_asset(e, REPO / "scenes", cache=cache) for e in spec.creations)
+    assert a.__dict__["_v"] is b.__dict__["_v"]  # one mesh, not moved yet
+    assert a.__dict__["_ops"] and b.__dict__["_ops"]
+    lo, hi = b.bounds()  # from the shared mesh's bounds, exactly
+    v = b.vertices  # now made, and kept
+    assert np.array_equal(lo, v.min(axis=0)) and np.array_equal(hi, v.max(axis=0))
+    assert a.__dict__["_v"] is not v and not a.__dict__.get("_local")
+    b.attach(np.array([1.0, 2.0, 3.0]), np.eye(3))
+    assert b.__dict__["_local"] is None  # the body frame too: made on first read
+    assert np.array_equal(b.local_vertices, ((v - np.array([1.0, 2.0, 3.0])) @ np.eye(3))
+                          .astype(np.float32))
+
+
+def test_a_sleeping_table_records_the_same_replay_as_recording_every_pose():
+    import sandbox
+
+    games = [sandbox.open_game(REPO / "scenes" / "skirmish.toml") for _ in range(2)]
+    a, b = games
+    # b records every frame in full (the recorder itself skips bodies that did not move)
+    b.record_frame = lambda force=False: b.recorder.record(
+        b.world.poses(b._recorded_keys()), force=force, time=b.world.time)
+    try:
+        for g in games:
+            for _ in range(int(3.0 / g.world.time_step)):
+                g.step()
+        assert a.world.dormant and b.world.dormant
+        assert a.recorder.times == b.recorder.times and a.recorder.frame == b.recorder.frame
+        for key, tr in a.recorder.tracks.items():
+            other = b.recorder.tracks[key]
+            assert (tr.frames, tr.positions, tr.quats, tr.spans) == (
+                other.frames, other.positions, other.quats, other.spans)
+    finally:
+        for g in games:
+            g.close()

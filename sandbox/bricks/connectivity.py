@@ -109,19 +109,23 @@ def stud_joints(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndar
     inset = INSET_LDU * INCH_PER_LDU
     radius = np.linalg.norm(halves, axis=1)
     out: list[tuple[int, int]] = []
+    c2 = np.einsum("pk,pk->p", centres, centres)
+    reach = (radius + 1e-6) ** 2
     for s0 in range(0, len(probe), _CHUNK):
         pts = probe[s0:s0 + _CHUNK]
-        d = pts[:, None, :] - centres[None, :, :]  # (c, p, 3)
-        near = np.einsum("cpk,cpk->cp", d, d) <= (radius[None, :] + 1e-9) ** 2
+        # a loose prefilter (|x - c|^2 from one product; a probe in a box is well inside its
+        # bounding sphere), then the exact test on the candidates only
+        near = (np.einsum("ck,ck->c", pts, pts)[:, None] - 2.0 * (pts @ centres.T)
+                + c2[None, :]) <= reach[None, :]
         ci, pi = np.nonzero(near)
         if not len(ci):
             continue
-        local = np.einsum("nkj,nk->nj", rots[pi], d[ci, pi])  # R^T d
+        d = pts[ci] - centres[pi]
+        local = np.einsum("nkj,nk->nj", rots[pi], d)  # R^T d
         inside = np.all(np.abs(local) <= halves[pi] - inset, axis=1)
         own = stud_owner[s0 + ci]
-        for a, b in zip(own[inside], pi[inside], strict=True):
-            if a != b:
-                out.append((int(a), int(b)))
+        keep = inside & (own != pi)
+        out.extend(zip(own[keep].tolist(), pi[keep].tolist(), strict=True))
     return out
 
 
@@ -153,6 +157,29 @@ def boxes_touch(a, b, tol: float = TOUCH_TOL_IN) -> bool:
         if abs(np.dot(t, ax)) > pa + pb + tol:
             return False
     return True
+
+
+def boxes_touch_many(ca: np.ndarray, ha: np.ndarray, ra: np.ndarray, cb: np.ndarray,
+                     hb: np.ndarray, rb: np.ndarray, tol: float = TOUCH_TOL_IN) -> np.ndarray:
+    """:func:`boxes_touch` for many pairs at once: (n,) bool.
+
+    ``ca, cb`` (n, 3) centres, ``ha, hb`` (n, 3) half sizes, ``ra, rb`` (n, 3, 3) rotations
+    (columns are the box axes), inches. The same 15 separating axes (each box's 3 axes and
+    their 9 cross products, those of length below 1e-9 skipped) and the same test per axis.
+    """
+    n = len(ca)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    cross = np.cross(ra[:, :, :, None], rb[:, :, None, :], axisa=1, axisb=1, axisc=3)
+    cross = cross.reshape(n, 9, 3)  # axis i of a x axis j of b, i major
+    norm = np.linalg.norm(cross, axis=2, keepdims=True)
+    ok = norm > 1e-9
+    cross = np.where(ok, cross / np.where(ok, norm, 1.0), 0.0)  # a skipped axis separates none
+    axes = np.concatenate([np.swapaxes(ra, 1, 2), np.swapaxes(rb, 1, 2), cross], axis=1)
+    pa = np.einsum("nk,nak->na", ha, np.abs(np.einsum("nji,naj->nai", ra, axes)))
+    pb = np.einsum("nk,nak->na", hb, np.abs(np.einsum("nji,naj->nai", rb, axes)))
+    t = np.abs(np.einsum("nk,nak->na", cb - ca, axes))
+    return ~np.any(t > pa + pb + tol, axis=1)
 
 
 def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = None,
@@ -188,14 +215,21 @@ def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = 
             g.add_edge(a, b, studs=1, kind="stud")
     lonely = [n for n in g.nodes if g.degree(n) == 0]
     if lonely and len(bxs) > 1:
-        centres, halves, _ = _box_arrays(bxs)
+        # every candidate pair (a lonely part, a part within reach) tested at once, edges
+        # added in the order of the part-by-part loop this replaces (issue 26)
+        centres, halves, rots = _box_arrays(bxs)
         radius = np.linalg.norm(halves, axis=1)
-        for i in lonely:
-            dist = np.linalg.norm(centres - centres[i], axis=1)
-            for j in np.nonzero(dist <= radius + radius[i] + TOUCH_TOL_IN)[0]:
-                j = int(j)
-                if j != i and boxes_touch(bxs[i], bxs[j]) and not g.has_edge(i, j):
-                    g.add_edge(i, j, studs=0, kind="contact")
+        li = np.asarray(lonely)
+        dist = np.linalg.norm(centres[None, :, :] - centres[li][:, None, :], axis=2)
+        ii, jj = np.nonzero(dist <= radius[None, :] + radius[li][:, None] + TOUCH_TOL_IN)
+        ii = li[ii]
+        keep = ii != jj
+        ii, jj = ii[keep], jj[keep]
+        touch = boxes_touch_many(centres[ii], halves[ii], rots[ii], centres[jj], halves[jj],
+                                 rots[jj])
+        for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
+            if not g.has_edge(i, j):
+                g.add_edge(i, j, studs=0, kind="contact")
     return g
 
 

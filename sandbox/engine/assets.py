@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bricks.connectivity import connection_graph
 from ..bricks.ldraw import unsafe_reference
 from ..bricks.library import library_dir
 from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
@@ -88,6 +89,11 @@ class BodyAsset:
     model_frame: np.ndarray | None = None
     #: :meth:`edge_lines`, computed on first use (cleared when the frame changes).
     _lines: LineArrays | None = field(default=None, repr=False, compare=False)
+    #: The parts' stud connection graph (:func:`~sandbox.bricks.connectivity.connection_graph`,
+    #: node = placement index = box tag), made at load for a creation (issue 26: never at its
+    #: first blast) and shared by every creation of the same model, submodel and colour; it
+    #: does not change under a rigid motion. None: not made (a unit, a piece).
+    stud_graph: object = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -95,26 +101,48 @@ class BodyAsset:
         return [int(b.tag) for b in self.boxes]
 
     def bounds(self) -> np.ndarray:
-        """(2, 3) world bounds of the mesh, inches."""
-        return np.stack([self.vertices.min(axis=0), self.vertices.max(axis=0)])
+        """(2, 3) world bounds of the mesh, inches (float32, as the world-frame vertices')."""
+        d = self.__dict__
+        got = d.get("_bounds")
+        if got is None:
+            v = _world_arrays(self, keep=False)[0] if "_v" in d else self.vertices
+            got = d["_bounds"] = np.stack([v.min(axis=0), v.max(axis=0)])
+        return got.copy()
 
     def transform(self, rotation: np.ndarray, translation) -> None:
-        """Apply ``x → R x + t`` to the world-frame geometry (before :meth:`attach`)."""
+        """Apply ``x → R x + t`` to the world-frame geometry (before :meth:`attach`).
+
+        Issue 26: the vertices are not touched here. The move is noted and applied when the
+        world-frame arrays are first read (a renderer; most never are: collision boxes,
+        bounds and the physics need none), with the same arithmetic as moving them now, so
+        every array is the same bit for bit; identical creations keep sharing one mesh. The
+        bounds of an unturned move follow from the old bounds exactly (rounding to float32
+        keeps order: min(f32(v + t)) = f32(min(v) + t)).
+        """
         r = np.asarray(rotation, dtype=float)
         t = np.asarray(translation, dtype=float)
+        d = self.__dict__
         if np.array_equal(r, np.eye(3)):
             # no turn (issue 21: most entries are placed unrotated): x @ I is x, so only the
             # shift is done, the same numbers up to the sign of a zero; the normals stay
             if t.any():
-                self.vertices = (self.vertices + t).astype(np.float32)
+                d["_ops"] = d.get("_ops", ()) + ((None, t),)
+                b = d.get("_bounds")
+                d["_bounds"] = None if b is None else (b + t).astype(np.float32)
+            # the boxes' centres in one sum (I @ c + t is c + t, zeros' signs included)
+            centres = np.array([b.centre for b in self.boxes], dtype=float).reshape(-1, 3) + t
+            self.boxes = [BoxShape(tuple(c), b.half_extents,
+                                   tuple(map(tuple, np.asarray(b.rotation, dtype=float))),
+                                   b.mass, b.tag) for c, b in zip(centres, self.boxes,
+                                                                  strict=True)]
         else:
-            self.vertices = (self.vertices @ r.T + t).astype(np.float32)
-            self.normals = (self.normals @ r.T).astype(np.float32)
-        self.boxes = [
-            BoxShape(tuple(r @ np.asarray(b.centre) + t), b.half_extents,
-                     tuple(map(tuple, r @ np.asarray(b.rotation))), b.mass, b.tag)
-            for b in self.boxes
-        ]
+            d["_ops"] = d.get("_ops", ()) + ((r, t),)
+            d["_bounds"] = None
+            self.boxes = [
+                BoxShape(tuple(r @ np.asarray(b.centre) + t), b.half_extents,
+                         tuple(map(tuple, r @ np.asarray(b.rotation))), b.mass, b.tag)
+                for b in self.boxes
+            ]
         if self.model_frame is not None:
             self.model_frame = rigid_matrix(r, t) @ self.model_frame
         self._lines = None
@@ -126,15 +154,26 @@ class BodyAsset:
         self.transform(np.eye(3), [xy[0] - centre[0], xy[1] - centre[1], height - lo[2]])
 
     def attach(self, origin, rotation) -> None:
-        """Express the mesh in the body frame (origin (3,), rotation (3, 3) in the world)."""
+        """Express the mesh in the body frame (origin (3,), rotation (3, 3) in the world).
+
+        The body-frame arrays are made when first read (a renderer, Fire, a break's pieces;
+        issue 26), from the world-frame ones as they are now, with the same arithmetic."""
         r = np.asarray(rotation, dtype=float)
         o = np.asarray(origin, dtype=float)
-        self.local_vertices = ((self.vertices - o) @ r).astype(np.float32)
-        self.local_normals = (self.normals @ r).astype(np.float32)
-        self.local_colours = self.colours.astype(np.float32)
+        d = self.__dict__
+        d["_local"] = None
+        d["_attach"] = (o, r, d.get("_ops", ()), d["_v"], d["_n"], d["_c"])
         if self.model_frame is not None:
             self.model_frame = np.linalg.inv(rigid_matrix(r, o)) @ self.model_frame
         self._lines = None
+
+    def has_body_mesh(self) -> bool:
+        """True when the body-frame mesh exists or can be made (after :meth:`attach`),
+        without making it."""
+        d = self.__dict__
+        if "_source" in d or d.get("_attach") is not None or d.get("_local"):
+            return True
+        return self.local_vertices is not None
 
     def edge_lines(self) -> LineArrays | None:
         """The LDraw edge lines (types 2 and 5) of the parts this body holds, in the frame of
@@ -158,6 +197,78 @@ class BodyAsset:
                 (lines.optional @ r.T + t).astype(np.float32), lines.optional_colours,
                 tags[lines.optional_index].astype(np.int32))
         return self._lines
+
+
+def _world_arrays(asset: BodyAsset, keep: bool = True) -> tuple:
+    """The world-frame (vertices, normals) of an asset, its noted moves applied now (with the
+    arithmetic :meth:`BodyAsset.transform` always used); ``keep``: store them (else the moves
+    stay noted and the arrays are only returned, e.g. for bounds)."""
+    d = asset.__dict__
+    v, n = d["_v"], d["_n"]
+    ops = d.get("_ops", ())
+    for r, t in ops:
+        if r is None:
+            v = (v + t).astype(np.float32)
+        else:
+            v = (v @ r.T + t).astype(np.float32)
+            n = (n @ r.T).astype(np.float32)
+    if keep and ops:
+        d["_v"], d["_n"], d["_ops"] = v, n, ()
+    return v, n
+
+
+def _mesh_property(name: str) -> property:
+    """A mesh array of a :class:`BodyAsset`: world-frame ones with their noted moves applied on
+    first read; body-frame ones made on first read after :meth:`BodyAsset.attach`."""
+
+    def get(self):
+        d = self.__dict__
+        if name == "colours":
+            return d["_c"]
+        if name in ("vertices", "normals"):
+            v, n = _world_arrays(self)
+            return v if name == "vertices" else n
+        if d.get("_local") is None:
+            att = d.get("_attach")
+            if att is None:
+                return d.get("_given_" + name)
+            o, r, ops, v0, n0, c0 = att
+            tmp = BodyAsset.__new__(BodyAsset)
+            tmp.__dict__.update(_v=v0, _n=n0, _ops=ops)
+            v, n = _world_arrays(tmp, keep=False)
+            d["_local"] = {"local_vertices": ((v - o) @ r).astype(np.float32),
+                           "local_normals": (n @ r).astype(np.float32),
+                           "local_colours": c0.astype(np.float32)}
+        return d["_local"][name]
+
+    def put(self, value):
+        d = self.__dict__
+        if name in ("vertices", "normals", "colours"):
+            d["_" + name[0]] = value
+            if name == "vertices":
+                d["_ops"], d["_bounds"] = (), None
+                d.pop("_attach", None)
+                d["_local"] = None
+            return
+        if value is None and d.get("_attach") is not None:
+            return
+        if d.get("_local") is None:
+            d["_local"] = None
+            d["_given_" + name] = value
+            if value is not None and all(d.get("_given_" + k) is not None for k in
+                                         ("local_vertices", "local_normals", "local_colours")):
+                d["_local"] = {k: d.pop("_given_" + k) for k in
+                               ("local_vertices", "local_normals", "local_colours")}
+                d.pop("_attach", None)
+        else:
+            d["_local"][name] = value
+
+    return property(get, put, doc=f"``{name}`` (made on first read; issue 26).")
+
+
+for _name in ("vertices", "normals", "colours", "local_vertices", "local_normals",
+              "local_colours"):
+    setattr(BodyAsset, _name, _mesh_property(_name))
 
 
 def _lazy_mesh_array(name: str) -> property:
@@ -212,8 +323,7 @@ class PieceAsset(BodyAsset):
 
     def __init__(self, name: str, boxes: list[BoxShape], part_count: int, *, parent: BodyAsset,
                  tri: np.ndarray, parent_rotation, parent_position, origin, rotation, **fields):
-        self.__dict__["_source"] = (parent.local_vertices, parent.local_normals,
-                                    parent.local_colours, np.asarray(tri),
+        self.__dict__["_source"] = (parent, np.asarray(tri),
                                     np.asarray(parent_rotation, float),
                                     np.asarray(parent_position, float),
                                     np.asarray(origin, float), np.asarray(rotation, float))
@@ -224,7 +334,8 @@ class PieceAsset(BodyAsset):
         src = self.__dict__.pop("_source", None)
         if src is None:
             return
-        lv, ln, lc, tri, r_old, pos, o, r = src
+        parent, tri, r_old, pos, o, r = src
+        lv, ln, lc = parent.local_vertices, parent.local_normals, parent.local_colours
         vsel = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
         world_v = (lv[vsel].astype(float) @ r_old.T + pos).astype(np.float32)
         world_n = (ln[vsel].astype(float) @ r_old.T).astype(np.float32)
@@ -407,7 +518,8 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
         pls = [replace(p, colour=colour) if p.colour == 16 else p for p in pls]
     asset = _cached_asset(model, entry.name or entry.id, pls, cache,
                           None if entry.model is None else
-                          ("asset", path.resolve(), entry.submodel, entry.instance, colour))
+                          ("asset", path.resolve(), entry.submodel, entry.instance, colour),
+                          graph=entry.kind == "creation")
     if entry.model is not None and not first:
         asset.warnings = []
     # Turn first (about the model's own origin), then set the turned model on the table: the
@@ -424,16 +536,25 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     return asset
 
 
-def _cached_asset(model: Model, name: str, pls, cache: dict | None, key) -> BodyAsset:
+def _cached_asset(model: Model, name: str, pls, cache: dict | None, key,
+                  graph: bool = False) -> BodyAsset:
     """The unplaced asset of a model's placements, meshed once per game (issue 21): a second
     creation of the same model, submodel, instance and colour gets a copy of the first's
-    (its arrays are shared: ``transform`` and ``attach`` make new ones, never change them)."""
+    (its arrays are shared: ``transform`` and ``attach`` make new ones, never change them).
+    ``graph``: make the stud graph now (a creation), once per cached asset."""
     if cache is None or key is None:
-        return _asset_from_model(model, name, pls)
+        asset = _asset_from_model(model, name, pls)
+        if graph:
+            asset.stud_graph = connection_graph(model, asset.placements, boxes=asset.boxes)
+        return asset
     if key not in cache:
         cache[key] = _asset_from_model(model, name, pls)
     base = cache[key]
-    return replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
+    if graph and base.stud_graph is None:
+        base.stud_graph = connection_graph(model, base.placements, boxes=base.boxes)
+    asset = replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
+    asset.__dict__["_bounds"] = base.bounds()  # measured once per cached mesh
+    return asset
 
 
 def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.ndarray:

@@ -169,16 +169,18 @@ class Game:
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
-        #: True after a snapshot was restored: the table is exactly as before the undone
-        #: action, but Bullet's broadphase and contact caches are not part of a snapshot, so
-        #: physics stepped on from there could drift from a re-simulation of the log (measured:
-        #: 0.25" on trap_corridor). The next action first rebuilds from the log (exact).
+        #: Kept for callers of the previous undo (a rebuild deferred to the next action): never
+        #: set now. A restored snapshot is exact for what follows too, because every action
+        #: starts and ends with Bullet's contact caches in one canonical order
+        #: (PhysicsWorld.canonicalize) and the world's sleep state is in the snapshot.
         self._resync = False
         #: Undo snapshots this game keeps (:data:`UNDO_SNAPSHOTS`; 0: none, every undo
         #: rebuilds: a scripted run that is never undone sets it to save their cost).
         self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
+        #: The world's nap (PhysicsWorld.naps) whose poses the recorder already holds.
+        self._recorded_nap: int | None = None
         self._build()
         self._replay_log([parse_action(a, f"actions[{i}]") for i, a in enumerate(actions)])
 
@@ -190,6 +192,7 @@ class Game:
             old.close()
         self._snapshots = {}  # their pybullet states went with the world
         self._resync = False
+        self._recorded_nap = None
         spec = self.spec
         self.dice = Dice(self.seed, forced=spec.forced_dice if self.forced_dice else None)
         self.world = PhysicsWorld()
@@ -385,8 +388,13 @@ class Game:
 
     def record_frame(self, force: bool = False) -> None:
         """Record the poses of the table as one replay frame (``force``: every body)."""
-        self.recorder.record(self.world.poses(self._recorded_keys()), force=force,
-                             time=self.world.time)
+        w = self.world
+        if not force and w.dormant and self._recorded_nap == w.naps:
+            # the table sleeps and its poses were recorded once asleep: nothing moved since
+            self.recorder.still_frame(time=w.time)
+            return
+        self.recorder.record(w.poses(self._recorded_keys()), force=force, time=w.time)
+        self._recorded_nap = w.naps if w.dormant else None
 
     def _on_step_quiet(self, world: PhysicsWorld, events: list[ImpactEvent]) -> None:
         if world.steps % STEPS_PER_FRAME == 0:
@@ -714,11 +722,18 @@ class Game:
         return self.events[n:]
 
     def _dispatch(self, action: Action, index: int) -> None:
-        if isinstance(action, EndTurnAction):
-            self._end_player_turn()
-            return
-        self._touched = True
-        self._handlers[action.type].apply(action, index)
+        # Bullet's contact caches in their canonical order before and after every action, on
+        # every path (played, replayed, after an undo): see PhysicsWorld.canonicalize
+        self.world.canonicalize()
+        try:
+            if isinstance(action, EndTurnAction):
+                self._end_player_turn()
+                return
+            self._touched = True
+            self._handlers[action.type].apply(action, index)
+        finally:
+            if self.world is not None and self.world.client is not None:
+                self.world.canonicalize()
 
     def end_turn(self) -> list[dict]:
         """The current player ends the turn (an ``end_turn`` action, logged like any other)."""
@@ -964,8 +979,8 @@ class Game:
         self.assets = snap.assets
         del self.events[snap.n_events:]
         self.recorder.rewind(snap.recording)
+        self._recorded_nap = None
         self._touched = False
-        self._resync = True
         self.generation += 1  # views rebuild their nodes (bodies came and went)
         return True
 
@@ -978,10 +993,10 @@ class Game:
         removed a body: a broken creation, an exploded Payload), is rebuilt from the scene,
         seed and the log less its last action. ``replay --verify`` and loading a save still
         re-simulate the whole log. After a snapshot, the table is exactly as before the action
-        (same state hash), but Bullet's broadphase tree and contact caches are not in a
-        pybullet ``saveState``: the next action first rebuilds the game from the log, so play
-        goes on exactly as a re-simulation (a save, a replay, a network peer) makes it. Undo
-        itself is instant; the rebuild's cost comes with the next action.
+        (same state hash), and play goes on exactly as a re-simulation (a save, a replay, a
+        network peer) makes it: every action starts and ends with Bullet's contact caches
+        made again in one canonical order (:meth:`PhysicsWorld.canonicalize`), and the
+        world's sleep state is in the snapshot. Nothing is deferred to the next action.
 
         Raises
         ------

@@ -165,6 +165,13 @@ class Recorder:
             tr.quats.append(quat)  # type: ignore[arg-type]
         self.frame += 1
 
+    def still_frame(self, time: float | None = None) -> None:
+        """Record a frame in which no body moved and none came or went since the last one
+        (what :meth:`record` stores then: the frame's time only; issue 26, a sleeping
+        table)."""
+        self.times.append(self.frame * self.frame_dt if time is None else float(time))
+        self.frame += 1
+
     def mark(self) -> tuple:
         """Where the recording is now, to :meth:`rewind` to (an undo): the frame count and,
         per body, how many poses and spans it holds (recordings only grow, so lengths and the

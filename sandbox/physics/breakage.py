@@ -30,11 +30,12 @@ from .world import Body, BoxShape, PhysicsWorld, quat_to_matrix
 #: Speed scale of sideways KnockBack throws, measured on flat ground (see module docstring).
 KNOCKBACK_SPEED_FACTOR: float = 0.84
 
-#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may sleep once it
-#: rests (Bullet's sleeping, ``sandbox.physics.world.SLEEP_THRESHOLD``), whatever the world's
-#: ``sleeping``: it does no Collision Damage (BrikWars 8.4 wreckage), so its last drift matters
-#: to no rule. Issue 21; docs/PERFORMANCE.md says what it changes.
-RUBBLE_SLEEPS: bool = True
+#: Rubble (a destroyed part broken off on its own, :attr:`PiecePlan.rubble`) may use Bullet's
+#: own per-body sleeping once it rests (``sandbox.physics.world.SLEEP_THRESHOLD``). Off since
+#: issue 26: Bullet's sleep state cannot be saved, read or set through pybullet (bullet3#3993),
+#: so an undo could not restore it exactly; the whole table sleeps instead once everything
+#: rests (``sandbox.physics.world.SLEEPING``), with its state in the world's snapshots.
+RUBBLE_SLEEPS: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,17 +80,30 @@ def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[
     """
     body = world.bodies[key]
     pos, orn = world.pose(key)
-    r_now = quat_to_matrix(orn)
-    m = r_now @ body.frame_rotation.T  # creation world -> body frame -> world now
     if not boxes:
         return []
+    # a blast asks for the same body's boxes several times (the radius query, the split):
+    # the last answer is kept for the same world, body, boxes and pose (issue 26)
+    memo = (id(world), body.uid, id(boxes), len(boxes), tuple(pos), tuple(orn))
+    if (_LAST_BOXES and _LAST_BOXES[0] == memo and _LAST_BOXES[1] is boxes
+            and _LAST_BOXES[3] is body):
+        return list(_LAST_BOXES[2])
+    r_now = quat_to_matrix(orn)
+    m = r_now @ body.frame_rotation.T  # creation world -> body frame -> world now
     # every box at once (issue 21), as stacked 3x3 products: the same numbers, bit for bit,
     # as ``m @ (centre - origin) + pos`` and ``m @ rotation`` box by box
     c = np.array([b.centre for b in boxes], float) - body.frame_origin
     centres = ((m @ c[:, :, None])[:, :, 0] + pos).tolist()
     rotations = (m @ np.array([b.rotation for b in boxes], float)).tolist()
-    return [BoxShape(tuple(c), b.half_extents, tuple(map(tuple, r)), b.mass, b.tag)
-            for b, c, r in zip(boxes, centres, rotations, strict=True)]
+    out = [BoxShape(tuple(c), b.half_extents, tuple(map(tuple, r)), b.mass, b.tag)
+           for b, c, r in zip(boxes, centres, rotations, strict=True)]
+    _LAST_BOXES[:] = [memo, boxes, out, body]
+    return list(out)
+
+
+#: boxes_now's last answer: [key, the boxes it was asked for, the answer, the body] (the
+#: boxes and the body are held, so their ids cannot be reused while kept).
+_LAST_BOXES: list = []
 
 
 def point_box_distances(point: Sequence[float], boxes: Sequence[BoxShape]) -> np.ndarray:

@@ -108,17 +108,21 @@ GUARD_MAX_SUBSTEPS: int = 64
 #: bodies of more boxes go through a generated URDF (see PhysicsWorld._load_compound_urdf).
 MAX_BOXES_PER_SHAPE: int = 16
 
-#: Bullet puts a movable body to sleep once the sum of the squares of its speeds (in/s and
-#: rad/s) stays below this for 2 s of simulated time (btMultiBody's sleep timeout): 0.1 in/s
-#: and 0.1 rad/s, well under the game's own rest thresholds. A sleeping body costs the solver
-#: nothing until something touches it; pose, velocity and force calls here wake it.
+#: A movable body rests for sleeping once the sum of the squares of its speeds (in/s and
+#: rad/s) stays below this for :data:`SLEEP_AFTER_S` of simulated time (Bullet's own rule and
+#: numbers: btMultiBody's sleep threshold and 2 s timeout): 0.1 in/s and 0.1 rad/s, well under
+#: the game's own rest thresholds.
 SLEEP_THRESHOLD: float = 0.1 ** 2
+SLEEP_AFTER_S: float = 2.0
 
-#: Whether new worlds let resting bodies sleep (``PhysicsWorld(sleeping=None)``). Off for now:
-#: sleeping freezes a resting body's last 1e-4 in/s of drift, which changes later contacts in
-#: some scenes (brigandine_skirmish.toml: impact speeds and one more impact, same dice), so
-#: switching it on is a behaviour change for the project to take (docs/PERFORMANCE.md).
-SLEEPING: bool = False
+#: Whether new worlds sleep (``PhysicsWorld(sleeping=None)``): once every movable body has
+#: rested :data:`SLEEP_AFTER_S` below :data:`SLEEP_THRESHOLD`, the table sleeps: each body's
+#: last drift is stopped (speeds set to exactly 0) and steps only count time, with no Bullet
+#: call at all, until something touches the world (a body added, removed, moved, given a
+#: speed or a force, woken). The per-body rest clocks are this class's own state, kept in
+#: :class:`WorldSnapshot`, so undo and replays stay exact (Bullet's own sleep state is in no
+#: pybullet ``saveState`` and cannot be read or set through pybullet: bullet3#3993).
+SLEEPING: bool = True
 
 _STILL = (0.0, 0.0, 0.0)
 
@@ -217,6 +221,10 @@ class WorldSnapshot:
     woken: dict
     guarded_now: frozenset
     no_collide: frozenset = frozenset()
+    #: Seconds each movable body has rested below SLEEP_THRESHOLD, and whether the table
+    #: sleeps (see SLEEPING): the engine's own sleep state.
+    rested: tuple = ()
+    asleep: bool = False
 
 
 @dataclass(frozen=True)
@@ -342,6 +350,28 @@ def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vecs, np.maximum(vals, 1e-9)
 
 
+_BLAS_LIMITED: list = []
+
+
+def limit_blas_threads() -> None:
+    """One BLAS thread for this process's small matrix work ((n, 3) @ (3, 3) products:
+    OpenBLAS's threads spin on them and cost more CPU than they save), through threadpoolctl,
+    once, at the first world. Left alone when the user set a thread count in the environment
+    (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``): no environment
+    variable is read back or changed here."""
+    if _BLAS_LIMITED:
+        return
+    _BLAS_LIMITED.append(True)
+    if any(os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                       "MKL_NUM_THREADS", "BLIS_NUM_THREADS")):
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # an install without it: numpy's own default
+        return
+    threadpool_limits(limits=1, user_api="blas")
+
+
 class PhysicsWorld:
     """A headless pybullet world in inches with a fixed time step.
 
@@ -364,8 +394,9 @@ class PhysicsWorld:
             raise ValueError(f"time_step must be in (0, 0.1] seconds, got {time_step}")
         self.time_step = float(time_step)
         self.gravity = float(gravity)
-        #: Let resting bodies sleep (see SLEEP_THRESHOLD; None: the module's SLEEPING).
+        #: The table sleeps once every body rests (see SLEEPING; None: the module's SLEEPING).
         self.sleeping = SLEEPING if sleeping is None else bool(sleeping)
+        limit_blas_threads()
         with _quiet_c_stdout():
             self.client = BulletClient(connection_mode=pybullet.DIRECT)
         c = self.client
@@ -398,6 +429,16 @@ class PhysicsWorld:
         #: ``restoreState`` does not restore them, so a snapshot is only restored when they
         #: are as they were.
         self.no_collide: set[tuple[str, str]] = set()
+        #: Seconds each movable body has rested below SLEEP_THRESHOLD (see SLEEPING).
+        self._rested: dict[str, float] = {}
+        #: True while the whole table sleeps: steps count time only (see SLEEPING).
+        self.dormant = False
+        #: How many times the table fell asleep (a new count each time; never restored).
+        self.naps = 0
+        self._frozen_poses: dict[str, tuple[tuple, tuple]] = {}
+        self._frozen_aabbs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: Broadphase proxies were refreshed (canonicalize): the next step fetches contacts.
+        self._refetch = False
         self._bind()
 
     def _bind(self) -> None:
@@ -409,6 +450,22 @@ class PhysicsWorld:
                                            physicsClientId=cid)
         self._step_simulation = functools.partial(pybullet.stepSimulation, physicsClientId=cid)
         self._contact_points = functools.partial(pybullet.getContactPoints, physicsClientId=cid)
+
+    def _wake_table(self) -> None:
+        """Something changed outside a step: contacts are fetched afresh next step, and a
+        sleeping table wakes (its bodies' rest clocks go on from where they were)."""
+        self._touched = True
+        if self.dormant:
+            self.dormant = False
+            self._frozen_poses, self._frozen_aabbs = {}, {}
+
+    def _fall_asleep(self) -> None:
+        """Every movable body has rested SLEEP_AFTER_S: stop each one's last drift (speeds
+        exactly 0, as Bullet's own sleeping does) and let steps count time only."""
+        for b in self._dynamic_bodies():
+            self.client.resetBaseVelocity(b.uid, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+        self.dormant = True
+        self.naps += 1
 
     def _dynamic_bodies(self) -> list[Body]:
         """The movable bodies in creation order (cached until a body is added or removed)."""
@@ -445,7 +502,8 @@ class PhysicsWorld:
         self.bodies[body.key] = body
         self._by_uid[body.uid] = body
         self._dynamic = None
-        self._touched = True
+        self._wake_table()
+        self._rested[body.key] = 0.0
         return body
 
     def add_ground(self, width: float, depth: float, thickness: float = 1.0) -> Body:
@@ -492,8 +550,9 @@ class PhysicsWorld:
         friction, restitution : float
             Contact coefficients (ABS on ABS is about 0.3-0.5 friction).
         sleeping : bool, optional
-            Let Bullet put this body to sleep once it rests (None: the world's ``sleeping``;
-            the game asks it for rubble, see ``sandbox.physics.breakage.RUBBLE_SLEEPS``).
+            Let Bullet itself put this body to sleep once it rests (Bullet's own per-body
+            sleeping; off unless asked: its state is in no snapshot, see :data:`SLEEPING` for
+            the table's sleep, which is the world's own; ``breakage.RUBBLE_SLEEPS``).
 
         Returns
         -------
@@ -528,15 +587,13 @@ class PhysicsWorld:
             uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
         if not static:
             dyn["localInertiaDiagonal"] = diag.tolist()
-            sleeps = self.sleeping if sleeping is None else bool(sleeping)
-            if sleeps:
+            if sleeping:
                 dyn["activationState"] = pybullet.ACTIVATION_STATE_ENABLE_SLEEPING
                 dyn["sleepThreshold"] = SLEEP_THRESHOLD
         c.changeDynamics(uid, -1, **dyn)
         links = [-1]
         body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
-                    links, sleeps=not static and (
-                        self.sleeping if sleeping is None else bool(sleeping)))
+                    links, sleeps=not static and bool(sleeping))
         return self._register(body)
 
     def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
@@ -595,7 +652,8 @@ class PhysicsWorld:
         body = self.bodies.pop(key)
         self._by_uid.pop(body.uid, None)
         self._dynamic = None
-        self._touched = True
+        self._wake_table()
+        self._rested.pop(key, None)
         self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
 
@@ -604,7 +662,8 @@ class PhysicsWorld:
         """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory)."""
         return WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
                              frozenset(self._in_contact), self._touched, dict(self._woken),
-                             frozenset(self._guarded_now), frozenset(self.no_collide))
+                             frozenset(self._guarded_now), frozenset(self.no_collide),
+                             tuple(self._rested.items()), self.dormant)
 
     def can_restore(self, snap: WorldSnapshot) -> bool:
         """True when :meth:`restore` can go back to ``snap``: every body of then is still in
@@ -635,7 +694,31 @@ class PhysicsWorld:
         self._touched = snap.touched
         self._woken = dict(snap.woken)
         self._guarded_now = set(snap.guarded_now)
+        self._rested = dict(snap.rested)
+        self.dormant = snap.asleep
+        self.naps += 1  # a restored sleep is another nap for whoever kept the last one
+        self._frozen_poses, self._frozen_aabbs = {}, {}
+        self.canonicalize()
         return True
+
+    def canonicalize(self) -> None:
+        """Put Bullet's collision caches in one canonical state: every body's broadphase proxy
+        made again, in creation order (pybullet ``setCollisionFilterPair`` of a body with itself
+        refreshes its proxies and changes no filter). Its contact pairs, collision algorithms
+        and contact manifolds go, and the next step makes them again in the order of the new
+        proxy ids, which is the bodies' order whatever the history.
+
+        Why: a pybullet ``saveState``/``restoreState`` keeps poses and speeds but not the
+        order of Bullet's contact manifolds (creation order, shuffled by removals), and the
+        solver's result depends on that order. The game calls this at every action boundary
+        on every path (played, replayed, restored by undo), so physics stepped on from a
+        restored snapshot is the physics of the game never undone, bit for bit.
+        """
+        c = self.client
+        for body in self.bodies.values():
+            for link in body.links:
+                c.setCollisionFilterPair(body.uid, body.uid, link, link, 1)
+        self._refetch = True
 
     def forget(self, snap: WorldSnapshot) -> None:
         """Free a snapshot's pybullet state (it cannot be restored afterwards)."""
@@ -643,9 +726,18 @@ class PhysicsWorld:
             self.client.removeState(snap.state_id)
 
     # ------------------------------------------------------------------ state
+    def _pose_tuple(self, key: str) -> tuple[tuple, tuple]:
+        """pybullet's pose tuples of a body (while the table sleeps, read once and kept)."""
+        if not self.dormant:
+            return self._get_pose(self.bodies[key].uid)
+        got = self._frozen_poses.get(key)
+        if got is None:
+            got = self._frozen_poses[key] = self._get_pose(self.bodies[key].uid)
+        return got
+
     def pose(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Position (3,) inches and quaternion (x, y, z, w) of a body's frame."""
-        pos, orn = self._get_pose(self.bodies[key].uid)
+        pos, orn = self._pose_tuple(key)
         return np.array(pos), np.array(orn)
 
     def set_pose(self, key: str, position: Vec, orientation: Vec) -> None:
@@ -671,8 +763,10 @@ class PhysicsWorld:
 
     def wake(self, key: str) -> None:
         """Wake a sleeping body (what an action touches; a static one has no sleep), and note
-        that the world changed outside a step (contacts are fetched afresh next step)."""
-        self._touched = True
+        that the world changed outside a step (contacts are fetched afresh next step; a
+        sleeping table wakes, and this body's rest clock starts again)."""
+        self._wake_table()
+        self._rested[key] = 0.0
         body = self.bodies[key]
         if body.sleeps:
             self.client.changeDynamics(body.uid, -1,
@@ -680,6 +774,13 @@ class PhysicsWorld:
 
     def aabb(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """World axis-aligned bounds (min, max) of a body, inches."""
+        if self.dormant:
+            got = self._frozen_aabbs.get(key)
+            if got is None:
+                self.dormant = False
+                got = self._frozen_aabbs[key] = self.aabb(key)
+                self.dormant = True
+            return got[0].copy(), got[1].copy()
         body = self.bodies[key]
         los, his = [], []
         for link in body.links:
@@ -849,6 +950,10 @@ class PhysicsWorld:
         guarded against tunnelling (:meth:`guard_step`), unless the caller already guarded
         them for this step (with its own ``ignore`` list).
         """
+        if self.dormant:  # the whole table sleeps (see SLEEPING): time only
+            self.steps += 1
+            self.time = self.steps * self.time_step
+            return []
         get_vel = self._get_velocity
         velocities: dict[int, tuple] = {}
         guarded = self._guarded_now
@@ -856,12 +961,23 @@ class PhysicsWorld:
         # every body asleep (exactly still) before and after the step, and nothing changed
         # from outside: no pose changed, so the contacts are last step's (Bullet keeps the
         # manifolds of sleeping bodies): the whole table idles without fetching them
-        still = not self._touched and not guarded
-        self._touched = False
+        still = not self._touched and not guarded and not self._refetch
+        self._touched = self._refetch = False
+        rested, dt = self._rested, self.time_step
+        sleepy = self.sleeping and not guarded
         for b in self._dynamic_bodies():  # never changed in place: a removal makes a new one
             if b.key in guarded:
+                rested[b.key] = 0.0
                 continue  # guarded by the caller (pose and velocity may have changed)
             lin, ang = get_vel(b.uid)
+            # Bullet's sleep rule (btMultiBody::checkMotionAndSleepIfRequired), kept here
+            if (ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] + lin[0] * lin[0]
+                    + lin[1] * lin[1] + lin[2] * lin[2]) < SLEEP_THRESHOLD:
+                rested[b.key] = t = rested.get(b.key, 0.0) + dt
+                sleepy = sleepy and t > SLEEP_AFTER_S
+            else:
+                rested[b.key] = 0.0
+                sleepy = False
             if still and (lin != _STILL or ang != _STILL):
                 still = False
             if (self.auto_guard and self._maybe_over(lin, limit)
@@ -871,6 +987,11 @@ class PhysicsWorld:
                 continue
             velocities[b.uid] = (lin, ang)
         self._guarded_now.clear()
+        if sleepy and self._dynamic_bodies():
+            self._fall_asleep()
+            self.steps += 1
+            self.time = self.steps * self.time_step
+            return []
         before = self._speeds(velocities)
         sub = self.__dict__.get("_guard_substeps", 1)
         early: list = []  # contacts of a guarded impact's sub-steps (see guard_step)
@@ -951,6 +1072,8 @@ class PhysicsWorld:
 
     def is_at_rest(self) -> bool:
         """True when every dynamic body moves slower than the rest thresholds now."""
+        if self.dormant:
+            return True  # every body exactly still
         get_vel = self._get_velocity
         for b in self._dynamic_bodies():
             lin, ang = get_vel(b.uid)
@@ -1003,6 +1126,6 @@ class PhysicsWorld:
         """Poses of bodies as plain lists ``{key: ([x, y, z], [qx, qy, qz, qw])}``."""
         out = {}
         for k in keys if keys is not None else self.bodies:
-            pos, orn = self._get_pose(self.bodies[k].uid)
+            pos, orn = self._pose_tuple(k)
             out[k] = (list(pos), list(orn))
         return out

@@ -332,8 +332,9 @@ class Blasts(System):
         asset = self.game.assets.get(key)
         if st is None or st.kind != "creation" or asset is None or asset.model is None:
             return None
-        graph = connection_graph(asset.model, asset.placements,
-                                 boxes=None)
+        graph = asset.stud_graph  # made at load (game.assets)
+        if graph is None:
+            graph = connection_graph(asset.model, asset.placements, boxes=None)
         s = Structure(key, graph, st.damage.armor_roll, {n: 0 for n in graph.nodes}, set(),
                       {key: [b.tag for b in asset.boxes]}, {key: st.damage.cumulative_damage})
         self.structures[key] = s
@@ -685,7 +686,7 @@ class Blasts(System):
               pieces=[p.key for p, k in zip(plans, kinds, strict=True) if k == "piece"],
               debris=[p.key for p, k in zip(plans, kinds, strict=True) if k == "debris"])
         thrown = []
-        if old_asset.placement_index is None or old_asset.local_vertices is None:
+        if old_asset.placement_index is None or not old_asset.has_body_mesh():
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
         # each triangle's plan, in one pass: a stable sort by plan keeps each plan's triangles
         # in ascending order (what np.sort of its triangles gives), cut at the plans' bounds

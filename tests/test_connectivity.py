@@ -1,0 +1,61 @@
+"""Issue 26: the stud graph is made at load with array code, never at a creation's first
+blast, and says the same as the part-by-part separating-axis test it replaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+import sandbox
+from sandbox.bricks import connectivity
+from sandbox.bricks.connectivity import boxes_touch, boxes_touch_many
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _rotation(rng) -> np.ndarray:
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    return q if np.linalg.det(q) > 0 else -q
+
+
+def test_the_array_separating_axis_test_agrees_with_the_pair_by_pair_one():
+    rng = np.random.default_rng(26)
+    pairs = []
+    for k in range(400):
+        axis_aligned = k % 4 == 0  # parallel axes: the cross products vanish and are skipped
+        ra = np.eye(3) if axis_aligned else _rotation(rng)
+        rb = np.eye(3) if axis_aligned else _rotation(rng)
+        pairs.append((SimpleNamespace(centre=rng.uniform(-1, 1, 3),
+                                      half_extents=rng.uniform(0.05, 0.6, 3), rotation=ra),
+                      SimpleNamespace(centre=rng.uniform(-1, 1, 3),
+                                      half_extents=rng.uniform(0.05, 0.6, 3), rotation=rb)))
+    want = [boxes_touch(a, b) for a, b in pairs]
+    got = boxes_touch_many(*(np.array([getattr(p[i], f) for p in pairs], dtype=float)
+                             for i in (0,) for f in ("centre", "half_extents", "rotation")),
+                           *(np.array([getattr(p[i], f) for p in pairs], dtype=float)
+                             for i in (1,) for f in ("centre", "half_extents", "rotation")))
+    assert got.tolist() == want
+    assert 50 < sum(want) < 350  # both answers are exercised
+
+
+def test_a_creation_gets_its_stud_graph_at_load_and_its_first_blast_builds_none(monkeypatch):
+    with sandbox.open_game(REPO / "scenes" / "wall_demolition.toml") as game:
+        creations = [k for k, st in game.bodies.items() if st.kind == "creation"]
+        assert creations
+        for key in creations:
+            graph = game.assets[key].stud_graph
+            assert graph is not None and graph.number_of_nodes() == game.assets[key].part_count
+            assert graph.number_of_edges() > 0
+        graphs = {k: game.assets[k].stud_graph for k in creations}
+        built = []
+        real = connectivity.connection_graph
+        monkeypatch.setattr("sandbox.games.brikwars.explosions.connection_graph",
+                            lambda *a, **k: built.append(1) or real(*a, **k))
+        game.run()  # the missile blasts the wall
+        assert game.blasts.structures, "the wall was blasted"
+        assert built == []
+        for root, s in game.blasts.structures.items():
+            assert s.graph is graphs[root]  # the graph made at load
