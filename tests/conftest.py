@@ -74,7 +74,7 @@ def window_display(xvfb_display):
     module left behind is destroyed here, so the next module still opens its own."""
     import builtins
 
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
 
     # messages expire by the wall clock; frozen, a busy machine can't expire one mid-test
     TabletopApp.message_clock = staticmethod(lambda: 0.0)
@@ -100,3 +100,17 @@ def pytest_collection_modifyitems(config, items):
         if uses and item.get_closest_marker("window") is None:
             raise pytest.UsageError(f"{item.nodeid} opens a window: mark it "
                                     "@pytest.mark.window")
+
+
+def fresh_table(app, game):
+    """A window test's known state, whatever ran before it: the window as just opened
+    (:meth:`TabletopApp.reset`: no selection, mode, message, typed box; help folded) on
+    ``game`` (a new Game), the previous game closed. Returns ``game``."""
+    app.reset()
+    old = app.session
+    app.adopt(game)
+    if old is not game:
+        old.close()
+    app.input.reset()
+    app.step(2)
+    return game

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.window
 
 
 def test_banner_prompt_and_hidden_orders_from_keys(window_display, tmp_path):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.game.engine import open_game
 
     session = open_game(REPO / "scenes" / "brigandine_joust.toml")

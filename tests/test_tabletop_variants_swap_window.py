@@ -15,16 +15,27 @@ W, H = 800, 600
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.game.engine import open_game
 
     out = tmp_path_factory.mktemp("swap_window")
     session = open_game(REPO / "scenes" / "escapade_raid.toml")
     a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
-                    shadows=False)
+                    shadows=False, referee=True)  # V: the referee's missile strike
     a.step(3)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app):
+    """Each test starts from the Escapade raid as shipped
+    in a window just opened (any order, any test alone)."""
+    from conftest import fresh_table
+
+    from sandbox.game.engine import open_game
+
+    fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 
 
 
@@ -38,7 +49,7 @@ def test_f10_swaps_two_garrison_guards_by_clicks(app):
     a0, b0 = s.footprint_centre("guard1"), s.footprint_centre("guard3")
     app.select("guard1")
     key(app, "f10")
-    assert app.input.mode == "pick" and "Swap" in app.flashline.getText()
+    assert app.input.mode == "swap" and "Swap" in app.flashline.getText()
     click_body(app, "guard3")
     app.wait_idle(60)
     assert s.actions and s.actions[-1].type == "swap"
@@ -55,6 +66,6 @@ def test_v_then_tab_shows_the_missile_variant_dice(app):
     key(app, "]")
     for _ in range(4):  # explosive -> incendiary -> armor_piercing -> concussion -> phased
         key(app, "tab")
-    assert app.input.strike_variant == "phased"
+    assert app.input.current.variant == "phased"
     assert "1d12 Phased + 1d10 Exp" in app.flashline.getText()
     key(app, "escape")

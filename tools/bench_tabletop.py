@@ -42,7 +42,7 @@ def main() -> int:
             time.sleep(0.05)
         os.environ["DISPLAY"] = f":{num}"
     try:
-        from sandbox.app.tabletop import TabletopApp
+        from sandbox.app.table.app import TabletopApp
         from sandbox.game.engine import open_game
 
         w, h = (int(v) for v in args.size.split("x"))

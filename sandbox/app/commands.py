@@ -2,7 +2,7 @@
 
 Every command here only *builds* an action of the engine's registry
 (:mod:`sandbox.game.actions`); the window hands it to ``session.apply`` through
-:meth:`~sandbox.app.tabletop.TabletopApp.submit`, so the rules refuse or play it exactly as in a
+:meth:`~sandbox.app.table.app.TabletopApp.submit`, so the rules refuse or play it exactly as in a
 scripted run. A command that cannot be built says why in one line (:class:`CommandRefused`),
 which the window shows as a refusal.
 
