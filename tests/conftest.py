@@ -38,27 +38,17 @@ def xvfb_display():
     after another module's Xvfb had gone. Skips when Xvfb is not installed
     (``tools/setup.sh`` installs it).
     """
-    import select
-    import shutil
-    import subprocess
+    from xvfb import start_xvfb
 
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
+    try:
+        proc, display = start_xvfb("1280x1024x24")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
     old = os.environ.get("DISPLAY")
     try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
+        os.environ["DISPLAY"] = display
         yield os.environ["DISPLAY"]
     finally:
-        os.close(read_fd)
         proc.terminate()
         proc.wait(timeout=10)
         if old is None:

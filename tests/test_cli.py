@@ -58,33 +58,6 @@ def test_replay_of_a_corrupted_file_is_a_clear_error(tmp_path):
     assert r.returncode == 2 and "x.replay" in r.stderr and "Traceback" not in r.stderr
 
 
-def _xvfb(size: str = "800x600x24"):
-    """A private Xvfb started with ``-displayfd`` (it picks a free display and says which):
-    (process, ":N"). Skips when Xvfb is not installed."""
-    import os
-    import select
-    import shutil
-
-    import pytest
-
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it)")
-    read_fd, write_fd = os.pipe()
-    xs = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", size,
-                           "-nolisten", "tcp"], pass_fds=[write_fd],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 30)
-        if not ready:
-            xs.kill()
-            raise AssertionError("Xvfb did not report a display within 30 s")
-        return xs, ":" + os.read(read_fd, 32).decode().strip()
-    finally:
-        os.close(read_fd)
-
-
 def test_play_opens_the_window_from_the_command_line(tmp_path):
     """`sandbox play SCENE --ready-file F` opens the window (under Xvfb): the loading view's
     first picture is drawn (``window_s``), then the table's (``table_s``), and the program is
@@ -92,7 +65,13 @@ def test_play_opens_the_window_from_the_command_line(tmp_path):
     import os
     import time
 
-    xs, display = _xvfb()
+    import pytest
+    from xvfb import start_xvfb
+
+    try:
+        xs, display = start_xvfb("800x600x24")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
     ready = tmp_path / "ready.json"
     try:
         env = {**os.environ, "DISPLAY": display}

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,23 +20,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 GOAL_S = 2.0
-
-
-def _xvfb():
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        raise SystemExit("Xvfb is not installed (tools/setup.sh installs it)")
-    r, w = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=[w], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    os.close(w)
-    if not select.select([r], [], [], 30)[0]:
-        proc.kill()
-        raise SystemExit("Xvfb did not start")
-    display = ":" + os.read(r, 32).decode().strip()
-    os.close(r)
-    return proc, display
 
 
 def measure(scene: Path, display: str, timeout: float = 600.0) -> dict:
@@ -74,7 +55,10 @@ def measure(scene: Path, display: str, timeout: float = 600.0) -> dict:
 def main() -> int:
     scenes = [Path(a) for a in sys.argv[1:]] or [REPO / "scenes" / "skirmish.toml",
                                                   REPO / "scenes" / "big_drop_kings_castle.toml"]
-    xs, display = _xvfb()
+    sys.path.insert(0, str(REPO / "tests"))
+    from xvfb import start_xvfb  # the tests' Xvfb helper: -displayfd, checked to be ours
+
+    xs, display = start_xvfb()
     try:
         for scene in scenes:
             print(json.dumps(measure(scene.resolve(), display)), flush=True)
