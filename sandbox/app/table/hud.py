@@ -266,8 +266,6 @@ class HudMixin:
         if busy:
             self.tooltip.setText("")
 
-    # ---------------------------------------------------------------- events
-
     def set_tooltip(self, key: str | None, x: float, y: float) -> None:
         """The hover tooltip: the name, owner and state of the body under the pointer."""
         s = self.session
