@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import ReplayError, RulesError, SceneError
-from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction, parse_action
-from sandbox.game.engine import Game as GameSession
-from sandbox.game.hazard_scene import FieldEntry
-from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
-from sandbox.game.scene import Stats, load_scene
+from sandbox.engine.actions import AttackAction, EndTurnAction, MoveAction, parse_action
+from sandbox.engine.game import Game as GameSession
+from sandbox.engine.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from sandbox.engine.scene import Stats, load_scene
+from sandbox.games.brikwars.hazard_scene import FieldEntry
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "skirmish.toml"
@@ -233,7 +233,7 @@ def test_parse_action_names_the_field():
 def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(tmp_path):
     """BrikWars 13.2: a Bombardment's Payload costs Strategy bricks from the pile (one per
     Explosive die); a drop the pile cannot pay for is refused, changes nothing, is not logged."""
-    from sandbox.game.scene_flight import BombardAction, DropZone
+    from sandbox.games.brikwars.scene_flight import BombardAction, DropZone
 
     def drop(bricks, player=LK):
         return BombardAction(type="bombard", player=player, target=(8.0, 5.0), drop_zone="pad",
@@ -274,7 +274,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     import subprocess
     import sys
 
-    from sandbox.game.scene_flight import BombardAction
+    from sandbox.games.brikwars.scene_flight import BombardAction
 
     s = session
 
@@ -313,7 +313,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     assert s.turn == 2 and s.current_player == BF
     path = s.save(tmp_path / "long.save.json")
     assert json.loads(path.read_text())["checksum"] == s.state_hash()
-    code = ("import sys; from sandbox.game.engine import Game as GameSession; "
+    code = ("import sys; from sandbox.engine.game import Game as GameSession; "
             "print(GameSession.load(sys.argv[1], check=False).state_hash())")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                          cwd=REPO, timeout=120)
@@ -336,7 +336,7 @@ def test_entry_colour_paints_the_main_colour_of_its_model(session):
 
 
 def test_open_game_says_what_files_it_takes(tmp_path):
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     (tmp_path / "x.replay").write_bytes(b"PK\x03\x04junk")
     with pytest.raises(SceneError, match=r"is a replay.*\.toml.*\.save\.json.*sandbox replay"):

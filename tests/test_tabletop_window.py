@@ -21,7 +21,7 @@ W, H = 640, 480
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("tabletop")
     session = open_game(REPO / "scenes" / "skirmish.toml")
@@ -35,7 +35,7 @@ def app(window_display, tmp_path_factory):
 def fresh(app):
     """Each test starts from the scene as shipped in a window just opened (any order, any
     test alone): a new game adopted, the window's input, messages and help reset."""
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     app.reset()
     old = app.session
@@ -125,7 +125,7 @@ def test_attack_preview_then_fire(app):
 
 
 def test_undo_save_load_and_end_turn(app, tmp_path):
-    from sandbox.game.actions import MoveAction
+    from sandbox.engine.actions import MoveAction
 
     s = app.session
     for to in ((-4.0, -3.0), (-3.5, -2.5)):
@@ -240,9 +240,9 @@ def test_hud_stays_inside_a_resized_window(app):
 
 def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
     """L on the catapult scene (loaded as a save): click the guard for the arc, again to fire."""
-    from sandbox.game.actions import EndTurnAction
-    from sandbox.game.engine import open_game
-    from sandbox.game.scene_flight import LaunchAction
+    from sandbox.engine.actions import EndTurnAction
+    from sandbox.engine.game import open_game
+    from sandbox.games.brikwars.scene_flight import LaunchAction
 
     home = app.save(tmp_path / "home.save.json")
     cat = open_game(REPO / "scenes" / "catapult_over_wall.toml")

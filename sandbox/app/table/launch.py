@@ -31,7 +31,7 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_e
     ------
     SceneError, ReplayError
     """
-    from ...game.engine import open_game
+    from ...engine.game import open_game
 
     return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False, on_event=on_event)
 
@@ -68,8 +68,8 @@ class GameBuild:
     def _work(self) -> None:
         try:
             self.stage = "Starting the engine"
-            from ...game import engine  # noqa: F401  (the import, while the view is drawn)
-            from ...game.scene import load_scene
+            from ...engine import game  # noqa: F401  (the import, while the view is drawn)
+            from ...engine.scene import load_scene
 
             self.engine_ready.set()
 

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...game.actions import MoveAction
+from ...engine.actions import MoveAction
 from ...render.view import Marker
 from ..commands import CommandRefused
 from .mode import Drawn, Mode, register_mode
@@ -15,7 +15,7 @@ from .mode import Drawn, Mode, register_mode
 
 def edge_point(lo, hi, towards) -> np.ndarray:
     """Where a body's footprint edge (box ``lo``-``hi``, inches) faces ``towards`` (x, y)."""
-    from ...game.measure import edge_point as _edge
+    from ...engine.measure import edge_point as _edge
 
     return _edge(lo, hi, towards)
 
