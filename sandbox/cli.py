@@ -39,6 +39,7 @@ clear message and exit with status 2; they never show a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -51,7 +52,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import __version__
-from .core.errors import SandboxError
+from .core.errors import OutputError, SandboxError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="BrikWars physics tabletop sandbox.")
@@ -466,8 +467,9 @@ def serve(
     seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
                                    "comma-separated; repeatable. Default: a seat per player"),
     save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
-    save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
-                                   "(0: only when the server stops)"),
+    save_every: int = typer.Option(1, "--save-every", min=0, help="Save after every N accepted "
+                                   "changes (default 1: each; 0: only when the server stops); "
+                                   "the save is also written at start"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Serve a game online: print a join token per seat and one for spectators, accept each
@@ -487,6 +489,9 @@ def serve(
             # beside the scene, the pack or the save; a shipped scene named by name: here
             # (never inside the installed package)
             save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
+        if file.suffix.lower() == ".toml" and save.exists() and save.samefile(file):
+            raise OutputError(f"--save {str(save)!r} is the scene file: the server saves "
+                              "there at start and after every change; give another file")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every,
                             on_log=lambda line: console.print(line, markup=False))
@@ -509,7 +514,8 @@ def serve(
 @app.command()
 def export(
     file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
-    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or "
+                                        "out.gltf (JSON)"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
     animate: bool = typer.Option(False, "--animate", help="Replays: an animated glTF of every "
@@ -523,6 +529,7 @@ def export(
     glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io; or (--animate) a
     replay as an animated glTF."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
+    from .core.limits import recording_reads
 
     if animate or turn is not None or moment is not None:
         _export_animated(file, gltf, ldraw, frame, animate, turn, moment, ldrawdir)
@@ -531,7 +538,12 @@ def export(
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
         return
     try:
-        snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        _export_names(gltf, ldraw)
+        with recording_reads() as reads:
+            snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+            if out is not None:
+                _not_an_input(out, opt, [file], reads, ldrawdir)
         written = []
         if gltf is not None:
             written.append(write_gltf(snap, gltf))
@@ -601,6 +613,55 @@ def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
                   f"{made.duration_s:.2f} s from {made.start_s:.2f} s "
                   f"(frames {made.first_frame}..{made.last_frame})")
     console.print(f"[bold]wrote[/] {escape(str(path))}", markup=True)
+#: What ``sandbox export`` writes, by option: the file name endings each takes.
+EXPORT_SUFFIXES = {"--gltf": (".glb", ".gltf"), "--ldraw": (".mpd", ".ldr")}
+
+
+def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
+    """Refuse an export file name of another kind (``--gltf out.png``) or both outputs on one
+    path (OutputError, one line)."""
+    for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+        if out is not None and out.suffix.lower() not in EXPORT_SUFFIXES[opt]:
+            raise OutputError(f"{opt} {str(out)!r}: the file name must end in "
+                              f"{' or '.join(EXPORT_SUFFIXES[opt])} (got "
+                              f"{out.suffix or 'no ending'!r})")
+    if gltf is not None and ldraw is not None and gltf.resolve() == ldraw.resolve():
+        raise OutputError(f"--gltf and --ldraw name the same file {str(gltf)!r}")
+
+
+def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list,
+                  ldrawdir: Optional[Path] = None) -> None:
+    """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
+    model or part it used; the same file by another name (a link) too; or anything in the
+    LDraw library (parts read earlier in this process are not read again) (OutputError)."""
+    import os
+
+    from .bricks.library import library_dir
+
+    try:
+        target = os.path.realpath(out)
+        st = os.stat(out)
+    except OSError:
+        st = None  # nothing there yet (or unreadable: the write says why)
+    ids = {(d, i) for d, i, _ in reads}
+    paths = {p for _, _, p in reads} | {os.path.realpath(p) for p in inputs}
+    for p in inputs:
+        with contextlib.suppress(OSError):
+            s = os.stat(p)
+            ids.add((s.st_dev, s.st_ino))
+    if target in paths or (st is not None and (st.st_dev, st.st_ino) in ids):
+        raise OutputError(f"{opt} {str(out)!r} is one of the export's inputs (the scene, "
+                          "save, replay or a model it uses): refused, nothing written; give "
+                          "another file name")
+    lib = library_dir(ldrawdir)
+    inside = False
+    if lib is not None:
+        with contextlib.suppress(OSError, ValueError):
+            inside = Path(target).is_relative_to(os.path.realpath(lib))
+        if inside:
+            raise OutputError(f"{opt} {str(out)!r} is in the LDraw library "
+                              f"({str(lib)!r}): an export never writes there; give another "
+                              "file name")
 
 
 def _pct(r: dict | None):
