@@ -422,10 +422,16 @@ def play(
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
     ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
                                  "repeat for more)"),
+    referee: bool = typer.Option(False, "--referee", help="Open the table in referee mode: "
+                                 "the referee's tools (free missile strike V, ignite I) on keys"),
+    ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write a JSON file "
+                                              "when the window's first picture is drawn "
+                                              "(window_s), and the table's (table_s)"),
 ) -> None:
     """Open the tabletop window: hotseat play of a scene or a saved game, or (--join, --token)
-    one seat of a game served by 'sandbox serve'."""
-    from .app.tabletop import play as play_window
+    one seat of a game served by 'sandbox serve'. The window opens at once with a loading view;
+    the game loads behind it."""
+    from .app.table.launch import play as play_window
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))
@@ -444,7 +450,8 @@ def play(
             save = file.with_name(file.name[:-len(".brikpack")] + ".save.json")
     try:
         play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
-                    join=join, token=token, ai=tuple(ai))
+                    join=join, token=token, ai=tuple(ai), referee=referee,
+                    ready_file=ready_file)
     except SandboxError as exc:
         _fail(exc)
 

@@ -38,27 +38,17 @@ def xvfb_display():
     after another module's Xvfb had gone. Skips when Xvfb is not installed
     (``tools/setup.sh`` installs it).
     """
-    import select
-    import shutil
-    import subprocess
+    from xvfb import start_xvfb
 
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it: apt-get install xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=[write_fd],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
+    try:
+        proc, display = start_xvfb("1280x1024x24")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
     old = os.environ.get("DISPLAY")
     try:
-        ready, _, _ = select.select([read_fd], [], [], 20)
-        if not ready:
-            raise RuntimeError("Xvfb did not report a display within 20 s")
-        os.environ["DISPLAY"] = ":" + os.read(read_fd, 32).decode().strip()
+        os.environ["DISPLAY"] = display
         yield os.environ["DISPLAY"]
     finally:
-        os.close(read_fd)
         proc.terminate()
         proc.wait(timeout=10)
         if old is None:
@@ -74,7 +64,7 @@ def window_display(xvfb_display):
     module left behind is destroyed here, so the next module still opens its own."""
     import builtins
 
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
 
     # messages expire by the wall clock; frozen, a busy machine can't expire one mid-test
     TabletopApp.message_clock = staticmethod(lambda: 0.0)
@@ -119,3 +109,15 @@ def plug_in():
         live.clear()
         live.update(old)
     scene.WEAPON_CHECKS[:] = saved[4]
+def fresh_table(app, game):
+    """A window test's known state, whatever ran before it: the window as just opened
+    (:meth:`TabletopApp.reset`: no selection, mode, message, typed box; help folded) on
+    ``game`` (a new Game), the previous game closed. Returns ``game``."""
+    app.reset()
+    old = app.session
+    app.adopt(game)
+    if old is not game:
+        old.close()
+    app.input.reset()
+    app.step(2)
+    return game

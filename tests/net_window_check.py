@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from sandbox import open_game
-from sandbox.app.tabletop import TabletopApp
+from sandbox.app.table.app import TabletopApp
 from sandbox.engine.actions import EndTurnAction, MoveAction
 from sandbox.net import GameServer, HeadlessClient
 from sandbox.net.window import NetLink

@@ -328,7 +328,7 @@ def test_a_save_naming_a_hostile_pack_is_a_replay_error(tmp_path):
 
 
 def test_play_opens_a_pack_or_a_shipped_name_and_saves_beside_the_pack(tmp_path, monkeypatch):
-    import sandbox.app.tabletop as tabletop
+    import sandbox.app.table.launch as tabletop
     from sandbox.app.shipped import scenes_dir
 
     seen = []

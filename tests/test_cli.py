@@ -59,38 +59,47 @@ def test_replay_of_a_corrupted_file_is_a_clear_error(tmp_path):
 
 
 def test_play_opens_the_window_from_the_command_line(tmp_path):
-    """`sandbox play SCENE` starts the window (under Xvfb) and keeps running: no traceback on
-    the way in (the path from the command line to the engine is the one a player takes)."""
+    """`sandbox play SCENE --ready-file F` opens the window (under Xvfb): the loading view's
+    first picture is drawn (``window_s``), then the table's (``table_s``), and the program is
+    still running, with no traceback on the way in (the path a player takes)."""
     import os
-    import shutil
     import time
 
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        import pytest
+    import pytest
+    from xvfb import start_xvfb
 
-        pytest.skip("Xvfb is not installed (tools/setup.sh installs it)")
-    num = next(n for n in range(200, 300) if not os.path.exists(f"/tmp/.X{n}-lock"))
-    xs = subprocess.Popen([xvfb, f":{num}", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(0.5)
-        env = {**os.environ, "DISPLAY": f":{num}"}
+        xs, display = start_xvfb("800x600x24")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    ready = tmp_path / "ready.json"
+    try:
+        env = {**os.environ, "DISPLAY": display}
         env.pop("LDRAWDIR", None)  # relative in CI; the skirmish needs no library
         p = subprocess.Popen([sys.executable, "-c", "from sandbox.cli import main; main()",
                               "play", str(REPO / "scenes" / "skirmish.toml"), "--size",
-                              "640x480", "--save", str(tmp_path / "g.save.json")],
+                              "640x480", "--save", str(tmp_path / "g.save.json"),
+                              "--ready-file", str(ready)],
                              cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         try:
-            out, err = p.communicate(timeout=15)
-            raise AssertionError(f"the window closed by itself (status {p.returncode}): "
-                                 f"{err[-800:]}")
-        except subprocess.TimeoutExpired:
-            pass  # still running: the window is open
+            figures: dict = {}
+            deadline = time.monotonic() + 600  # a generous bound on a loaded machine
+            while "table_s" not in figures:
+                if p.poll() is not None:
+                    raise AssertionError(f"the window closed by itself (status {p.returncode})"
+                                         f": {p.stderr.read()[-800:]}")
+                assert time.monotonic() < deadline, "the table was never drawn"
+                if ready.is_file():
+                    figures = json.loads(ready.read_text())
+                time.sleep(0.1)
+            assert figures["scene"].endswith("skirmish.toml")
+            assert 0 < figures["window_s"] <= figures["table_s"]
+            assert p.poll() is None  # the window stays open
         finally:
             p.kill()
-            p.communicate()
+            _, err = p.communicate()
+        assert "Traceback" not in err, err[-800:]
     finally:
         xs.terminate()
         xs.wait(timeout=10)

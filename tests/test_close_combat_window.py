@@ -13,7 +13,7 @@ pytestmark = pytest.mark.window
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("close_combat_window")
@@ -40,7 +40,8 @@ def test_parry_order_and_a_previewed_shove_through_window_keys(app):
     app.wait_idle(60)
     app.select("fknight")
     key(app, ";")
-    assert app.input.mode == "pick" and app.input.pick_prompt.startswith("Close Combat (shove")
+    assert app.input.mode == "close_combat" and app.input.current.prompt.startswith(
+        "Close Combat (shove")
     n_rolls, n_actions = len(s.dice.records()), len(s.actions)
     click(app, centre(app, "rknight"))
     text = app.flashline.getText()

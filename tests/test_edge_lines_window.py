@@ -14,7 +14,7 @@ W, H = 480, 360
 
 @pytest.fixture(scope="module")
 def app(window_display):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     a = TabletopApp(open_game(REPO / "scenes" / "skirmish.toml"), W, H)

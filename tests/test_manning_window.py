@@ -15,7 +15,7 @@ W, H = 800, 600
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("manning")

@@ -26,7 +26,7 @@ SCENE = {
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import Game
     from sandbox.engine.scene import scene_from_dict
 
@@ -38,6 +38,18 @@ def app(window_display, tmp_path_factory, ldrawdir):
     a.step(3)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app, ldrawdir):
+    """Each test starts from the Micro Brick War scene
+    in a window just opened (any order, any test alone)."""
+    from conftest import fresh_table
+
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
+
+    fresh_table(app, Game(scene_from_dict(SCENE), REPO, ldrawdir=ldrawdir))
 
 
 def _px(xy):

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.window
 
 
 def test_o_shows_the_odds_of_the_previewed_attack(app, monkeypatch):  # noqa: F811
-    import sandbox.app.tabletop as tabletop
+    import sandbox.app.table.app as tabletop
 
     monkeypatch.setattr(tabletop, "ODDS_SEEDS", 4)
     s = app.session
@@ -19,7 +19,7 @@ def test_o_shows_the_odds_of_the_previewed_attack(app, monkeypatch):  # noqa: F8
     click(app, centre(app, "knight1"))
     key(app, "1")
     point_at(app, centre(app, "falcon1"))
-    assert app.input.hover_target == "falcon1"
+    assert app.input.current.hover_target == "falcon1"
     key(app, "o")
     assert app.odds_action["type"] == "attack" and app.odds_action["target"] == "falcon1"
     app.wait_odds()

@@ -182,7 +182,7 @@ def test_window_defaults_match_play():
 
     from sandbox.app import replay_cli
     from sandbox.app.replay_viewer import ReplayViewer
-    from sandbox.app.tabletop import play
+    from sandbox.app.table.launch import play
 
     sig = inspect.signature(ReplayViewer.__init__).parameters
     play_sig = inspect.signature(play).parameters

@@ -60,7 +60,7 @@ def attack(app, unit, target, weapon="1"):
     key(app, weapon)
     n = len(app.session.actions)
     click(app, top(app, target))  # aim: the preview stays on the target, nothing fires
-    assert app.input.aimed == target and len(app.session.actions) == n
+    assert app.input.current.aimed == target and len(app.session.actions) == n
     assert "click it again" in app.flashline.getText()
     click(app, top(app, target))  # fire (the hint: click again)
     app.wait_idle(120)
@@ -77,21 +77,33 @@ def refusals(app):
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("commands_window")
     # a test re-enacts the scene's script: its forced dice are kept (the window's own
     # `sandbox play` opens with open_for_play, without them)
     session = open_game(REPO / "scenes" / "escapade_raid.toml")
+    # referee mode: V (a free missile strike) and I (ignite) are a referee's tools
     a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
-                    shadows=False)
+                    shadows=False, referee=True)
     a.out = out
     a.step(3)
     key(a, "t")  # top view: every model seen from above
     a.step(2)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app):
+    """Each test starts from the Escapade raid as shipped
+    in a window just opened (any order, any test alone)."""
+    from conftest import fresh_table
+
+    from sandbox.engine.game import open_game
+
+    fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 
 
 def test_escapade_raid_played_to_its_victory_through_window_input(app):
@@ -156,7 +168,7 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     key(app, "v")
     key(app, "]")
     key(app, "]")
-    assert app.input.strike_dice == 3
+    assert app.input.current.dice == 3
     click(app, top(app, "barrel"))
     app.screenshot(app.out / "missile_aim.png")
     key(app, "enter")
@@ -174,7 +186,7 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
 def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
     import json
 
-    from sandbox.app.tabletop import open_for_play
+    from sandbox.app.table.launch import open_for_play
 
     scene = REPO / "scenes" / "escapade_raid.toml"
     old = app.session
@@ -208,6 +220,15 @@ def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
         assert scripted.forced_dice and any(r.forced for r in scripted.dice.records())
 
 
+def _thrown(app):
+    """The grenade scene after its scripted throw (dice, Damage and an explosion logged)."""
+    s = _adopt(app, "grenade_throw.toml")
+    app.submit(s.spec.actions[0])
+    app.wait_idle(120)
+    assert s.actions and s.actions[-1].type == "throw", refusals(app)
+    return s
+
+
 def _adopt(app, scene):
     from sandbox.engine.game import open_game
 
@@ -225,7 +246,7 @@ def test_throw_ignite_and_unit_actions_from_their_keys(app):
     select(app, "grenadier")
     key(app, "j")  # throw: click the grenade, then where it lands
     click(app, top(app, "grenade"))
-    assert app.input.mode == "pick" and "Throw hand grenade" in app._flash_text
+    assert app.input.mode == "throw" and "Throw hand grenade" in app._flash_text
     click(app, top(app, "sentry"))
     app.wait_idle(120)
     thrown = [a for a in s.actions if a.type == "throw"]
@@ -252,7 +273,7 @@ def test_throw_ignite_and_unit_actions_from_their_keys(app):
     select(app, "hauler1")
     for _ in range(3):  # K, then K again for another verb: touch, push, pull
         key(app, "k")
-    assert app.input.interaction == "pull"
+    assert app.input.current.verb == "pull"
     click(app, top(app, "keg"))
     app.wait_idle(60)
     assert refusals(app).endswith("it must be within 0.5\" to pull it")
@@ -269,10 +290,9 @@ def test_throw_ignite_and_unit_actions_from_their_keys(app):
 
 
 def test_log_column_beside_the_table_scrolls_filters_and_names(app):
-    from sandbox.app.tabletop import LOG_COLUMN
+    from sandbox.app.table.hud import LOG_COLUMN
 
-    s = app.session
-    app.wait_idle(60)
+    s = _thrown(app)
     app.step(3)
     split = int(W * (1 - LOG_COLUMN))
     # the log lies in its column, beside the 3D view: changing its filter leaves the table's
@@ -329,7 +349,7 @@ def test_log_column_beside_the_table_scrolls_filters_and_names(app):
 
 
 def test_name_plates_and_quitting_with_unsaved_play(app):
-    s = app.session
+    s = _thrown(app)
     app.select(None)
     app.step(3)
     before = app.frame_array().astype(float)
@@ -386,12 +406,12 @@ def test_a_move_off_a_wall_shows_the_fall_and_asks_first(app):
     assert z0 > 2.0  # on the tower
     off = next(c + d for d in (np.array([0.0, 3.0]), np.array([0.0, -3.0]),
                                 np.array([3.0, 0.0]), np.array([-3.0, 0.0]))
-               if app.input.fall_at("guard", c + d) > 1.0)
+               if app.input.home.fall_at("guard", c + d) > 1.0)
     labels = []
     n = len(s.actions)
     drag_unit(app, "guard", off, during=lambda: labels.append(app.ruler_label.node().get_text()))
     assert "falls" in labels[0], labels
-    assert len(s.actions) == n and app.input.pending_move is not None  # asked, not moved
+    assert len(s.actions) == n and app.input.home.pending_move is not None  # asked, not moved
     assert "Enter to move anyway" in app.flashline.getText()
     key(app, "enter")
     app.wait_idle(120)
@@ -400,15 +420,15 @@ def test_a_move_off_a_wall_shows_the_fall_and_asks_first(app):
 
 
 def test_loading_screen_shows_progress_while_the_models_are_built(app, monkeypatch):
-    import sandbox.app.tabletop as tabletop
+    import sandbox.app.table.app as tabletop
 
     monkeypatch.setattr(tabletop, "LOADING_EVERY_S", 0.0)  # a frame after every model
     app.loading_shown.clear()
     frames = []
     real = app._show_loading
 
-    def spy(text):
-        real(text)
+    def spy(text, fraction=None):
+        real(text, fraction)
         if text:
             frames.append(app.frame_array())
 

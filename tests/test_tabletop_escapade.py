@@ -14,7 +14,7 @@ W, H = 800, 600
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("escapade_window")
@@ -25,6 +25,17 @@ def app(window_display, tmp_path_factory):
     a.step(3)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app):
+    """Each test starts from the Escapade raid as shipped
+    in a window just opened (any order, any test alone)."""
+    from conftest import fresh_table
+
+    from sandbox.engine.game import open_game
+
+    fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 
 
 def _edge_pixels(shot, colour) -> int:

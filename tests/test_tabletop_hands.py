@@ -46,7 +46,7 @@ def top_view(app, on: bool) -> None:
 
 def table_frame(app) -> np.ndarray:
     """The window's frame less the log column (whose lines depend on the tests run before)."""
-    from sandbox.app.tabletop import LOG_COLUMN
+    from sandbox.app.table.hud import LOG_COLUMN
 
     return app.frame_array()[:, :int(W * (1 - LOG_COLUMN)) - 2]
 
@@ -69,7 +69,7 @@ def refusals(app):
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("hands_window")
@@ -81,6 +81,17 @@ def app(window_display, tmp_path_factory):
     a.step(3)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app):
+    """Each test starts from the skirmish (live dice)
+    in a window just opened (any order, any test alone)."""
+    from conftest import fresh_table
+
+    from sandbox.engine.game import open_game
+
+    fresh_table(app, open_game(REPO / "scenes" / "skirmish.toml", forced_dice=False))
 
 
 def test_log_search_filters_as_you_type_and_esc_clears(app):
@@ -148,7 +159,7 @@ def test_done_marks_rulers_and_templates_drawn_on_the_table(app):
     key(app, "shift-m")
     click(app, np.array([-6.0, -6.0, 0.0]))
     point_at(app, np.array([0.0, -6.0, 0.0]))
-    assert app.input.template_hover is not None and app.input.ruler_from is not None
+    assert app.input.current.hovering is not None and app.input.current.first is not None
     click(app, np.array([4.0, -6.0, 0.0]))
     app.wait_idle(60)
     assert s.tools.markers["m1"]["kind"] == "ruler", refusals(app)
@@ -156,7 +167,7 @@ def test_done_marks_rulers_and_templates_drawn_on_the_table(app):
     # a template: shift-T, ] for a 3" radius, click its centre
     key(app, "shift-c")
     key(app, "]")
-    assert app.input.template_radius == 3.0
+    assert app.input.current.radius == 3.0
     click(app, np.array([0.0, 5.0, 0.0]))
     app.wait_idle(60)
     assert s.tools.markers["m2"]["kind"] == "template" and s.tools.markers["m2"]["radius"] == 3.0
@@ -254,7 +265,7 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     assert_matches_golden(frame, "tabletop_hands_carry", backend(app))
     select(app, "gunner")
     key(app, "c")  # carrying: C then a click puts it down there
-    assert app.input.pick_prompt.startswith("Put down")
+    assert app.input.current.prompt.startswith("Put down")
     click(app, np.array([3.0, -10.3, 0.0]))
     app.wait_idle(60)
     assert s.tools.held("gunner") is None, refusals(app)

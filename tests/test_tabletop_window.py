@@ -20,7 +20,7 @@ W, H = 640, 480
 
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
-    from sandbox.app.tabletop import TabletopApp
+    from sandbox.app.table.app import TabletopApp
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("tabletop")
@@ -29,6 +29,19 @@ def app(window_display, tmp_path_factory):
     a.step(3)
     yield a
     a.destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh(app):
+    """Each test starts from the scene as shipped in a window just opened (any order, any
+    test alone): a new game adopted, the window's input, messages and help reset."""
+    from sandbox.engine.game import open_game
+
+    app.reset()
+    old = app.session
+    app.adopt(open_game(REPO / "scenes" / "skirmish.toml"))
+    old.close()
+    app.step(2)
 
 
 
@@ -102,7 +115,7 @@ def test_attack_preview_then_fire(app):
     key(app, "1")
     point_at(app, centre(app, "falcon1"))
     app.step(2)
-    assert app.input.hover_target == "falcon1"
+    assert app.input.current.hover_target == "falcon1"
     text = app.preview.getText()
     assert "Bastard Gun: Use 3" in text and "Line of sight: clear" in text
     key(app, "enter")
@@ -112,8 +125,14 @@ def test_attack_preview_then_fire(app):
 
 
 def test_undo_save_load_and_end_turn(app, tmp_path):
+    from sandbox.engine.actions import MoveAction
+
     s = app.session
+    for to in ((-4.0, -3.0), (-3.5, -2.5)):
+        app.submit(MoveAction(type="move", player=s.current_player, unit="knight1", to=to))
+        app.wait_idle()
     n = len(s.actions)
+    assert n == 2
     key(app, "u")
     app.wait_idle()
     assert len(app.session.actions) == n - 1
@@ -172,7 +191,7 @@ def test_esc_cancels_a_drag_enemy_drag_is_explained_and_quit_keys(app):
     app.step(1)
     b = app.world_to_screen(start + np.array([1.5, 0.0, 0.0]))
     move_pointer(app, *screen_px(app, b), frames=2)
-    assert app.input.drag_unit is not None
+    assert app.input.current.drag_unit is not None
     key(app, "escape")
     app.base.messenger.send("mouse1-up")
     app.step(2)
@@ -239,7 +258,7 @@ def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
         assert app.input.mode == "launch"
         guard = centre(app, "guard")
         click(app, guard)
-        assert app.input.launch_body == "guard"
+        assert app.input.current.body == "guard"
         assert "Launcher" in app.preview.getText() and "Payload: boulder" in app.preview.getText()
         click(app, guard)
         app.wait_idle()
@@ -260,3 +279,34 @@ def test_f9_without_a_quick_save_says_so(app, tmp_path):
         assert "No quick save yet" in app.flashline.getText() and app.flash_kind == "error"
     finally:
         app.save_path = kept
+
+
+def test_help_is_folded_to_one_line_and_unfolds_with_this_games_keys(app):
+    assert app.help_panel.getText() == "H: help"
+    folded = app.frame_array()
+    key(app, "h")
+    app.step(1)
+    text = app.help_panel.getText()
+    assert text.startswith("Keys (brikwars, select mode)")
+    assert "M measure & line of sight" in text and "1-9 weapon" in text
+    assert "R relay" not in text and "F10" not in text  # the Escapade's keys: not this scene
+    assert "V missile" not in text and "I ignite" not in text  # a referee's tools
+    unfolded = app.frame_array()
+    assert np.abs(unfolded.astype(int) - folded).sum() > 0  # the panel is drawn
+    key(app, "m")  # the help follows the mode
+    assert app.help_panel.getText().startswith("Keys (brikwars, measure mode)")
+    key(app, "escape")
+    key(app, "h")
+    assert app.help_panel.getText() == "H: help"
+
+
+def test_a_players_window_has_no_referee_tools(app):
+    assert app.referee is False
+    n = len(app.session.actions)
+    for k in ("v", "i"):  # the free missile strike and ignite: not bound, not dispatched
+        key(app, k)
+        app.input.key(k)
+        assert app.input.mode == "select"
+    click(app, centre(app, "falcon1"))
+    app.wait_idle()
+    assert len(app.session.actions) == n

@@ -130,3 +130,63 @@ class BrigandineOrders:
         if shift and self.phase == 3:
             return BrigCharge(type="brig_charge", unit=unit, toward=to, **self._base())
         return BrigMove(type="brig_move", unit=unit, to=to, **self._base())
+
+
+# ------------------------------------------------------------------------------ the window mode
+from .table.mode import home_mode  # noqa: E402  (the gestures above need no window)
+from .table.modes_common import SelectMode  # noqa: E402
+
+
+@home_mode("brigandine")
+class BrigandineMode(SelectMode):
+    """Brigandine's home mode in the window: drags are half moves (shift-drag a charge), a
+    click on an enemy shoots, melees or picks the artillery target, and the phase's keys
+    (``I``, ``1``-``7``, ``Enter``, ``D``, ``R``, ``W``) give orders (see the module text)."""
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        self._orders: BrigandineOrders | None = None
+
+    @property
+    def orders(self) -> BrigandineOrders:
+        """The gestures of the game on the table (made again when the game changes)."""
+        if self._orders is None or self._orders.game is not self.session:
+            self._orders = BrigandineOrders(self.session)
+        return self._orders
+
+    def may_drag(self, key: str) -> str:
+        return ""  # the order says whether it may move (a refusal is flashed)
+
+    def moved(self, unit: str, dest) -> None:
+        self.app.submit(self.orders.drag(unit, (dest[0], dest[1]), self.inp.shift))
+
+    def click(self, x: float, y: float, hit) -> None:
+        app, orders = self.app, self.orders
+        key = hit.key if hit is not None and hit.key != "ground" else None
+        if key is not None and app.selected is not None and orders.is_enemy(key):
+            order = orders.click(app.selected, key)
+            if order is not None:
+                app.submit(order)
+                return
+            if orders.phase == 2 and key != app.selected:
+                app.flash(f"Artillery target: {app.session.body(key).name}")
+                return
+        super().click(x, y, hit)
+
+    def key(self, name: str) -> bool:
+        app, orders = self.app, self.orders
+        if not (name in ("i", "d", "r", "w", "enter") or name.isdigit()):
+            return super().key(name)
+        order = orders.key(name, app.selected)
+        if order is not None:
+            app.submit(order)
+        elif name.isdigit() and orders.phase == 2 and app.selected is not None:
+            app.flash("Declares: "
+                      f"{', '.join(orders.declaring.get(app.selected, [])) or 'nothing'}"
+                      " (Enter: declare, hidden)")
+        elif name.isdigit() and orders.phase == 5:
+            app.flash(f"Melee by {orders.system.replace('_', '-')}: click an enemy")
+        return True
+
+    def status(self) -> str:
+        return "   " + self.orders.prompt()

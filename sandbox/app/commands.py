@@ -2,11 +2,12 @@
 
 Every command here only *builds* an action of the engine's registry
 (:mod:`sandbox.engine.actions`); the window hands it to ``session.apply`` through
-:meth:`~sandbox.app.tabletop.TabletopApp.submit`, so the rules refuse or play it exactly as in a
+:meth:`~sandbox.app.table.app.TabletopApp.submit`, so the rules refuse or play it exactly as in a
 scripted run. A command that cannot be built says why in one line (:class:`CommandRefused`),
 which the window shows as a refusal.
 
-Keys (see :data:`COMMAND_HELP`): R relay a witnessed kill (13.2), N call Reinforcements (13.2),
+Keys (rows of :data:`sandbox.app.table.keymap.KEY_MAP`; V and I are a referee's):
+R relay a witnessed kill (13.2), N call Reinforcements (13.2),
 F10 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F11 an ambushing
 unit set up at a clicked point (13.2),
 X declare a Losing Battle (13.3), Z concede (13.3), C carry an item on the next walk (13.1),
@@ -54,18 +55,6 @@ from ..games.brikwars.scene_manning import (
 )
 from ..games.brikwars.trap_scene import Interact
 from ..rules.explosives import Variant, explosive_dice
-
-#: One help line per group of command keys (the window's help panel).
-COMMAND_HELP = (
-    "Escapade: R relay  N Reinforcements  X Losing Battle  Z concede  "
-    "F10 swap  F11 ambush  drag off own edge: withdraw\n"
-    "A Bombardment  V missile strike  J throw  I ignite  K interact  D stop-drop-roll  "
-    "W reload  Y mark  Tab fire mode  , . turn 45°\n"
-    "; Shove / Grab / Angry Inch (click twice)  ' Parry with the chosen weapon\n"
-    "Shift+D Divert All Power  Shift+T Set Up Turret  Shift+G Gunnery Support  "
-    "Shift+I Interfere\n"
-    "Shift+R dice tray  Shift+E done  Shift+M ruler  Shift+C template ([ ] radius)  "
-    "Del remove one  C pick up / put down  / search the log  F6 save as  F7 saved games")
 
 #: The Close Combat moves ``;`` cycles through (8.2).
 CLOSE_COMBAT_MOVES = ("shove", "grab", "angry_inch")

@@ -25,7 +25,7 @@ from ..render.view import Marker
 from ..rules import micro_brick_war as mbw
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .tabletop import TabletopApp
+    from .table.app import TabletopApp
 
 BUILD_KEYS = {"1": "infantry", "2": "cavalry", "3": "catapult", "4": "caravan"}
 _GREEN = (0.3, 1.0, 0.4, 0.95)
@@ -206,3 +206,28 @@ class MbwInput:
             lines.append("Computer: " + ", ".join(sorted(self.ai_seats)))
         return "\n".join(lines)
 
+
+
+# ------------------------------------------------------------------------------ the window mode
+from .table.mode import Drawn, home_mode  # noqa: E402
+from .table.modes_common import SelectMode  # noqa: E402
+
+
+@home_mode("micro_brick_war")
+class MbwMode(SelectMode):
+    """Micro Brick War's home mode: clicks on squares, ``1``-``4`` build, ``C`` founds a
+    City, ``D`` drops the Goblet, the legal squares ringed in every mode (:class:`MbwInput`)."""
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        self.mbw = MbwInput(inp.app, getattr(inp.app, "ai_seats", ()))
+
+    def click(self, x: float, y: float, hit) -> None:
+        if not self.mbw.click(hit):
+            super().click(x, y, hit)
+
+    def key(self, name: str) -> bool:
+        return self.mbw.key(name) or super().key(name)
+
+    def draw_home(self, drawn: Drawn) -> None:
+        drawn.markers.extend(self.mbw.markers())

@@ -8,7 +8,7 @@ the physics is simulated here from the same action and played back, not interpol
 window's own actions go to the server instead of the local game and come back numbered.
 
 The window needs only a few hooks (``app.net``, ``run_remote``, ``adopt``, ``ready_for_remote``
-in :mod:`sandbox.app.tabletop`); everything online lives here.
+in :mod:`sandbox.app.table`); everything online lives here.
 """
 
 from __future__ import annotations

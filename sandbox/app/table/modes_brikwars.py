@@ -1,0 +1,597 @@
+"""BrikWars's input modes: attack with a weapon, Strategic Bombardment and missile strikes,
+The Big Drop, Launchers and throws, carrying, interacting, Close Combat, the Escapade's
+Tactical Advantages, Marks, turrets and the referee's ignite. See :mod:`.mode`; the keys that
+enter them are rows of :mod:`.keymap`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import SandboxError
+from ...games.brikwars.scene_flight import LaunchAction
+from ...render.view import Marker
+from ..commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
+from .mode import Drawn, Mode, register_mode
+from .modes_common import PickMode
+
+#: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
+#: is read as 15 degrees.
+ARC_POINT_DEG: float = 15.0
+_EXPLOSION = (1.0, 0.55, 0.1, 0.8)
+_OK, _NO = (0.3, 1.0, 0.4, 1.0), (1.0, 0.25, 0.2, 1.0)
+
+
+def arc_fan(origin, towards, arc_points: int, reach: float) -> Marker:
+    """The Firing Arc as a fan polyline from ``origin`` centred on ``towards`` (8.3)."""
+    d = np.asarray(towards[:2], float) - np.asarray(origin[:2], float)
+    base = math.atan2(d[1], d[0])
+    half = math.radians(ARC_POINT_DEG * arc_points) / 2
+    z = 0.06
+    pts = [(origin[0], origin[1], z)]
+    for a in np.linspace(base - half, base + half, 12):
+        pts.append((origin[0] + reach * math.cos(a), origin[1] + reach * math.sin(a), z))
+    pts.append((origin[0], origin[1], z))
+    return Marker.path(pts, (1.0, 0.6, 0.15, 0.9), 2.0)
+
+
+def _rings(d: Drawn, p, n: int) -> None:
+    """2" of blast radius per Explosive die (8.4)."""
+    for k in range(1, n + 1):
+        d.markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=_EXPLOSION, width=0.1))
+
+
+@register_mode
+class AttackMode(Mode):
+    """1-9: the selected unit's weapon. Point at a target to preview, click it to aim, click
+    again (or Enter) to fire; Tab picks a fire mode (8.3)."""
+
+    name = "attack"
+    tracks_pointer = True
+
+    def enter(self, weapon: int = 0, **options: Any) -> bool:
+        app = self.app
+        if app.selected is None:
+            app.flash("Select one of your units first")
+            return False
+        ws = self.session.skirmish.weapons(app.selected)
+        if weapon >= len(ws):
+            app.flash(f"{self.session.body(app.selected).name} has {len(ws)} weapon(s)")
+            return False
+        self.weapon: int = weapon
+        self.hover_target: str | None = None
+        #: The target the first click aimed at (the second click on it fires).
+        self.aimed: str | None = None
+        #: The chosen fire mode (Tab; None: the weapon's default).
+        self.fire_mode: str | None = None
+        app.flash(f"{ws[weapon].name}: click a target to aim, click it again (or Enter) to fire")
+        return True
+
+    def again(self, **options: Any) -> None:
+        self.inp.set_mode("attack", **options)
+
+    def hover(self, x: float, y: float) -> None:
+        app = self.app
+        if app.busy or self.aimed is not None:
+            return
+        hit = app.pick(x, y)
+        tgt = hit.key if hit is not None and hit.key != "ground" else None
+        if tgt != self.hover_target:
+            self.hover_target = tgt
+            app.overlays_dirty = True
+
+    def click(self, x: float, y: float, hit) -> None:
+        app = self.app
+        if hit is None or hit.key == "ground" or app.selected is None:
+            return
+        if self.aimed == hit.key:
+            self.fire(hit.key)
+            return
+        self.aimed = self.hover_target = hit.key
+        app.flash(f"Aimed at {app._name(hit.key)}: click it again or Enter to fire, "
+                  "Esc to cancel")
+        app.overlays_dirty = True
+
+    def fire(self, target: str) -> None:
+        app = self.app
+        if app.selected is None:
+            return
+        unit, weapon, mode = app.selected, self.weapon, self.fire_mode
+        self.inp.command(lambda: self.inp.cmd.attack(unit, weapon, target, mode))
+        self.inp.set_mode("select")
+
+    def key(self, name: str) -> bool:
+        app = self.app
+        if name == "enter":
+            if self.hover_target is not None:
+                self.fire(self.hover_target)
+            return True
+        if name == "tab" and app.selected is not None:
+            modes = self.inp.cmd.fire_modes(app.selected, self.weapon)
+            i = modes.index(self.fire_mode) if self.fire_mode in modes else 0
+            self.fire_mode = modes[(i + 1) % len(modes)]
+            app.flash(f"Fire mode: {self.fire_mode or 'the weapon default'}")
+            app.overlays_dirty = True
+            return True
+        return False
+
+    def preview(self):
+        if self.hover_target is None or self.app.selected is None:
+            return None
+        return self.inp.cmd.attack(self.app.selected, self.weapon, self.hover_target,
+                                   self.fire_mode)
+
+    def draw(self, d: Drawn) -> None:
+        s, unit, target = self.session, self.app.selected, self.hover_target
+        if unit is None:
+            return
+        ws = s.skirmish.weapons(unit)
+        if self.weapon >= len(ws):  # another unit was selected meanwhile
+            return
+        w = ws[self.weapon]
+        lo, hi = s.bounds(unit)
+        c = s.footprint_centre(unit)
+        if w.range_in:
+            d.markers.append(Marker.ring((c[0], c[1], 0.03), w.range_in + (hi[0] - lo[0]) / 2,
+                                         colour=(1.0, 1.0, 1.0, 0.45), width=0.06))
+        if target is None or target == unit:
+            return
+        try:
+            pv = s.skirmish.attack_preview(unit, self.weapon, target, mode=self.fire_mode,
+                                           gunner=self.inp.cmd.crew_for(unit, self.weapon))
+        except SandboxError as exc:
+            d.preview = [str(exc)]
+            return
+        tlo, thi = s.bounds(target)
+        tc = (tlo + thi) / 2
+        d.preview = pv.lines() + (["Click again or Enter to fire"] if pv.allowed else [])
+        d.markers.append(Marker.line(pv.sight.start, pv.sight.hit_point or pv.sight.end,
+                                     _OK if pv.sight.clear else _NO, 2.0))
+        if pv.distance_in > (pv.range_in or 0) and not w.close_combat:
+            d.markers.append(Marker.target((tc[0], tc[1], 0.0), 1.0))  # a long shot
+        if pv.arc_points:
+            d.markers.append(arc_fan(c, tc, pv.arc_points, (pv.range_in or 4.0)))
+        if pv.explosive and w.damage is not None:
+            _rings(d, tc, w.damage.count)
+
+
+@register_mode
+class StrikeMode(Mode):
+    """A: Strategic Bombardment with the player's Strategy bricks (13.2); V (a referee's
+    tool): a missile strike of any size (8.4; Tab its Explosive Variant). Click the point,
+    [ ] dice, click again or Enter."""
+
+    name = "strike"
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        self.kind = "bombard"
+        self.dice = 1
+        #: The missile's Explosive Variant (8.4): its d10s swapped.
+        self.variant = "explosive"
+        self.point: np.ndarray | None = None
+
+    def enter(self, kind: str = "bombard", **options: Any) -> bool:
+        self.kind, self.point = kind, None
+        self.app.flash(("Strategic Bombardment" if kind == "bombard" else "Missile strike")
+                       + ": click the target point, [ ] dice, click again or Enter")
+        return True
+
+    def again(self, kind: str = "bombard", **options: Any) -> None:
+        if kind == self.kind:
+            self.inp.set_mode("select")
+        else:
+            self.inp.set_mode("strike", kind=kind)
+
+    def click(self, x: float, y: float, hit) -> None:
+        if hit is None:
+            return
+        p = np.asarray(hit.point, float)
+        if self.point is not None and np.allclose(p, self.point, atol=0.25):
+            self.strike()
+        else:
+            self.point = p
+            self.app.overlays_dirty = True
+
+    def strike(self) -> None:
+        """Call the strike at the chosen point."""
+        if self.point is None:
+            self.app.flash("Click the target point first", error=True)
+            return
+        p, cmd = self.point, self.inp.cmd
+        self.inp.set_mode("select")
+        self.inp.command(lambda: cmd.bombard(p, self.dice) if self.kind == "bombard"
+                         else cmd.missile(p, self.dice, self.variant))
+
+    def key(self, name: str) -> bool:
+        if name in ("[", "]"):
+            self.dice = int(np.clip(self.dice + (1 if name == "]" else -1), 1, 40))
+        elif name == "tab" and self.kind == "missile":
+            i = MISSILE_VARIANTS.index(self.variant)
+            self.variant = MISSILE_VARIANTS[(i + 1) % len(MISSILE_VARIANTS)]
+            self.app.flash(f"Missile: {self.inp.cmd.missile_dice(self.dice, self.variant)}")
+        elif name == "enter":
+            self.strike()
+            return True
+        else:
+            return False
+        self.app.overlays_dirty = True
+        return True
+
+    def preview(self):
+        if self.kind != "bombard" or self.point is None:
+            return None
+        try:
+            return self.inp.cmd.bombard(self.point, self.dice)
+        except CommandRefused:
+            return None
+
+    def status(self) -> str:
+        out = f"   {self.dice} Explosive dice ([ and ] to change)"
+        return out + (f", variant {self.variant} (Tab)" if self.kind == "missile" else "")
+
+    def draw(self, d: Drawn) -> None:
+        p = self.point
+        if p is None:
+            return
+        cmd = self.inp.cmd
+        d.markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
+        dice, n_dice = f"{self.dice}d10 Explosive", self.dice
+        if self.kind == "missile":  # Variants swap the d10s (8.4; Tab)
+            dice = cmd.missile_dice(self.dice, self.variant)
+            n_dice = cmd.missile_dice_count(self.dice, self.variant)
+        _rings(d, p, n_dice)
+        shown = self.preview()
+        if shown is not None:
+            d.preview = self.session.bombardment.preview(shown)
+        what = "Strategic Bombardment" if self.kind == "bombard" else "Missile strike"
+        d.label = f"{what}: {dice}  (click again or Enter)"
+        d.label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
+
+
+@register_mode
+class DropMode(Mode):
+    """B: The Big Drop, a Strategic Bombardment Marked by the player's Scout (13.2): click the
+    point, [ ] Strategy bricks, Enter; it falls at the player's next turn."""
+
+    name = "drop"
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        self.bricks = 1
+        self.point: np.ndarray | None = None
+
+    def enter(self, **options: Any) -> bool:
+        self.point = None
+        self.app.flash("The Big Drop: select your Scout, click the point, [ ] bricks, Enter")
+        return True
+
+    def click(self, x: float, y: float, hit) -> None:
+        if hit is not None:
+            self.point = np.asarray(hit.point)
+            self.app.overlays_dirty = True
+
+    def action(self):
+        """The Big Drop of ``bricks`` d10 Explosive at the point (13.2)."""
+        return self.inp.cmd.bombard(self.point, self.bricks, big_drop=True)
+
+    def key(self, name: str) -> bool:
+        if name in ("[", "]"):
+            self.bricks = int(np.clip(self.bricks + (1 if name == "]" else -1), 1, 6))
+            self.app.overlays_dirty = True
+            return True
+        if name == "enter":
+            if self.point is not None:
+                self.inp.command(self.action)
+                self.inp.set_mode("select")
+            return True
+        return False
+
+    def preview(self):
+        if self.point is None:
+            return None
+        try:
+            return self.action()
+        except CommandRefused:
+            return None
+
+    def status(self) -> str:
+        s = self.session
+        if self.app.runner.busy:
+            return ""
+        return (f"   Strategy bricks {self.bricks} of {s.bombardment.strategy_pile()} in "
+                f"{s.current_player}'s pile ([ and ] to change)")
+
+    def draw(self, d: Drawn) -> None:
+        from ...rules.collision import big_drop_height
+
+        p, s = self.point, self.session
+        if p is None:
+            return
+        h = big_drop_height(self.bricks)
+        ground = max(p[2], 0.0)
+        d.markers.append(Marker.target((p[0], p[1], ground), 1.0))
+        d.markers.append(Marker.path([(p[0], p[1], ground + h), (p[0], p[1], ground)],
+                                     (1.0, 0.85, 0.2, 1.0), 2.0))
+        _rings(d, p, self.bricks)
+        label = f'The Big Drop: {self.bricks}d10 Explosive from {h:g}"'
+        shown = self.preview()
+        refused = shown is None
+        if shown is not None:
+            d.preview = s.bombardment.preview(shown)
+            refused = bool(s.bombardment.call_refusal(shown))
+            if shown.marked_by is not None and shown.marked_by in s.world.bodies:
+                ok = not s.bombardment.mark_refusal(shown)
+                d.markers.append(Marker.line(s.eye(shown.marked_by),  # the Scout's Mark (F.3)
+                                             s.bombardment.mark_point(shown.target),
+                                             _OK if ok else _NO, 2.0))
+        else:
+            try:
+                self.inp.cmd.marker(p)
+            except CommandRefused as exc:
+                d.preview = [str(exc)]
+        # the label invites Enter only when the call would be played (13.2)
+        d.label = label + ("  (refused: see the panel)" if refused else "  (Enter to call)")
+        d.label_at = np.array([p[0], p[1], ground + h + 0.5])
+
+
+def launch_aim(session, hit) -> tuple[np.ndarray, str | None]:
+    """Aim point of a Launcher or a throw at what was clicked: a body's top centre (plus 1",
+    over cover), or the point on the ground (inches)."""
+    if hit.key != "ground" and hit.key in session.bodies:
+        lo, hi = session.bounds(hit.key)
+        return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] + 1.0]), hit.key
+    p = np.asarray(hit.point, float)
+    return np.array([p[0], p[1], max(p[2], 0.0)]), None
+
+
+@register_mode
+class LaunchMode(Mode):
+    """L: the player's Launcher (8.4): click a target (an X beyond 12"), click again or Enter
+    to fire."""
+
+    name = "launch"
+
+    def enter(self, **options: Any) -> bool:
+        app = self.app
+        ms = self.session.flight.launchers()
+        if not ms:
+            app.flash(f"{self.session.current_player} has no Launcher on the table "
+                      "(A: Strategic Bombardment, B: The Big Drop)", error=True)
+            return False
+        self.launcher: str = ms[0].id
+        self.aim: np.ndarray | None = None
+        self.body: str | None = None
+        app.flash(f"{ms[0].id}: click a target (an X beyond 12\"), click again or Enter "
+                  "to fire")
+        return True
+
+    def click(self, x: float, y: float, hit) -> None:
+        if hit is None:
+            return
+        aim, body = launch_aim(self.session, hit)
+        if self.aim is not None and np.allclose(aim, self.aim, atol=0.25):
+            self.fire()
+        else:
+            self.aim, self.body = aim, body
+            self.app.overlays_dirty = True
+
+    def action(self) -> tuple[LaunchAction | None, str]:
+        """The Launcher shot at the aim point (8.4), or None and the preview's reason."""
+        s = self.session
+        pv = s.flight.launch_preview(self.launcher, self.aim, target_body=self.body)
+        if not pv.allowed:
+            return None, pv.reason
+        return LaunchAction(type="launch", player=s.current_player, turn=s.turn,
+                            weapon=self.launcher, payload=list(pv.payload),
+                            target=tuple(round(float(v), 4) for v in pv.target),
+                            target_body=self.body), ""
+
+    def fire(self) -> None:
+        """Fire the Launcher at the aim point through the session (8.4)."""
+        if self.aim is None:
+            return
+        action, reason = self.action()
+        if action is None:
+            self.app.flash(reason, error=True)
+            return
+        self.app.submit(action)
+        self.inp.set_mode("select")
+
+    def key(self, name: str) -> bool:
+        if name == "enter":
+            self.fire()
+            return True
+        return False
+
+    def preview(self):
+        return self.action()[0] if self.aim is not None else None
+
+    def draw(self, d: Drawn) -> None:
+        if self.aim is None:
+            return
+        lp = self.session.flight.launch_preview(self.launcher, self.aim, target_body=self.body)
+        d.markers.append(Marker.path(lp.path, (1.0, 0.85, 0.2, 1.0) if lp.allowed else _NO, 2.0))
+        if lp.beyond_turn:  # the red-brick X on the target (8.4)
+            d.markers.append(Marker.target((lp.target[0], lp.target[1], 0.0), 1.0))
+        d.preview = lp.lines() + (["Click again or Enter to fire"] if lp.allowed else [])
+
+
+@register_mode
+class ThrowMode(PickMode):
+    """J: the selected unit throws a loose object (8.4): click it, then where it lands."""
+
+    name = "throw"
+    needs_selected = "Throw: select one of your units first"
+
+    def start(self, **options: Any) -> None:
+        self.payload: str | None = None
+        self.ask("Throw: click the object to throw")
+
+    def build(self, hit):
+        if self.payload is None:
+            self.payload = self.body(hit, "Throw")
+            self.ask(f"Throw {self.app._name(self.payload)}: click where it should land")
+            return None
+        aim, body = launch_aim(self.session, hit)
+        return self.inp.cmd.throw(self.payload, aim, body)
+
+
+@register_mode
+class CarryMode(PickMode):
+    """C: pick up a loose object within 1" (it travels with every move), or put down what the
+    selected unit carries where the next click says (C again: where it is) (13.1)."""
+
+    name = "carry"
+    needs_selected = "Pick up: select one of your units first"
+
+    def start(self, **options: Any) -> None:
+        held = self.session.tools.held(self.app.selected)
+        self.putting_down = held is not None
+        if held is not None:
+            self.ask(f"Put down {self.app._name(held)}: click a point within 1\" "
+                     "(C again: where it is)")
+        else:
+            self.ask("Pick up: click the loose object (within 1\"; it then travels with "
+                     "every move)")
+
+    def again(self, **options: Any) -> None:
+        if self.putting_down:  # C twice: put it down where it is
+            self.inp.set_mode("select")
+            self.inp.command(self.inp.cmd.put_down)
+        else:
+            super().again(**options)
+
+    def build(self, hit):
+        if self.putting_down:
+            return self.inp.cmd.put_down(hit.point)
+        return self.inp.cmd.pick_up(self.body(hit, "Pick up"))
+
+
+@register_mode
+class InteractMode(PickMode):
+    """K: the selected unit interacts with a lever, door or object (F.2); K again changes the
+    verb (a Trap answers only its own)."""
+
+    name = "interact"
+    needs_selected = "Interact: select one of your units first"
+
+    def start(self, verb: str = INTERACTIONS[0], **options: Any) -> None:
+        self.verb = verb
+        self.ask(f"Interact ({verb}; K: another verb): click the lever, door or object")
+
+    def again(self, **options: Any) -> None:
+        i = INTERACTIONS.index(self.verb) if self.verb in INTERACTIONS else -1
+        self.inp.set_mode(self.name, verb=INTERACTIONS[(i + 1) % len(INTERACTIONS)])
+
+    def build(self, hit):
+        return self.inp.cmd.interact(self.body(hit, "Interact"), self.verb)
+
+
+@register_mode
+class CloseCombatMode(PickMode):
+    """;: Close Combat (8.2): Shove, ``;`` again Grab, again Angry Inch; the first click on the
+    target previews every modifier, a second click on it plays the move."""
+
+    name = "close_combat"
+    needs_selected = "Close Combat: select one of your units first"
+
+    def start(self, move: str = CLOSE_COMBAT_MOVES[0], **options: Any) -> None:
+        self.move, self.target = move, None
+        self.ask(f"Close Combat ({move.replace('_', ' ')}; ; another move): click the target "
+                 "to preview, again to do it")
+
+    def again(self, **options: Any) -> None:
+        i = CLOSE_COMBAT_MOVES.index(self.move)
+        self.inp.set_mode(self.name, move=CLOSE_COMBAT_MOVES[(i + 1) % len(CLOSE_COMBAT_MOVES)])
+
+    def build(self, hit):
+        target = self.body(hit, "Close Combat")
+        if target != self.target:
+            self.target = target
+            lines = self.inp.cmd.close_combat_preview(self.move, target, self.inp.weapon)
+            self.app.flash("\n".join(lines), seconds=12.0)
+            return None
+        return self.inp.cmd.close_combat(self.move, target, self.inp.weapon)
+
+
+@register_mode
+class SwapMode(PickMode):
+    """F10: a Tactical Advantage swap of the selected unit and a clicked one (13.2)."""
+
+    name = "swap"
+    needs_selected = "Swap: select one of the two units first (13.2 Tactical Advantage)"
+
+    def start(self, **options: Any) -> None:
+        self.ask("Swap: click the other unit (13.2 Tactical Advantage)")
+
+    def build(self, hit):
+        return self.inp.cmd.swap(self.body(hit, "Swap"))
+
+
+@register_mode
+class AmbushMode(PickMode):
+    """F11: the selected unit sets up in ambush at a clicked point (13.2)."""
+
+    name = "ambush"
+    needs_selected = "Ambush: select the unit first (13.2 Tactical Advantage)"
+
+    def start(self, **options: Any) -> None:
+        self.ask("Ambush: click where the unit sets up (13.2)")
+
+    def build(self, hit):
+        return self.inp.cmd.ambush(hit.point)
+
+
+@register_mode
+class MarkMode(PickMode):
+    """Y: the selected Scout Marks a target (F.3)."""
+
+    name = "mark"
+    needs_selected = "Mark: select your Scout first"
+
+    def start(self, **options: Any) -> None:
+        self.ask("Mark: click the target to Mark")
+
+    def build(self, hit):
+        return self.inp.cmd.mark(self.body(hit, "Mark"))
+
+
+@register_mode
+class IgniteMode(PickMode):
+    """I (a referee's tool): set a body on fire, 1d4 Fire (8.3)."""
+
+    name = "ignite"
+
+    def start(self, **options: Any) -> None:
+        self.ask("Ignite: click what to set on fire (1d4 Fire)")
+
+    def build(self, hit):
+        return self.inp.cmd.ignite(self.body(hit, "Ignite"))
+
+
+@register_mode
+class TurretMode(PickMode):
+    """Shift+T Set Up a Turret, Shift+G Gunnery Support, Shift+I Interfere (8.1, 8.5): the
+    selected minifig and a clicked weapon's Creation or Turret."""
+
+    name = "turret"
+    needs_selected = "Select one of your minifigs first"
+    PROMPTS = {"set_up": "Set Up: click the Turret",
+               "gunnery": "Gunnery Support: click the weapon's Creation or Turret",
+               "interfere": "Interfere: click the weapon's Creation or Turret"}
+
+    def start(self, what: str = "set_up", **options: Any) -> None:
+        self.what = what
+        self.ask(self.PROMPTS[what])
+
+    def build(self, hit):
+        cmd, weapon = self.inp.cmd, self.inp.weapon
+        key = self.body(hit, self.PROMPTS[self.what].split(":")[0])
+        if self.what == "set_up":
+            return cmd.set_up_turret(key)
+        if self.what == "gunnery":
+            return cmd.gunnery_support(key, weapon)
+        return cmd.interfere(key, weapon)

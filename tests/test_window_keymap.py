@@ -1,0 +1,85 @@
+"""The window's one key map, without a window: the bindings, the dispatch and the help all come
+from it; referee tools are bound and listed only in referee mode; each game lists its own keys;
+every mode a key enters exists."""
+
+from __future__ import annotations
+
+from sandbox.app.table import keymap
+from sandbox.app.table.input import InputLayer  # noqa: F401  (registers every mode)
+from sandbox.app.table.keymap import (
+    BRIG,
+    BW,
+    ESCAPADE,
+    KEY_MAP,
+    MBW,
+    EnterMode,
+    bound_keys,
+    commands_for,
+    help_items,
+    help_text,
+)
+from sandbox.app.table.mode import HOME_MODES, MODES
+
+#: Every key the window bound before the key map (main at 4b5cde8), less the referee's V and I.
+OLD_KEYS = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e",
+            "u", "d", "r", "w", "o", "a", "n", "x", "z", "c", "j", "k", "y", "tab", ",", ".",
+            ";", "'", "shift-d", "shift-t", "shift-g", "shift-i", "f2", "f3", "f4", "f5", "f6",
+            "f7", "f9", "f10", "f11", "f12", "page_up", "page_down", "+", "=", "-", "/",
+            "shift-r", "shift-e", "shift-m", "shift-c", "delete", "backspace", "arrow_left",
+            "arrow_right", "arrow_up", "arrow_down", "control-z", "control-s", "control-o",
+            "control-f", "shift-arrow_left", "shift-arrow_right", "shift-arrow_up",
+            "shift-arrow_down"] + [str(i) for i in range(1, 10)]
+
+
+def test_every_key_the_window_had_is_still_bound_and_referee_tools_only_for_a_referee():
+    player = {event for event, _ in bound_keys(referee=False)}
+    referee = {event for event, _ in bound_keys(referee=True)}
+    assert set(OLD_KEYS) <= player
+    assert "v" not in player and "i" in player  # I stays bound: Brigandine's delay initiative
+    assert {"v", "i"} <= referee and referee - player == {"v"}
+    assert {"arrow_left-repeat", "page_up-repeat"} <= player  # held camera keys repeat
+
+
+def test_referee_tools_are_not_dispatched_or_listed_for_a_player():
+    assert commands_for("v", BW, "select", referee=False) == []
+    assert commands_for("i", BW, "select", referee=False) == []
+    (row,) = commands_for("v", BW, "select", referee=True)
+    assert row.referee and row.run == EnterMode("strike", (("kind", "missile"),))
+    player = dict(help_items(BW, "select", referee=False))
+    ref = dict(help_items(BW, "select", referee=True))
+    assert "V" not in player and "I" not in player
+    assert ref["V"].startswith("missile strike") and ref["I"].startswith("ignite")
+    # Brigandine's I is a player's order (delay initiative), not the referee's ignite
+    (brig_i,) = commands_for("i", BRIG, "select", referee=False)
+    assert "initiative" in brig_i.help
+
+
+def test_the_help_lists_only_the_keys_of_the_game_and_the_mode():
+    bw = dict(help_items(BW, "select", False))
+    esc = dict(help_items(BW | ESCAPADE, "select", False))
+    brig = dict(help_items(BRIG, "select", False))
+    mbw = dict(help_items(MBW, "select", False))
+    assert "1-9" in bw and "B" in bw and "R" not in bw and "F10" not in bw
+    assert esc["R"] == "relay a kill" and "F10" in esc
+    assert "1-7" in brig and "1-9" not in brig and "B" not in brig and brig["I"].startswith("delay")
+    assert "1-4" in mbw and "1-9" not in mbw and "L" not in mbw and mbw["C"].startswith("found")
+    for game in (bw, brig, mbw):  # every game: the camera, saves, the help's own key
+        assert {"M", "E", "U", "F5", "T", "H", "Q"} <= set(game)
+    # a mode's own keys show in that mode only
+    assert "[ ]" not in bw and "[ ]" in dict(help_items(BW, "strike", False))
+    assert dict(help_items(BW, "attack", False))["Tab"] == "fire mode"
+    # the text wraps to the width asked, one item never split
+    text = help_text(BW, "select", False, width=70)
+    assert all(len(line) <= 70 or "   " not in line for line in text.split("\n"))
+    assert "1-9 weapon: click aims, again fires" in text
+
+
+def test_every_mode_a_key_enters_exists_and_game_home_modes_are_registered():
+    entered = {row.run.mode for row in KEY_MAP if isinstance(row.run, EnterMode)}
+    assert entered <= set(MODES), entered - set(MODES)
+    modes_named = {m for row in KEY_MAP for m in (row.modes or ())}
+    assert modes_named <= set(MODES)
+    assert {"brigandine", "micro_brick_war"} <= set(HOME_MODES)
+    # a key the map does not know is no command in any game
+    assert commands_for("f8", BW, "select", True) == []
+    assert keymap.help_text(MBW, "measure", False).startswith("click two things")
