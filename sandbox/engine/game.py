@@ -46,6 +46,7 @@ from ..core.limits import (
 from ..games.brikwars.bombardment import Bombardment
 from ..games.brikwars.close_combat import CloseCombat
 from ..games.brikwars.defences import Defences
+from ..games.brikwars.effects import disrupt
 from ..games.brikwars.escapade import EscapadeDriver
 from ..games.brikwars.explosions import Blasts
 from ..games.brikwars.hazards import Hazards
@@ -478,10 +479,8 @@ class Game:
         damage = sum(r.result for r in rolls)
         for v in victims:
             self.damage(v, damage, "Collision Damage", dice=[(r.sides, r.result) for r in rolls])
-            if (v.kind == "payload" and not v.stats.flight and not v.damage.disrupted
-                    and not v.damage.destroyed):
-                v.damage.disrupted = True
-                self.log("disrupted", f"{v.name} is Disrupted by the landing", body=v.key)
+            if v.kind == "payload" and not v.stats.flight:
+                disrupt(self, v, "is Disrupted by the landing")
         for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
             if src is not None and dst is not None and dst in victims:
                 self.defences.burning_strike(src.key, dst, "collision", at=ev.position)

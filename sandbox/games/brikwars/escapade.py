@@ -65,6 +65,7 @@ from ...rules.escapade import (
     roll_tactical_advantage,
     rush_turn,
 )
+from . import effects
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
     AmbushAction,
@@ -732,12 +733,12 @@ class EscapadeDriver(System):
 
     def _relay(self, a: RelayAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.skirmish
-        if a.commander in s.turn_state.acted:
+        g = self.game
+        if effects.has_acted(g, a.commander):
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         before = self.ledger.strategy_bricks(force)
         bricks = self.ledger.relay_report(force, a.commander)
-        s.turn_state.acted.add(a.commander)
+        effects.spend_action(g, a.commander)
         # One Strategy pile per player: what the Commander earns pays for The Big Drop and
         # Strategic Bombardment too (13.2 The Commander).
         piles = self.game.system("bombardment").piles
@@ -747,8 +748,8 @@ class EscapadeDriver(System):
 
     def _reinforce(self, a: ReinforceAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.skirmish
-        if a.commander in s.turn_state.acted:
+        g = self.game
+        if effects.has_acted(g, a.commander):
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         fe = self._force_entry(force)
         reserve, new = [], []
@@ -764,7 +765,7 @@ class EscapadeDriver(System):
                 reserve.append(uid)
         cost = self.ledger.call_reinforcements(force, a.commander, new_units=new,
                                                reserve_units=reserve)
-        s.turn_state.acted.add(a.commander)
+        effects.spend_action(g, a.commander)
         piles = self.game.system("bombardment").piles
         piles[a.player] = max(0, piles.get(a.player, 0) - cost)
         for uid in a.units:

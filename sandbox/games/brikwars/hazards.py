@@ -48,6 +48,7 @@ from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
 from ...rules.fire_field import PermanentFire
 from ...rules.weapons import weapon_profile
+from . import effects
 from .arcs import ArcHit, bodies_in_arc
 from .defences import dice_of
 from .fire import FireController
@@ -182,7 +183,7 @@ class Hazards(System):
                 return reason
             if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
                 return f"{st.name} is not a burning minifig"
-            if action.unit in sk.turn_state.acted:
+            if effects.has_acted(g, action.unit):
                 return f"{st.name} has already used its Action this turn"
         return ""
 
@@ -191,9 +192,9 @@ class Hazards(System):
         himself" puts a minifig's Fire out."""
         g = self.game
         st = g.bodies[a.unit]
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         self.fire.douse_minifig(a.unit)
-        st.damage.disrupted = True
+        effects.disrupt(g, st, "stops, drops and rolls", log=False)  # logged as the Fire's end
         g.log("extinguish", f"{st.name} stops, drops and rolls: the Fire is out, and he is "
               "Disrupted", body=a.unit, removed=1, size=0)
 
@@ -347,12 +348,11 @@ class Hazards(System):
                 continue
             if victim.damage.destroyed or key not in self.game.world.bodies:
                 continue
-            if shot.damage.total:
-                self.game.damage(victim, shot.damage.total, "Fire Damage (FlameThrower)")
             near = closest_points(self.game.world, a.attacker, key, 1e6)
             at = near[2] if near is not None else self.game.world.pose(key)[0]
-            self.fire.ignite(key, shot.damage, at=at, igniter=a.player,
-                             source="FlameThrower Fire Damage")
+            effects.strike(self.game, victim, shot.damage, "Fire Damage (FlameThrower)",
+                           weapon=weapon, attacker=a.attacker, igniter=a.player, at=at,
+                           fire_source="FlameThrower Fire Damage", knock=shot.knockback)
 
     def _sight(self, a: Sight, index: int, where: str) -> bool:
         v = self._body(a.viewer, where)
@@ -680,10 +680,9 @@ class Hazards(System):
         w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
         self.game.settle(max_seconds=1.0, quiet=True)
-        st.damage.disrupted = True
+        effects.disrupt(self.game, st, f"slips, falls over and is Disrupted ({pf.name}, F.1)",
+                        field=pf.entry.id)
         self.disrupted.append(key)
-        self.game.log("disrupted", f"{st.name} slips, falls over and is Disrupted ({pf.name}, "
-                      "F.1)", body=key, field=pf.entry.id)
         self.game.record_frame(force=True)
 
     # ------------------------------------------------------------------ tracking

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -53,6 +53,7 @@ from ...rules.attacks import (
 )
 from ...rules.explosives import explosive_dice
 from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
+from . import effects
 from .arcs import ArcHit, bodies_in_arc
 
 
@@ -62,6 +63,7 @@ class FaceAction(Action):
     faces is where its Firing Arcs point (8.3)."""
 
     type: Literal["face"]
+    cost: ClassVar[str] = "free"
     player: str
     turn: int = Field(1, ge=1, le=100)
     unit: str
@@ -569,7 +571,7 @@ class Skirmish(System):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
             self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
-            self.turn_state.acted.add(action.gunner or action.unit)
+            effects.spend_action(g, action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
             name = g.bodies[action.unit].name
             text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
@@ -628,7 +630,7 @@ class Skirmish(System):
         if a.sprint and a.unit not in self.turn_state.sprint_in:
             sprint_roll = g.dice.stream("sprint").roll(st.stats.action_die, f"Sprint of {st.name}")
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         left = self.move_allowance(a.unit)
         if dist > left + 1e-9 and sprint_roll is None:
             raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
@@ -662,7 +664,7 @@ class Skirmish(System):
         terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
         die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
         if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
@@ -738,15 +740,11 @@ class Skirmish(System):
                 blow = g.system("close_combat").blow_roll(shot.damage, parry, key)
                 if blow is None:
                     continue
-            g.defences.strike(a.unit, victim, blow, f"Damage from {st.name}'s {w.name} "
-                              f"({blow})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
-            if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
-                lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
-                g.hazards.fire.ignite(key, shot.damage, at=(lo + hi) / 2, igniter=a.player,
-                                      source=f"{w.name} Fire Damage")
-            if (shot.knockback is not None and shot.knockback.inches > 0
-                    and not victim.damage.destroyed):
-                self.knockback(a.unit, key, shot.knockback.inches)
+            # the one strike: Armor (on Fire: F.1), the weapon's on-hit effects, KnockBack
+            effects.strike(g, victim, blow, f"Damage from {st.name}'s {w.name} ({blow})",
+                           weapon=w, attacker=a.unit,
+                           melee=w.weapon_type is WeaponType.MELEE_WEAPON,
+                           knock=shot.knockback)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
@@ -756,11 +754,4 @@ class Skirmish(System):
         g = self.game
         if target not in g.world.bodies or g.world.bodies[target].static:
             return
-        d = g.footprint_centre(target) - g.footprint_centre(source)
-        n = float(np.linalg.norm(d))
-        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
-        speed = math.sqrt(inches * g.world.gravity)  # 45 degree hop of range v^2/g
-        v = speed / math.sqrt(2.0)
-        g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
-        g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
-              body=target, inches=inches)
+        effects.knockback(g, target, inches, g.footprint_centre(source))
