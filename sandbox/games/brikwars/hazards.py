@@ -123,6 +123,8 @@ class Hazards(System):
         self.disrupted: list[str] = []  # units that fell over in a Slippery Field (F.1)
         self._ready = False
         self._thrusted: set[str] = set()
+        #: Units that have moved this player turn (F.1 Slippery: "if they weren't moving").
+        self.moving: set[str] = set()
 
     # ------------------------------------------------------------------ setup
     def setup(self) -> None:
@@ -218,23 +220,40 @@ class Hazards(System):
                        "running and thrashing around on Fire (8.3)")
 
     def start_of_player_turn(self, turn: int, player: str) -> None:
-        """A Scout's Marks last until his next turn begins (F.3)."""
+        """A Scout's Marks last until his next turn begins (F.3); nobody is moving yet (F.1)."""
+        self.moving.clear()
         for target, (scout, mark) in list(self.marked.items()):
             st = self.game.bodies.get(scout)
             if (st is None or st.owner == player) and mark.turn < turn:
                 del self.marked[target]
 
-    def mark_bonus(self, attacker: str, target: str):
-        """The +1 Action of a Scout's Mark on ``target`` for an ally's Ranged attack (F.3), or
-        None. Allies: units of the Scout's own player (scenes have no alliances)."""
+    def allied(self, a: str | None, b: str | None) -> bool:
+        """Whether players ``a`` and ``b`` are allies: the same player, or players with the
+        same scene ``side`` (F.3 "all allies")."""
+        if a is None or b is None:
+            return False
+        return a == b or b in self.game.system("manning").allies(a)
+
+    def marked_by(self, player: str | None, target: str) -> str | None:
+        """The Scout whose Mark on ``target`` counts for ``player`` (his own or an ally's,
+        F.3: "the Marked target is considered visible to all allies"), or None."""
         got = self.marked.get(target)
         if got is None:
             return None
-        scout, mark = got
-        sst, ast = self.game.bodies.get(scout), self.game.bodies.get(attacker)
-        if sst is None or ast is None or sst.damage.destroyed or ast.owner != sst.owner:
+        scout = got[0]
+        sst = self.game.bodies.get(scout)
+        if sst is None or sst.damage.destroyed or not self.allied(player, sst.owner):
             return None
-        return mark.ranged_bonus
+        return scout
+
+    def mark_bonus(self, attacker: str, target: str):
+        """The +1 Action of a Scout's Mark on ``target`` for an ally's Ranged attack (F.3:
+        "all allies making Ranged attacks on a Marked target do so with a +1 Action Bonus"),
+        or None. Allies: the Scout's own player and the players on his scene ``side``."""
+        ast = self.game.bodies.get(attacker)
+        if ast is None or self.marked_by(ast.owner, target) is None:
+            return None
+        return self.marked[target][1].ranged_bonus
 
     def smoke_fields(self) -> list[SmokeField]:
         """Smoke Fields on the table now (scene Fields and Smoke bombs' clouds, F.1)."""
@@ -519,6 +538,13 @@ class Hazards(System):
         crossings.sort(key=lambda c: (c[0], c[2].entry.id))
         travelled = length
         outcome = "safe"
+        # F.1 Slippery: a unit standing on the ice that has not moved yet this turn "weren't
+        # moving": it stays stuck, spending Move inches equal to the Hazard inches, and may
+        # then use what is left (read: its Move and Sprint of the turn, less the Hazard)
+        standing = key not in self.moving
+        self.moving.add(key)
+        sk = self.game.system("skirmish")
+        allowance = float(st.stats.move) + sk.turn_state.sprint_in.get(key, 0.0)
         scout = bool(getattr(st.stats, "scout", False))
         pushes: list[tuple[np.ndarray, float, PlacedField]] = []
         slips: list[tuple[PlacedField, float]] = []
@@ -557,15 +583,20 @@ class Hazards(System):
             elif k is hz.HazardKind.DIFFICULT:
                 if not self._activate(pf, key):
                     continue
+                stuck = (standing and t0 * length < 1e-6
+                         and pf.rules.terrain is hz.TerrainKind.SLIPPERY
+                         and pf.region.contains([start[0], start[1], 0.01]))
                 res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
-                                           victim=st.name, careful=careful,
+                                           victim=st.name, careful=careful, moving=not stuck,
                                            exposed_size_in=st.stats.size,
-                                           move_left_in=st.stats.move)
+                                           move_left_in=allowance if stuck else st.stats.move)
                 self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
                               f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
                 if res.damage is not None and res.damage.damage:
                     self.game.damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
-                if res.move_lost_in:  # the Move left after the lost inches, not less than 0
+                if stuck:
+                    travelled = self._stuck(key, pf, res.move_lost_in, allowance, length)
+                elif res.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
                                                    st.stats.move - res.move_lost_in))
                 if res.thrust_in:  # entered on the way: carried once the move is made
@@ -590,6 +621,26 @@ class Hazards(System):
         if outcome == "stopped":
             self.crossings[key] = "stopped"
         return end
+
+    def _stuck(self, key: str, pf: PlacedField, lost_in: float, allowance_in: float,
+               length_in: float) -> float:
+        """A unit standing still in a Slippery Field stays stuck, spending ``lost_in`` of its
+        Move (F.1: "or to remain stuck in place if they weren't moving, spending their own Move
+        inches equal to the Hazard inches. They may then use whatever Move inches they have
+        remaining."). Returns the inches it may still walk of the ``length_in`` asked; the
+        spent inches join the turn's Move record (a move asked beyond what is left ends
+        short, as Slow ground does)."""
+        g = self.game
+        st = g.bodies[key]
+        walk = min(length_in, max(0.0, allowance_in - lost_in))
+        moved = g.system("skirmish").turn_state.moved_in
+        if key in moved:  # the table's Move counted the inches asked: count what was spent
+            moved[key] = moved[key] - length_in + walk + lost_in
+        g.log("stuck", f"{st.name} stands on {pf.name} and stays stuck in place: {lost_in:g}\" "
+              f"of Move spent, {max(0.0, allowance_in - lost_in):g}\" left to walk (F.1 "
+              "Slippery)", body=key, field=pf.entry.id, inches=lost_in,
+              left=max(0.0, allowance_in - lost_in))
+        return walk
 
     def _thrust_at_start(self, key: str, start: np.ndarray) -> set[str]:
         """Thrust Fields the unit stands in carry it before it moves (F.1): a physical push of

@@ -749,7 +749,16 @@ class FlightControl(System):
         if f.target_body is not None:
             mods.append(target_modifier(f.target_size_in))
         if f.unseen:
-            mods.append(UNSEEN_TARGET)
+            # F.3: "the Marked target is considered visible to all allies" (8.4: the -5 "can be
+            # circumvented by using a Scout's Tracking ability")
+            scout = (g.hazards.marked_by(f.player, f.target_body)
+                     if f.target_body is not None else None)
+            if scout is None:
+                mods.append(UNSEEN_TARGET)
+            else:
+                g.log("mark_sight", f"{g.bodies[f.target_body].name} is Marked by "
+                      f"{g.bodies[scout].name}: visible to all his allies, no -5 for an unseen "
+                      "target (F.3)", flight=f.id, body=f.target_body, scout=scout)
         roll = action_roll(g.dice.stream("projectile"), f.action_die, f.use,
                            [m for m in mods if m is not None],
                            f"{f.weapon} ({g.bodies[f.body].name}): Action Roll")

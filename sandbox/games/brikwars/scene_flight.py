@@ -210,6 +210,24 @@ class BombardAction(Action):
         return self
 
 
+class ReinforcementsAction(Action):
+    """A Commander calls Reinforcements onto a battlefield without friendly edges (BrikWars
+    13.2 Non-Escapade Reinforcements): ``units`` from ``[[reserves]]`` enter at ``entry``, a
+    point of the battlefield edge "closer to a friendly or allied unit than it is to any enemy
+    units, and with no enemy units within ten inches"; one Strategy brick per Unit Inch; they
+    appear at the end of the turn, each at its ``[[reserves]]`` position (within its Move of
+    the entry point: "within one turn's movement")."""
+
+    type: Literal["reinforcements"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("commander",)
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    commander: str = Field(description="the Commander calling them (his Action)")
+    units: list[str] = Field(min_length=1, max_length=50, description="ids in [[reserves]]")
+    entry: Vec2 = Field(description="the entry point on the battlefield edge (x, y), inches")
+
+
 class LandedNear(_Strict):
     """Expectation: ``body`` ends up within ``within`` inches (horizontally) of ``near``, and,
     when ``turn`` is given, its Payload landed on that turn (a ``landed`` event)."""

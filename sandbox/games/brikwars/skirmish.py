@@ -20,7 +20,10 @@ Rules read here (core rules not in the chapters shipped with the project are mar
 - Close Combat (8.2, :mod:`sandbox.games.brikwars.close_combat`): a Melee blow that hits meets the
   target's Parry (if it has a Parry order and may Parry) before its Damage lands; a weapon
   knocked away by a failed Parry cannot be used; a unit held by a Grab cannot move.
-- Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
+- Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height). A target
+  Marked by a Scout of the player or an ally (same scene ``side``) is "considered visible to all
+  allies" (F.3): Smoke no longer hides it from their Ranged attacks, which take the Mark's +1;
+  a body in the way still stops a straight shot (the Mark is about seeing, not passing).
 - Power and manned weapons (8.1, 8.5) are the ``manning`` system's
   (:mod:`.manning`): the attack and its preview take its terms (Power, Turrets,
   the Gunner's die, Gunnery Support / Homing In, Interfere, hand-held categories); a mounted
@@ -496,6 +499,11 @@ class Skirmish(System):
             return (f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away '
                     "(touch it first)")
         if not sight.clear:
+            # F.3: "the Marked target is considered visible to all allies": a Mark lifts what
+            # only hides the target (Smoke); a body in the way still stops a straight shot
+            if (sight.blocked_by == "smoke" and not w.close_combat
+                    and g.hazards.marked_by(g.current_player, target) is not None):
+                return ""
             return f"no line of sight: blocked by {sight.blocked_by}"
         return ""
 
