@@ -264,3 +264,63 @@ def test_an_allied_unit_makes_an_edge_point_safe(tmp_path):
         assert "east" in g.bodies
     finally:
         g.close()
+
+
+# ---------------------------------------------------------------------- 9: 8.1/8.4 Rocket Power
+def creation(cid, x, y, extra="", owner="Red", size=1):
+    return textwrap.dedent(f"""
+    [[creations]]
+    id = "{cid}"
+    owner = "{owner}"
+    position = [{x}, {y}, 0]
+    stats = {{ size = {size}, armor = "2d10", move = 4{extra} }}
+    parts = [ {{ part = "3001", colour = 7, position = [0, 0, 0] }} ]
+    """)
+
+
+def rocket(xsize, more=""):
+    return f', weapons = [{{ type = "Rocket", size = {xsize}{more} }}]'
+
+
+@pytest.mark.parametrize("xsize, allowed", [(3, False), (2, True)])
+def test_a_creation_pays_a_rockets_xsize_in_power(tmp_path, xsize, allowed):
+    """8.4: "When an Explosive or Rocket is dropped, thrown, or fired directly by a Creation,
+    the XSize is also the amount of Power it takes to properly activate the weapon." A Size 1"
+    Creation has 2" of Power (8.1): an XSize 3 Rocket is refused, an XSize 2 one spends 2"."""
+    g = table(tmp_path, creation("rig", -4, 0, extra=rocket(xsize)), unit("t", 0, 0, owner="Blue"),
+              "[forced_dice]\nprojectile = [6]\nexplosion = [1, 1, 1]\n")
+    try:
+        pv = g.skirmish.attack_preview("rig", 0, "t")
+        assert pv.allowed is allowed, pv.reason
+        if not allowed:
+            assert 'needs 3" more' in pv.reason and "XSize in Power" in pv.reason
+            with pytest.raises(Exception, match="Power"):
+                act(g, type="attack", player="Red", unit="rig", target="t")
+            return
+        ev = act(g, type="attack", player="Red", unit="rig", target="t")
+        power = [e for e in ev if e["type"] == "power"]
+        assert power and power[0]["inches"] == 2 and power[0]["left"] == 0
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize("xsize, heavy, allowed", [(1, False, True), (2, False, False),
+                                                   (2, True, True), (3, True, False)])
+def test_a_minifig_fires_a_rocket_by_hand_within_the_hand_held_limits(tmp_path, xsize, heavy,
+                                                                      allowed):
+    """8.1 Explosive Size: points of XSize count "as if they were inches of Weapon Size"; 8.1
+    Hand-Held Weapons: "A Weapon up to the Creation's Size is Short (S) for that Creation. Up to
+    one-and-a-half times its Size is a Bastard Weapon (M), and up to twice the Creation's Size
+    is Long (L)", and a Ranged weapon is never Long. A minifig (Size 1") fires an XSize 1
+    Rocket by hand; XSize 2 only as a Heavy Compensating (standing still); XSize 3 never."""
+    spec = ', specialties = ["Heavy"]' if heavy else ""
+    g = table(tmp_path, unit("trooper", -4, 0, extra=rocket(xsize) + spec),
+              unit("t", 0, 0, owner="Blue"))
+    try:
+        pv = g.skirmish.attack_preview("trooper", 0, "t")
+        assert pv.allowed is allowed, pv.reason
+        if not allowed:
+            assert "Not Allowed (8.1 Hand-Held Weapons, Explosive Size)" in pv.reason
+            assert f"XSize {xsize}" in pv.reason
+    finally:
+        g.close()
