@@ -324,3 +324,135 @@ def test_a_minifig_fires_a_rocket_by_hand_within_the_hand_held_limits(tmp_path, 
             assert f"XSize {xsize}" in pv.reason
     finally:
         g.close()
+
+
+# ---------------------------------------------------------------------- 10: 8.2 Armor Plating
+def plated(plating, extra="", owner="Blue"):
+    return creation("tank", 0, 0, owner=owner, size=2,
+                    extra=f', deflection = 2, plating = "{plating}"' + extra)
+
+
+def gunner():
+    return unit("gunner", -4, 0, extra=', weapons = [{ type = "Gun", size = 1 }]')
+
+
+def test_armor_plating_deflects_a_guns_die(tmp_path):
+    """8.2 Armor Plating: "Effect: Deflection over covered area"; "Unless they specifically
+    target an un-Armored section, their attack will Koincidentally hit any section of Armor
+    Plating that is visible and within range". A Size 1" Gun's single d6 (a 5) meets two
+    layers: cancelled, 0 Damage lands."""
+    g = table(tmp_path, plated("whole"), gunner(),
+              "[forced_dice]\nattack = [5, 5]\n")
+    try:
+        ev = act(g, type="attack", player="Red", unit="gunner", target="tank")
+        d = next(e for e in ev if e["type"] == "deflection")
+        assert d["layers"] == 2 and d["before"] == 5 and d["after"] == 0
+        assert next(e for e in ev if e["type"] == "damage")["damage"] == 0
+    finally:
+        g.close()
+
+
+def test_an_unarmored_section_is_aimed_past_partial_plating(tmp_path):
+    """The same shot "specifically" aimed at an un-Armored section of a Creation plated only
+    in part: the 5 lands; against whole Plating there is no such section (refused)."""
+    g = table(tmp_path, plated("part"), gunner(),
+              "[forced_dice]\nattack = [5, 5]\n")
+    try:
+        ev = act(g, type="attack", player="Red", unit="gunner", target="tank", part="unarmored")
+        assert not [e for e in ev if e["type"] == "deflection"]
+        assert next(e for e in ev if e["type"] == "damage")["damage"] == 5
+    finally:
+        g.close()
+    g = table(tmp_path, plated("whole"), gunner())
+    try:
+        with pytest.raises(Exception, match="covers all of it"):
+            act(g, type="attack", player="Red", unit="gunner", target="tank", part="unarmored")
+    finally:
+        g.close()
+
+
+def test_a_joint_is_armored_one_d10_lower(tmp_path):
+    """8.1: "hinges, joints, and other moving attachment points are weak points Armored at
+    one d10 lower than the rest of the Creation". The tank's 2d10 Armor rolls 3 + 3 = 6; its
+    turret ring (scene data ``joints``) is hit with Armor 6 - 3 (the d10 less) = 3: the Gun's 5
+    beats it although it would not beat 6. Partial Plating: a joint lies outside it."""
+    g = table(tmp_path, plated("part", ', joints = ["turret ring"]'), gunner(),
+              "[forced_dice]\nattack = [5, 5]\narmor = [3, 3, 3]\n")
+    try:
+        ev = act(g, type="attack", player="Red", unit="gunner", target="tank", part="joint")
+        wp = next(e for e in ev if e["type"] == "weak_point")
+        assert wp["penalty"] == -3
+        dmg = next(e for e in ev if e["type"] == "damage")
+        assert dmg["damage"] == 5 and dmg["armor"] == 3 and dmg["destroyed"]
+    finally:
+        g.close()
+
+
+def test_plating_halves_speed_and_forbids_sprint(tmp_path):
+    """8.2: "the Creation is permanently at Half Speed for as long as the Armor Plating is
+    attached" and "No alternate forms of Movement" (read at the table: no Sprint). A plated
+    Creation of Move 4" moves 2"."""
+    g = table(tmp_path, plated("whole", owner="Red"))
+    try:
+        assert g.skirmish.move_allowance("tank") == pytest.approx(2.0)
+        with pytest.raises(Exception, match="Half Speed under Armor Plating"):
+            act(g, type="move", player="Red", unit="tank", to=[3.0, 0.0])
+        with pytest.raises(Exception, match="no Sprint"):
+            act(g, type="move", player="Red", unit="tank", to=[3.0, 0.0], sprint=True)
+        c = g.footprint_centre("tank")
+        act(g, type="move", player="Red", unit="tank", to=[float(c[0]) + 1.9, float(c[1])])
+        assert g.skirmish.move_allowance("tank") == pytest.approx(0.1, abs=1e-3)
+    finally:
+        g.close()
+
+
+# ---------------------------------------------------------------------- 14: the ShotGun Wedding
+def test_the_shotgun_wedding_takes_cover_from_the_bodies_in_between():
+    """8.3 BlastGuns, "ShotGun Wedding": "Between Constance's baby and the baby in her own left
+    hand, Virginia has 1/3 cover from babies, reducing her risk by another -1"; Purity, "almost
+    completely shielded behind Wooyang. With only tiny portions showing, [is] at -2 to Damage";
+    and for Arc Fire "modifiers for cover and Target Size not only affect the Action Roll for
+    the attack, but also apply to the Damage". The shipped scene measures cover by rays from
+    Grundy's eye (as line of sight) in thirds and plays the blast through ``Game.apply``."""
+    from conftest import REPO
+
+    from sandbox.rules.attacks import ArcTarget, arc_modifiers
+
+    spec, base = load_scene(REPO / "scenes" / "shotgun_wedding.toml")
+    shot = spec.actions[0]
+    with Game(spec.model_copy(update={"actions": []}), base) as g:
+        pv = g.skirmish.attack_preview("grundy", 0, "wooyang")
+        cover = {h.key: round(h.cover, 3) for h in pv.arc_hits}
+        assert cover["wooyang"] == 0 and cover["virginia"] == pytest.approx(1 / 3, abs=1e-3)
+        assert 5 / 6 <= cover["purity"] < 1
+        by = {h.key: arc_modifiers(pv.weapon, 1, ArcTarget(h.key, h.size_in, h.distance_in,
+                                                           cover_fraction=h.cover))
+              for h in pv.arc_hits}
+        cov = {k: next((m for m in ms if "cover" in m.source), None) for k, ms in by.items()}
+        assert cov["wooyang"] is None
+        assert (cov["virginia"].action, cov["virginia"].damage) == (-1, -1)
+        assert (cov["purity"].action, cov["purity"].damage) == (-2, -2)
+        ev = g.apply(shot)
+        dmg = {e["body"]: e["damage"] for e in ev if e["type"] == "damage"}
+        # Purity: 7 + 1 - 5" - 2 cover = 1 against Armor 2 (without cover 3: destroyed)
+        assert dmg["purity"] == 1 and not g.bodies["purity"].damage.destroyed
+        assert dmg["virginia"] == 3 and g.bodies["virginia"].damage.destroyed
+        assert g.bodies["wooyang"].damage.destroyed
+
+
+def test_a_shot_at_a_partly_hidden_target_is_allowed_with_its_cover(tmp_path):
+    """5.1 cover on a single shot: a target whose centre is hidden behind another body but
+    part of which shows may be shot at that part, the cover counting against the exposed Size
+    (here 2/3 or more hidden: -2 on the Action Roll); a wholly hidden one may not."""
+    g = table(tmp_path, unit("gunner", -5, 0, extra=', weapons = [{ type = "Gun", size = 1 }]'),
+              unit("wall", -2, 0, owner="Blue"), unit("t", 0, 0.3, owner="Blue"),
+              unit("hidden", 0.5, 0, owner="Blue"))
+    try:
+        pv = g.skirmish.attack_preview("gunner", 0, "t")
+        c = g.skirmish.cover("gunner", "t", pv.sight)
+        assert 0 < c < 1 and pv.allowed, (c, pv.reason)
+        assert any("cover" in m.source for m in pv.modifiers)
+        hid = g.skirmish.attack_preview("gunner", 0, "hidden")
+        assert not hid.allowed and "no line of sight" in hid.reason
+    finally:
+        g.close()

@@ -175,6 +175,9 @@ class AttackAction(Action):
     arc: int | None = Field(None, ge=1, le=8, description="points of Firing Arc")
     gunner: str | None = Field(None, description="the minifig at the Controls of a mounted "
                                "weapon (8.5; a Turret's weapon needs one): his Action is spent")
+    part: Literal["unarmored", "joint"] | None = Field(
+        None, description="the section aimed at (8.2 Armor Plating): an un-Armored section "
+        "past partial Plating, or a hinge or joint (one d10 lower); none: any section")
 
     def acting_units(self) -> list[str]:
         """The gunner at the Controls acts (8.5: enemies who commandeer Controls use them);

@@ -162,6 +162,12 @@ class Stats(_Strict):
     specialty_die: int = Field(8, description="die rolled for a Specialty (Gunnery, 8.5)")
     turret: Literal["S", "M"] | None = Field(None, description="a portable Small or Large "
                                               "Turret (8.1): Set Up by a minifig's Action")
+    plating: Literal["whole", "part"] | None = Field(
+        None, description="Armor Plating over the whole Creation or part of it (8.2): its "
+        "'deflection' layers meet every hit not aimed at an un-Armored section; Half Speed, no "
+        "Sprint")
+    joints: list[str] = Field(default_factory=list, max_length=20, description="hinges, joints "
+                              "and turret rings: weak points Armored one d10 lower (8.1, 7.1)")
 
     @field_validator("shield")
     @classmethod

@@ -20,6 +20,14 @@ at the beginning of the Commander's next turn (a full turn later, never in the s
 Unit and supply Payloads without Flight take Collision Damage on landing and are Disrupted
 (the game's impact handling); Explosives explode on their first impact.
 
+Non-Escapade Reinforcements (13.2, the ``reinforcements`` action): on a battlefield without
+friendly edges a Commander spends his Action and one Strategy brick per Unit Inch; the reserve
+units enter at a point of the battlefield edge "closer to a friendly or allied unit than it is
+to any enemy units, and with no enemy units within ten inches"
+(:func:`sandbox.rules.escapade_field.is_safe_entry_point`; allies: the players on the caller's
+scene ``side``) and appear at the end of the turn at their ``[[reserves]]`` positions, each
+within its Move of the entry point ("within one turn's movement").
+
 Smoke bombs (13.2: "Reinforcement units can be fired alongside ... Explosive variants like
 Smoke bombs"; 8.4 Alternate Damage Dice) cost one brick per die like Explosives. Every die is
 replaced with Smoke, so the bomb does no Damage: on its first impact it bursts (its body leaves
@@ -47,6 +55,7 @@ from ...rules.attacks import action_roll
 from ...rules.escapade_commander import bombardment_cost, check_drop_zone
 from ...rules.escapade_field import SAFE_ENTRY_ENEMY_CLEARANCE_INCHES, is_safe_entry_point
 from ...rules.hazards import MARK_RANGE_IN
+from . import effects
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
 from .scene_flight import BombardAction, ReinforcementsAction
@@ -223,7 +232,7 @@ class Bombardment(System):
             return f"{cmd.name} is not a Commander: only a Commander calls Reinforcements (13.2)"
         if cmd.damage.disrupted:
             return f"{cmd.name} is Disrupted and cannot act this turn"
-        if g.system("skirmish").turn_state.acted & {a.commander}:
+        if effects.has_acted(g, a.commander):
             return f"{cmd.name} has already used his Action this turn"
         reserves = {r.id: r for r in g.spec.reserves}
         called = {u for _, us in self.entering for u in us}
@@ -259,7 +268,7 @@ class Bombardment(System):
         g = self.game
         bricks = self.reinforcement_cost(a)
         self.piles[a.player] = self.piles.get(a.player, 0) - bricks
-        g.system("skirmish").turn_state.acted.add(a.commander)
+        effects.spend_action(g, a.commander)
         self.entering.append([a.player, list(a.units)])
         g.log("reinforcements", f"{g.bodies[a.commander].name} calls Reinforcements for "
               f"{bricks} Strategy brick(s): {', '.join(a.units)} enter at ({a.entry[0]:g}, "

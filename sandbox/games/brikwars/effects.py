@@ -22,10 +22,12 @@ Lengths are inches, Z up.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ...rules.damage import damage_after_deflection
 from ...rules.weapons import WeaponProfile
 from .defences import dice_of
 
@@ -90,7 +92,7 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
            igniter: str | None = None, at: Sequence[float] | None = None,
            melee: bool = False, knock: "KnockBack | None" = None,
            knock_from: Sequence[float] | None = None, dice: Any = None,
-           fire_source: str | None = None) -> None:
+           fire_source: str | None = None, part: str | None = None) -> None:
     """Weapon Damage ``roll`` lands on ``target``: every hit of the table comes through here.
 
     Parameters
@@ -121,6 +123,10 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
         The dice an Energy Shield meets, when not the roll's own (Crash Damage d6s).
     fire_source : str, optional
         What a Fire it starts is logged as coming from (default ``what``).
+    part : {"unarmored", "joint"}, optional
+        The section aimed at (8.2 Armor Plating): past the Plating, or a hinge or joint, whose
+        Armor is one d10 lower (8.1, 7.1); None: any section, so the target's ``deflection``
+        layers (Armor Plating, Heavy Armor) meet the dice (:func:`deflect`).
 
     The sequence (8.1, 8.3, F.1): Damage against Armor (less the on-Fire penalty of a burning
     target, rolled on stream ``fire``: F.1 "Units and objects that are on fire ... their Armor
@@ -129,10 +135,12 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
     """
     g = table
     defences = g.system("defences")
+    roll = deflect(g, target, roll, part)
+    joint = weak_point_penalty(g, target) if part == "joint" else 0
     # every hit is logged against the Armor, a 0 too
     g.damage(target, int(roll.total), what,
              dice=dice if dice is not None else dice_of(roll, 6 if melee else None),
-             armor_penalty=defences.on_fire_penalty(target.key, "Armor"))
+             armor_penalty=defences.on_fire_penalty(target.key, "Armor") + joint)
     ignites = (weapon.ignites if weapon is not None
                else getattr(roll.expression, "kind", None) in IGNITING_KINDS)
     if ignites and target.key in g.world.bodies and not target.damage.destroyed:
@@ -149,3 +157,46 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
             knock_from = g.footprint_centre(attacker) if attacker in g.world.bodies else None
         if knock_from is not None:
             knockback(g, target.key, knock.inches, knock_from)
+
+
+# ------------------------------------------------------------------------------ Armor Plating
+def deflect(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll",
+            part: str | None = None) -> "ExpressionRoll":
+    """The hit's Damage after the target's layers of Deflection (8.2 Armor Plating,
+    "Deflection over covered area"; 3.3 Heavy Armor): each layer cancels one Damage die, the
+    highest first (Armor Piercing dice cancel layers, Phased dice pass: 8.4,
+    :func:`~sandbox.rules.damage.damage_after_deflection`).
+
+    Reading (8.2: "Unless they specifically target an un-Armored section, their attack will
+    Koincidentally hit any section of Armor Plating that is visible and within range"): every
+    hit meets the layers unless it is aimed (``part``) at an un-Armored section or a joint of a
+    body whose Plating covers only ``part`` of it. Returns the roll that lands (the same roll
+    when nothing is cancelled); logs a ``deflection`` event."""
+    layers = int(getattr(target.stats, "deflection", 0) or 0)
+    if layers <= 0 or (part is not None and getattr(target.stats, "plating", None) == "part"):
+        return roll
+    left = damage_after_deflection(roll, layers)
+    if left >= roll.total:
+        return roll
+    if not roll.kinds and roll.expression.kind != "Phased":
+        keep = sorted(range(len(roll.rolls)), key=lambda i: -roll.values[i])[layers:]
+        groups = tuple((roll.rolls[i],) for i in sorted(keep))
+        out = replace(roll, groups=groups, n_base=min(roll.n_base, len(groups)))
+    else:  # mixed dice: the total the rule leaves (the dice stay for an Energy Shield)
+        out = replace(roll, flat_modifier=roll.flat_modifier - (roll.total - left))
+    what = ("Armor Plating" if getattr(target.stats, "plating", None) else "Deflection")
+    table.log("deflection", f"{target.name}'s {what} cancels {layers} Damage "
+              f"di{'e' if layers == 1 else 'ce'}: {roll.total} -> {out.total} (8.2 Deflection "
+              "over covered area)", body=target.key, layers=layers, before=roll.total,
+              after=out.total)
+    return out
+
+
+def weak_point_penalty(table: "TableAPI", target: "BodyState") -> int:
+    """A hit on a hinge or joint: "weak points Armored at one d10 lower than the rest of the
+    Creation" (8.1 Ranged Weapons, 7.1). Reading: the Creation's Armor less one d10, rolled on
+    the ``armor`` stream for this hit; returns that penalty (<= 0)."""
+    r = table.dice.stream("armor").roll(10, f"{target.name}'s joint: one d10 less Armor")
+    table.log("weak_point", f"The hit strikes {target.name} at a joint: Armor {-r.result:+d} "
+              "(one d10 lower, 8.1)", body=target.key, penalty=-r.result)
+    return -int(r.result)

@@ -22,10 +22,13 @@ it (its velocity driven step by step, so a wall stops it) by the Hazard inches b
 Move; a Thrust Field entered on the way pushes once the move is made. A unit whose move ends in
 a Slippery Field slides on its way by the inches the ice took from its Move, and a unit on foot
 that moved in one makes an Action Roll for its footing (a Scout: his Specialty die, F.3): a
-Critical Failure lays it down, Disrupted. Powered Concealed and Difficult Fields activate once
-per turn for an inch of Power a die, like Exposure Fields (a Concealed one when it would go
-off). Tracking (F.3): at the start of every turn, hidden Fields and Traps a Scout has a clear
-sight ray to are revealed to his side (the scene's players have no alliances, so his owner).
+Critical Failure lays it down, Disrupted. A unit that starts its first move of the turn
+standing in a Slippery Field "weren't moving": it stays stuck, spending Move inches equal to the
+Hazard inches, and walks only what is left (asked for more, it stops short, as on Slow ground).
+Powered Concealed and Difficult Fields activate once per turn for an inch of Power a die, like
+Exposure Fields (a Concealed one when it would go off). Tracking (F.3): at the start of every
+turn, hidden Fields and Traps a Scout has a clear sight ray to are revealed to his side (the
+scene's players have no alliances, so his owner).
 
 Units: inches, Z up.
 """
@@ -544,7 +547,7 @@ class Hazards(System):
         standing = key not in self.moving
         self.moving.add(key)
         sk = self.game.system("skirmish")
-        allowance = float(st.stats.move) + sk.turn_state.sprint_in.get(key, 0.0)
+        allowance = sk.move_of(key) + sk.turn_state.sprint_in.get(key, 0.0)
         scout = bool(getattr(st.stats, "scout", False))
         pushes: list[tuple[np.ndarray, float, PlacedField]] = []
         slips: list[tuple[PlacedField, float]] = []

@@ -57,7 +57,7 @@ from ...rules.attacks import (
 from ...rules.explosives import explosive_dice
 from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
 from . import effects
-from .arcs import ArcHit, bodies_in_arc
+from .arcs import ArcHit, bodies_in_arc, cover_fraction
 
 
 class FaceAction(Action):
@@ -297,10 +297,18 @@ class Skirmish(System):
         return [weapon_of(w) for w in self.game.body(key).stats.weapons]
 
     def move_allowance(self, key: str) -> float:
-        """Inches the unit may still move this turn (Move + Sprint bonus - moved), >= 0."""
-        st = self.game.body(key)
+        """Inches the unit may still move this turn (Move + Sprint bonus - moved), >= 0; a
+        Creation with Armor Plating moves at Half Speed (8.2: "permanently at Half Speed for
+        as long as the Armor Plating is attached")."""
         ts = self.turn_state
-        return max(0.0, st.stats.move + ts.sprint_in.get(key, 0.0) - ts.moved_in.get(key, 0.0))
+        return max(0.0, self.move_of(key) + ts.sprint_in.get(key, 0.0)
+                   - ts.moved_in.get(key, 0.0))
+
+    def move_of(self, key: str) -> float:
+        """A body's Move this turn, inches: its ``move``, halved by Armor Plating (8.2)."""
+        st = self.game.body(key)
+        half = getattr(st.stats, "plating", None) is not None
+        return float(st.stats.move) / (2.0 if half else 1.0)
 
     def move_refusal(self, key: str, player: str | None = None) -> str:
         """Why ``player`` (default: the current one) may not move or act with ``key`` now
@@ -444,14 +452,17 @@ class Skirmish(System):
             mine = next((h for h in hits if h.key == target), None)
             size = mine.size_in if mine is not None else tgt.stats.size
             spanned = mine.spanned if mine is not None else 0
-            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, arcs_spanned=spanned))
+            cover = mine.cover if mine is not None else 0.0
+            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, cover_fraction=cover,
+                                                      arcs_spanned=spanned))
         else:
             if mode == "burst":
                 mods.append(Modifier(f"Auto Penalty (Burst {n_shots})",
                                      auto_penalty(w, burst_shots=n_shots)))
             if not w.close_combat and w.range_in is not None:
                 mods.append(out_of_range_modifier(dist, w.range_in))
-            mods.append(target_modifier(tgt.stats.size))
+            cover = 0.0 if w.close_combat else self.cover(unit, target, sight)
+            mods.append(target_modifier(tgt.stats.size, min(cover, 0.999)))
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
                 mods.append(g.hazards.mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
@@ -498,6 +509,9 @@ class Skirmish(System):
         if w.close_combat and dist > 0.5:
             return (f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away '
                     "(touch it first)")
+        if not sight.clear and sight.blocked_by != "smoke" and not w.close_combat \
+                and self.cover(unit, target, sight) < 1.0:
+            return ""  # its centre is hidden but part of it shows: a shot at that part (5.1)
         if not sight.clear:
             # F.3: "the Marked target is considered visible to all allies": a Mark lifts what
             # only hides the target (Smoke); a body in the way still stops a straight shot
@@ -517,6 +531,9 @@ class Skirmish(System):
                 or g.system("close_combat").held_refusal(action.unit)
             if reason:
                 return reason
+            if action.sprint and getattr(g.bodies[action.unit].stats, "plating", None):
+                return (f"{g.bodies[action.unit].name} wears Armor Plating: no alternate forms "
+                        "of Movement (8.2), so no Sprint")
             if action.sprint and action.unit not in self.turn_state.sprint_in \
                     and action.unit in self.turn_state.acted:
                 return (f"{g.bodies[action.unit].name} has already used its Action: "
@@ -533,8 +550,10 @@ class Skirmish(System):
                     return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
                 return ""
             if dist > left + 1e-9:
+                half = (", Half Speed under Armor Plating, 8.2"
+                        if getattr(st.stats, "plating", None) else "")
                 return (f'{st.name} may move {left:.2f}" more this turn (Move '
-                        f'{st.stats.move:g}"), not {dist:.2f}"')
+                        f'{st.stats.move:g}"{half}), not {dist:.2f}"')
             return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
         if isinstance(action, AttackAction):
             for k in (action.unit, action.target):
@@ -550,7 +569,7 @@ class Skirmish(System):
                                          action.mode, action.shots, action.arc, action.gunner)
             except RulesError as exc:
                 return str(exc)
-            return pv.reason
+            return pv.reason or self.part_refusal(action.target, action.part)
         if isinstance(action, ReloadWeaponAction):
             reason = self.move_refusal(action.unit, action.player)
             if reason:
@@ -586,6 +605,36 @@ class Skirmish(System):
                     if action.gunner else f"{name} Reloads the {w.name}")
             g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
                   gunner=action.gunner)
+
+    def cover(self, unit: str, target: str, sight: SightLine | None = None) -> float:
+        """Fraction of ``target`` behind other bodies as ``unit`` sees it, in thirds (5.1;
+        :func:`.arcs.cover_fraction`): 1 when none of it shows."""
+        g = self.game
+        if sight is not None and not sight.clear and sight.blocked_by == "smoke":
+            return 1.0
+        c = cover_fraction(g, unit, target)
+        if c == 0.0 and sight is not None and not sight.clear:
+            return 1.0  # no ray meets it and its centre is hidden
+        return c
+
+    def part_refusal(self, target: str, part: str | None) -> str:
+        """Why ``part`` of ``target`` cannot be aimed at ("" when it can; 8.2 Armor Plating:
+        "Attackers firing at an Armor Plated Creation should specify which part of the
+        Creation they're attacking"): an un-Armored section needs Plating over only part of
+        the body; a joint needs one in the body's ``joints`` and d10 Armor (8.1)."""
+        if part is None:
+            return ""
+        st = self.game.body(target)
+        if part == "unarmored" and getattr(st.stats, "plating", None) == "whole":
+            return (f"{st.name}'s Armor Plating covers all of it: there is no un-Armored "
+                    "section to aim at (8.2)")
+        if part == "joint":
+            if not getattr(st.stats, "joints", None):
+                return f"{st.name} has no hinge or joint to aim at (its stats list no joints)"
+            if not (isinstance(st.stats.armor, str) and st.stats.armor.lower().endswith("d10")):
+                return (f"{st.name}'s Armor ({st.stats.armor}) is not in d10s: a joint is "
+                        "'Armored at one d10 lower' only on a d10-Armored Creation (8.1)")
+        return ""
 
     def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
         """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
@@ -697,16 +746,20 @@ class Skirmish(System):
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
         reason = f"{st.name}'s {w.name}"
+        cover = 0.0 if w.close_combat or pv.mode == "arc" else \
+            min(self.cover(a.unit, a.target, pv.sight), 0.999)  # 5.1 cover (Target Size)
         if pv.mode == "arc":
             targets = [ArcTarget(g.bodies[h.key].name, h.size_in, h.distance_in,
-                                 arcs_spanned=h.spanned) for h in pv.arc_hits]
+                                 cover_fraction=h.cover, arcs_spanned=h.spanned)
+                       for h in pv.arc_hits]
             keys = [h.key for h in pv.arc_hits]
             fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
                                     action_die=die, modifiers=extra,
                                     reason=reason)
         elif pv.mode == "burst":
             fire = resolve_burst_fire(stream, w, pv.shots,
-                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
+                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in,
+                                                cover_fraction=cover),
                                       action_die=die, modifiers=extra,
                                       reason=reason)
             keys = [a.target]
@@ -715,8 +768,8 @@ class Skirmish(System):
             keys = [a.target]
             shots = [resolve_attack(stream, w, action_die=die,
                                     distance_in=pv.distance_in, target=tgt.name,
-                                    target_size_in=tgt.stats.size, modifiers=extra,
-                                    reason=reason)]
+                                    target_size_in=tgt.stats.size, cover_fraction=cover,
+                                    modifiers=extra, reason=reason)]
         if fire is not None:
             shots = list(fire.shots)
             if fire.inoperative:
@@ -752,7 +805,7 @@ class Skirmish(System):
             effects.strike(g, victim, blow, f"Damage from {st.name}'s {w.name} ({blow})",
                            weapon=w, attacker=a.unit,
                            melee=w.weapon_type is WeaponType.MELEE_WEAPON,
-                           knock=shot.knockback)
+                           knock=shot.knockback, part=a.part if key == a.target else None)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
