@@ -111,6 +111,7 @@ def run(
     except SandboxError as exc:
         _fail(exc)
         return
+    console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
     console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
     console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
     if result.png_path:
@@ -247,6 +248,9 @@ def play(
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
     ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
                                  "repeat for more)"),
+    referee: bool = typer.Option(False, "--referee", help="A referee runs the table: the "
+                                 "referee's tools (free missiles, setting bodies alight, moving "
+                                 "any body) are accepted; without it players are refused them"),
 ) -> None:
     """Open the tabletop window: hotseat play of a scene or a saved game, or (--join, --token)
     one seat of a game served by 'sandbox serve'."""
@@ -265,7 +269,7 @@ def play(
         return
     try:
         play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
-                    join=join, token=token, ai=tuple(ai))
+                    join=join, token=token, ai=tuple(ai), referee=referee)
     except SandboxError as exc:
         _fail(exc)
 
@@ -283,6 +287,8 @@ def serve(
     save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
                                    "(0: only when the server stops)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+    referee: bool = typer.Option(False, "--referee", help="Add a referee's seat: its token (and "
+                                 "only it) issues the referee's tools"),
 ) -> None:
     """Serve a game online: print a join token per seat and one for spectators, accept each
     seat's actions on its turn, keep every client in lockstep (Ctrl-C saves and stops)."""
@@ -297,7 +303,7 @@ def serve(
             name = file.name.removesuffix(".save.json").removesuffix(".toml")
             save = file.with_name(name + ".save.json")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
-                            save_path=save, save_every=save_every,
+                            save_path=save, save_every=save_every, referee=referee,
                             on_log=lambda line: console.print(line, markup=False))
     except SandboxError as exc:
         _fail(exc)
@@ -385,6 +391,10 @@ def _odds_table(odds: dict, title: str):
     if quiet:
         t.caption += f"; nothing happened in any run to: {', '.join(quiet)}"
     pad = [""] * (len(flags) + len(nums) - 1)
+    for side, r in odds.get("winners", {}).items():  # the games' Outcomes: win rates per side
+        if side in ("draw", "no winner") and not r.get("k"):
+            continue
+        t.add_row(side if side in ("draw", "no winner") else f"wins: {side}", _pct(r), *pad)
     for force, r in odds.get("victory", {}).get("forces", {}).items():
         t.add_row(f"victory: {force}", _pct(r), *pad)
     for name, r in odds.get("expect", {}).items():

@@ -2341,10 +2341,12 @@ def _plays_mbw(session) -> bool:
     return any(sys_.name == "micro_brick_war" for sys_ in session.systems)
 
 
-def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None) -> GameSession:
+def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None,
+                  referee: bool = False) -> GameSession:
     """The game ``sandbox play`` opens: live play rolls real seeded dice, so a scene's
     ``forced_dice`` (for scripted runs re-enacting the book's examples) are not used; a save
-    keeps the choice it was played with.
+    keeps the choice it was played with. ``referee``: a referee runs the table (``--referee``:
+    the referee's tools are accepted).
 
     Raises
     ------
@@ -2352,19 +2354,19 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None) -> G
     """
     from ..engine.game import open_game
 
-    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False)
+    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False, referee=referee)
 
 
 def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width: int = 1280,
          height: int = 720, save_path: str | Path | None = None, join: str | None = None,
-         token: str | None = None, ai=()) -> None:
+         token: str | None = None, ai=(), referee: bool = False) -> None:
     """Open the tabletop window on a scene (.toml) or a save file and run it (``ai``: seats
     the computer plays, Micro Brick War); with ``join`` (``ws://host:port``) and ``token``,
     play one seat of a server's game instead (``path``, optional then: the scene, whose folder
     holds its models)."""
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
-    session = open_for_play(path, seed=seed, ldrawdir=ldrawdir)
+    session = open_for_play(path, seed=seed, ldrawdir=ldrawdir, referee=referee)
     p = Path(path)
     if ai and not _plays_mbw(session):
         session.close()

@@ -189,6 +189,7 @@ class ReloadWeaponAction(Action):
     """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
 
     type: Literal["reload_weapon"]
+    cost: ClassVar[str] = "action"
     unit: str
     weapon: int = Field(0, ge=0, le=99)
     gunner: str | None = Field(None, description="the minifig who Reloads a Turret's weapon "

@@ -45,6 +45,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import MoveAction
+from ...engine.outcome import Outcome
 from ...engine.table import System
 from ...rules.escapade import (
     Area,
@@ -821,6 +822,26 @@ class EscapadeDriver(System):
         self._log(f"Escapade {when}: {v['outcome'].replace('_', ' ')}"
                   + (f" ({', '.join(v['victors'])})" if v["victors"] else "") + f": {v['reason']}",
                   event="status", summary=summ, edges=self.edge_owners())
+
+    # ---------------------------------------------------------------- the outcome
+    def outcome(self, final: bool = False) -> Outcome:
+        """13.3 Determining Victory: "Victory in an Escapade is determined by which forces
+        haven't been defeated yet when players decide the battle is over." While it goes on,
+        who would hold the victory is the reason (no winner yet: "the Host retains control of
+        the battlefield" only once the battle is over); finished (``final``), the victors win
+        (several forces: joined with "and"), and a battle ended "without a clear victor" is a
+        draw."""
+        v = self.ledger.victory_status()
+        standing = v.outcome.value.replace("_", " ")
+        holders = " and ".join(v.victors)
+        if not final:
+            return Outcome(reason=f"if the battle ended now: {standing}"
+                           + (f" ({holders})" if holders else "") + f", {v.reason}")
+        if not v.victors:
+            return Outcome(terminated=True, draw=True,
+                           reason=f"13.3: the battle ended without a clear victor ({v.reason})")
+        return Outcome(terminated=True, winner=holders,
+                       reason=f"13.3 Escapade, {standing}: {v.reason}")
 
     # ---------------------------------------------------------------- read-outs
     def edge_owners(self) -> dict[str, str]:

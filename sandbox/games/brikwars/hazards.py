@@ -177,6 +177,8 @@ class Hazards(System):
                           field=field_id)
 
     def refusal(self, action) -> str:
+        if isinstance(action, Cross) and action.by != "referee":
+            return self._cross_refusal(action)
         if isinstance(action, StopDropRoll):
             g = self.game
             st = g.bodies.get(action.unit)
@@ -190,6 +192,30 @@ class Hazards(System):
                 return f"{st.name} is not a burning minifig"
             if effects.has_acted(g, action.unit):
                 return f"{st.name} has already used its Action this turn"
+        return ""
+
+    def _cross_refusal(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        g = self.game
+        sk = g.system("skirmish")
+        units = [a.unit, *a.followers]
+        for k in units:
+            reason = sk.move_refusal(k, a.player)
+            if reason:
+                return reason
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - g.footprint_centre(a.unit)))
+        for k in units:
+            left = sk.move_allowance(k)
+            if dist > left + 1e-9:
+                st = g.bodies[k]
+                return (f'{st.name} may move {left:.2f}" more this turn (Move '
+                        f'{st.stats.move:g}"), not {dist:.2f}" (a longer cross is the '
+                        "referee's)")
+        if a.careful and effects.has_acted(g, a.unit):
+            return (f"{g.bodies[a.unit].name} has already used its Action this turn: no "
+                    "careful move")
         return ""
 
     def _stop_drop_roll(self, a: StopDropRoll) -> None:
@@ -505,6 +531,12 @@ class Hazards(System):
             length = st.stats.move
         self.game.log("action", f"{st.name} moves {length:.2f}\" towards ({a.to[0]:g}, "
                       f"{a.to[1]:g})", action="cross", player=a.player, body=a.unit)
+        if a.by == "player":  # the unit's own move spends its Move (the referee's does not)
+            moved = self.game.system("skirmish").turn_state.moved_in
+            for k in (a.unit, *a.followers):
+                moved[k] = moved.get(k, 0.0) + length
+            if a.careful:
+                effects.spend_action(self.game, a.unit)
         self._thrusted = thrusted
         try:
             end = self.game.move_unit(a.unit, goal[:2], player=a.player, careful=a.careful,

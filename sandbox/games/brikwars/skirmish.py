@@ -549,7 +549,7 @@ class Skirmish(System):
                 if dist <= left + 1e-9:
                     return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
                 return ""
-            if dist > left + 1e-9:
+            if dist > left + 1e-9 and action.by != "referee":  # the Move binds players only
                 half = (", Half Speed under Armor Plating, 8.2"
                         if getattr(st.stats, "plating", None) else "")
                 return (f'{st.name} may move {left:.2f}" more this turn (Move '
@@ -689,9 +689,9 @@ class Skirmish(System):
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
             effects.spend_action(g, a.unit)
         left = self.move_allowance(a.unit)
-        if dist > left + 1e-9 and sprint_roll is None:
+        if dist > left + 1e-9 and sprint_roll is None and a.by != "referee":
             raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
-        if dist > left + 1e-9:
+        if dist > left + 1e-9 and sprint_roll is not None:
             # the Sprint die is spent either way: log it, keep the Action spent
             g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\", still short of "
                   f'{dist:.2f}" ({left:.2f}" in all)', body=a.unit, bonus=sprint_roll.result)
