@@ -395,6 +395,8 @@ def test_plating_halves_speed_and_forbids_sprint(tmp_path):
     g = table(tmp_path, plated("whole", owner="Red"))
     try:
         assert g.skirmish.move_allowance("tank") == pytest.approx(2.0)
+        assert "Armor Plating (whole): 2 layers; Half Speed, no Sprint (8.2)" in \
+            g.skirmish.stat_card("tank")
         with pytest.raises(Exception, match="Half Speed under Armor Plating"):
             act(g, type="move", player="Red", unit="tank", to=[3.0, 0.0])
         with pytest.raises(Exception, match="no Sprint"):

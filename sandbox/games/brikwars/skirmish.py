@@ -374,6 +374,13 @@ class Skirmish(System):
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
+        plating = getattr(s, "plating", None)
+        if plating or s.deflection:
+            lines.append((f"Armor Plating ({plating}): " if plating else "Deflection: ")
+                         + f"{s.deflection} layer{'s' if s.deflection != 1 else ''}"
+                         + ("; Half Speed, no Sprint (8.2)" if plating else ""))
+        if getattr(s, "joints", None):
+            lines.append(f"Joints (Armor one d10 lower, 8.1): {', '.join(s.joints)}")
         lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
         dice = g.system("blasts").explosive_dice_of(key)
         if dice:  # an Explosive's Damage dice, Variants included (8.4)
