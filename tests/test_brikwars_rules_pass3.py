@@ -458,3 +458,24 @@ def test_a_shot_at_a_partly_hidden_target_is_allowed_with_its_cover(tmp_path):
         assert not hid.allowed and "no line of sight" in hid.reason
     finally:
         g.close()
+
+
+def test_an_allied_scout_marks_a_bombardment_target(tmp_path):
+    """13.2 Strategic Bombardment: the target "must be Marked by an allied Scout" (F.3: "all
+    allies"): Green's Scout (Red's ``side``) Marks Red's Bombardment; Blue's Scout cannot."""
+    p = tmp_path / "s.toml"
+    head = HEAD.replace('name = "Red"\nside = "north"',
+                        'name = "Red"\nside = "north"\nstrategy_bricks = 3')
+    p.write_text(head + "".join(textwrap.dedent(x) for x in (
+        unit("gscout", 0, 0, owner="Green", extra=", scout = true"),
+        unit("bscout", 0, 2, owner="Blue", extra=", scout = true"))))
+    spec, base = load_scene(p)
+    with Game(spec, base) as g:
+        bomb = {"type": "bombard", "player": "Red", "target": [4.0, 0.0], "explosive_dice": 1}
+        from sandbox.engine.actions import parse_action
+
+        assert g.bombardment.mark_refusal(parse_action({**bomb, "marked_by": "gscout"})) == ""
+        assert "cannot Mark" in g.bombardment.mark_refusal(
+            parse_action({**bomb, "marked_by": "bscout"}))
+        act(g, **bomb, marked_by="gscout")
+        assert g.bombardment.strategy_pile("Red") == 2

@@ -3,7 +3,8 @@
 A Commander spends Strategy bricks on a Payload of Explosives (one brick per die of Explosive
 Damage), Reinforcements (one per Unit Inch, a reserve unit's Size) and supplies (one per inch
 of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a Scout of the
-same player within 8" of the target and seeing it, :meth:`Bombardment.mark_refusal`) or lie in
+same player or of an ally on his scene ``side``, within 8" of the target and seeing it,
+:meth:`Bombardment.mark_refusal`) or lie in
 a drop zone (bricks spent never above its Size). A marker is placed now; the Payload arrives
 at the beginning of the Commander's next turn (a full turn later, never in the same action):
 
@@ -126,23 +127,23 @@ class Bombardment(System):
         """Why ``a.marked_by`` cannot Mark the Bombardment's target ("" when he can).
 
         BrikWars 13.2 (Strategic Bombardment: the target "must be Marked by an allied Scout")
-        with F.3 Marking: the Marker is a Scout of the calling player, on the table, not
-        Disrupted, within 8" of the target point (edge of his base to the point) and with a
-        clear line of sight to it (from his eye; Smoke and bodies block it). Readings: Marking a
-        point needs no earlier ``mark`` action; the Scout Marks
-        it as the Bombardment is called in (logged as its own ``mark`` event). The point is
-        0.25" above whatever is on top at the target (:meth:`mark_point`), and the range is
-        measured to it. The Scout sees the target when nothing blocks his line of sight to
-        that point (a unit standing there is the target itself and does not hide it), or when
-        he sees the body on top there as he would for an attack (the engine's one line of
-        sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
+        with F.3 Marking: the Marker is a Scout of the calling player or of an ally (same
+        scene ``side``), on the table, not Disrupted, within 8" of the target point (edge of
+        his base to the point) and with a clear line of sight to it (from his eye; Smoke and
+        bodies block it). Readings: Marking a point needs no earlier ``mark`` action; the
+        Scout Marks it as the Bombardment is called in (logged as its own ``mark`` event).
+        The point is 0.25" above whatever is on top at the target (:meth:`mark_point`), and
+        the range is measured to it. The Scout sees the target when nothing blocks his line
+        of sight to that point (a unit standing there is the target itself and does not hide
+        it), or when he sees the body on top there as he would for an attack (the engine's one
+        line of sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
         """
         g = self.game
         scout = g.bodies.get(a.marked_by)
         if scout is None or a.marked_by not in g.world.bodies:
             return f"{a.marked_by!r} is not a unit on the table"
-        if scout.owner != a.player or scout.damage.destroyed:
-            return f"{scout.name} cannot Mark targets for {a.player}"
+        if not g.system("hazards").allied(a.player, scout.owner) or scout.damage.destroyed:
+            return f"{scout.name} cannot Mark targets for {a.player}"  # allies: same side
         if not getattr(scout.stats, "scout", False):
             return (f"{scout.name} is not a Scout: only an allied Scout Marks a Bombardment "
                     "target (13.2, F.3)")
