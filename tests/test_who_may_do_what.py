@@ -21,7 +21,7 @@ from sandbox import open_game
 from sandbox.core.errors import NetError, RulesError
 from sandbox.engine.actions import REGISTRY, action_dict, parse_action
 from sandbox.engine.game import Game
-from sandbox.engine.kinds import GAME_MODULES, game_kind
+from sandbox.engine.kinds import all_kinds
 from sandbox.engine.scene import scene_from_dict
 from sandbox.net import GameServer, HeadlessClient
 
@@ -68,8 +68,7 @@ def _moved(game: Game, key: str) -> float:
 
 
 def test_every_action_type_declares_its_actor_and_cost():
-    for name in GAME_MODULES:
-        game_kind(name)
+    all_kinds()  # every game's actions registered
     for name, cls in REGISTRY.items():
         assert cls.actor in ("unit", "player", "referee"), name
         assert cls.cost in ("action", "move", "strategy", "power", "free"), name

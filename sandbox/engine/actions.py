@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import typing
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Mapping, Union
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -42,7 +42,7 @@ from ..core.errors import SceneError
 from .scene_types import Vec2
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .table import TableAPI
+    from .table import Table
 
 #: Who issues an action type (see "Who may do what" above).
 ACTORS = ("unit", "player", "referee")
@@ -127,17 +127,32 @@ class Action(_Strict):
                 out.extend(k for k in v if isinstance(k, str))
         return out
 
-    def refusal(self, game: "TableAPI") -> str:
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """This action in words (the log, undo, the network); ``names`` maps body keys to the
+        names players see. Subclasses say more than ``"Player: its type"``."""
+        return f"{self.player}: {self.type.replace('_', ' ')}"
+
+    def scene_problem(self, spec: Any) -> str:
+        """What is wrong with this action in scene ``spec`` that the scene file can be refused
+        for before anything is built (``"field ... in words"``, "" when nothing)."""
+        return ""
+
+    def refusal(self, game: "Table") -> str:
         """Why ``game`` would refuse this action now, in words ("" when it is allowed).
 
         Nothing changes: no die is rolled, no body moves.
         """
         return game.refusal(self)
 
-    def apply(self, game: "TableAPI") -> list[dict]:
+    def apply(self, game: "Table") -> list[dict]:
         """Apply through the engine (refused actions raise RulesError and change nothing);
         returns the events it logged."""
         return game.apply(self)
+
+
+def name_of(names: Mapping[str, str] | None, key: str) -> str:
+    """The name players see of body ``key`` (the key itself when ``names`` has none)."""
+    return (names or {}).get(key, key)
 
 
 # ------------------------------------------------------------------------------ core actions
@@ -154,6 +169,10 @@ class MoveAction(Action):
     unit: str = Field(validation_alias=AliasChoices("unit", "body"))
     to: Vec2
     sprint: bool = False
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player} moves {name_of(names, self.unit)} to "
+                f"({self.to[0]:.2f}, {self.to[1]:.2f})" + (" sprinting" if self.sprint else ""))
 
 
 class AttackAction(Action):
@@ -181,6 +200,10 @@ class AttackAction(Action):
         else the unit."""
         return [self.gunner] if self.gunner is not None else [self.unit]
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player}: {name_of(names, self.unit)} attacks "
+                f"{name_of(names, self.target)} with weapon {self.weapon + 1}")
+
 
 class ReloadWeaponAction(Action):
     """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
@@ -204,6 +227,9 @@ class EndTurnAction(Action):
     cost: ClassVar[str] = "free"
     acting: ClassVar[tuple[str, ...]] = ()
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return f"{self.player} ends the turn"
+
 
 def action_union() -> Any:
     """The discriminated union of every registered action class (for pydantic schemas)."""
@@ -211,7 +237,13 @@ def action_union() -> Any:
     return Annotated[Union[classes], Field(discriminator="type")]  # type: ignore[valid-type]
 
 
-_ADAPTER: dict[int, TypeAdapter] = {}
+_ADAPTER: dict[tuple, TypeAdapter] = {}
+
+
+def registry_key() -> tuple:
+    """What the registry holds now (names and classes): a union built from it is stale once
+    this changes."""
+    return tuple((name, id(cls)) for name, cls in REGISTRY.items())
 
 
 def parse_action(data: Any, where: str = "action") -> Action:
@@ -236,7 +268,7 @@ def parse_action(data: Any, where: str = "action") -> Action:
             raise SceneError(f"{where}: {name}: must be a finite number (got {v!r})")
         if isinstance(v, (list, tuple)) and len(stack) < 10_000:
             stack.extend((name, x) for x in v)
-    key = len(REGISTRY)
+    key = registry_key()
     if key not in _ADAPTER:
         _ADAPTER.clear()
         _ADAPTER[key] = TypeAdapter(action_union())

@@ -17,6 +17,46 @@ import numpy as np
 
 from ..core.errors import RulesError
 
+
+@dataclass(frozen=True)
+class Measurement:
+    """A ruler between two things on the table.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Where the ruler is drawn: base-edge points of bodies, or the points given. Inches.
+    inches : float
+        Horizontal edge-to-edge distance (0 when touching), inches.
+    """
+
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    inches: float
+
+
+@dataclass(frozen=True)
+class SightLine:
+    """Line of sight from one body (or point) to another.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Eye point and aimed point, inches.
+    clear : bool
+    blocked_by : str or None
+        Key of the body in the way, or ``"smoke"``.
+    hit_point : (3,) float or None
+        Where the sight line is stopped.
+    """
+
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    clear: bool
+    blocked_by: str | None = None
+    hit_point: tuple[float, float, float] | None = None
+
+
 #: Smoke Fields are effective up to this height by default, inches (BrikWars F, Smoke).
 SMOKE_HEIGHT_IN: float = 5.0
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI
+    from ...engine.table import Table
 
 #: One point of Firing Arc, radians (see the module notes).
 ARC_POINT_RAD: float = math.radians(22.5)
@@ -57,7 +57,7 @@ class ArcHit:
     distance_in: float
 
 
-def bodies_in_arc(game: "TableAPI", attacker: str, aimed: str, points: int,
+def bodies_in_arc(game: "Table", attacker: str, aimed: str, points: int,
                   range_in: float | None, origin=None) -> list[ArcHit]:
     """Bodies an Arc of ``points`` from ``attacker`` centred on ``aimed`` sweeps, in order.
 

@@ -52,7 +52,7 @@ from .scene_flight import BombardAction
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: Height above the landing spot from which a rolled Bombardment Payload comes down, inches.
 ARRIVAL_HEIGHT_IN: float = 6.0

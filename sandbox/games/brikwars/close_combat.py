@@ -67,7 +67,7 @@ from . import effects
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI
+    from ...engine.table import Table
 
 
 class ParryOrder(Action):
@@ -133,7 +133,7 @@ class CloseCombat(System):
     name = "close_combat"
     actions = (ParryOrder, ShoveAction, GrabAction, AngryInchAction)
 
-    def __init__(self, game: "TableAPI"):
+    def __init__(self, game: "Table"):
         super().__init__(game)
         #: unit -> weapon number it Parries with
         self.parry_orders: dict[str, int] = {}

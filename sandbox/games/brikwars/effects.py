@@ -31,7 +31,7 @@ from .defences import dice_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.dice import ExpressionRoll
-    from ...engine.table import BodyState, TableAPI
+    from ...engine.table import BodyState, Table
     from ...rules.damage import KnockBack
 
 #: Damage dice kinds that set what they hit alight (8.3, F.1).
@@ -39,18 +39,18 @@ IGNITING_KINDS = ("Fire", "Acid", "Poison")
 
 
 # ------------------------------------------------------------------------------ Action
-def spend_action(table: "TableAPI", unit: str) -> None:
+def spend_action(table: "Table", unit: str) -> None:
     """``unit`` uses its one Action this turn (recorded until its owner's turn ends)."""
     table.system("skirmish").turn_state.acted.add(unit)
 
 
-def has_acted(table: "TableAPI", unit: str) -> bool:
+def has_acted(table: "Table", unit: str) -> bool:
     """Whether ``unit`` has used its Action this turn."""
     return unit in table.system("skirmish").turn_state.acted
 
 
 # ------------------------------------------------------------------------------ Disruption
-def disrupt(table: "TableAPI", victim: "BodyState", why: str, *, log: bool = True,
+def disrupt(table: "Table", victim: "BodyState", why: str, *, log: bool = True,
             **fields: Any) -> bool:
     """Disrupt ``victim`` (it neither moves nor acts until it recovers at the end of its
     owner's turn). ``why`` ends the logged sentence ("by the landing", "slips ... (F.1)").
@@ -67,7 +67,7 @@ def disrupt(table: "TableAPI", victim: "BodyState", why: str, *, log: bool = Tru
 
 
 # ------------------------------------------------------------------------------ KnockBack
-def knockback(table: "TableAPI", target: str, inches: float, away_from: Sequence[float]) -> None:
+def knockback(table: "Table", target: str, inches: float, away_from: Sequence[float]) -> None:
     """Push ``target`` away from the table point ``away_from`` ((2,) or (3,) inches) so that it
     flies about ``inches`` (8.1): the table's one KnockBack push without an explosion (attacks,
     Weapon Traps, Shoves 8.2). A 45° hop of range v²/g; fixed bodies do not move."""
@@ -85,7 +85,7 @@ def knockback(table: "TableAPI", target: str, inches: float, away_from: Sequence
 
 
 # ------------------------------------------------------------------------------ the one strike
-def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what: str, *,
+def strike(table: "Table", target: "BodyState", roll: "ExpressionRoll", what: str, *,
            weapon: WeaponProfile | None = None, attacker: str | None = None,
            igniter: str | None = None, at: Sequence[float] | None = None,
            melee: bool = False, knock: "KnockBack | None" = None,
@@ -130,9 +130,9 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
     g = table
     defences = g.system("defences")
     # every hit is logged against the Armor, a 0 too
-    g.damage(target, int(roll.total), what,
-             dice=dice if dice is not None else dice_of(roll, 6 if melee else None),
-             armor_penalty=defences.on_fire_penalty(target.key, "Armor"))
+    defences.damage(target, int(roll.total), what,
+                    dice=dice if dice is not None else dice_of(roll, 6 if melee else None),
+                    armor_penalty=defences.on_fire_penalty(target.key, "Armor"))
     ignites = (weapon.ignites if weapon is not None
                else getattr(roll.expression, "kind", None) in IGNITING_KINDS)
     if ignites and target.key in g.world.bodies and not target.damage.destroyed:

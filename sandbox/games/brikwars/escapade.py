@@ -80,7 +80,7 @@ from .scene_escapade import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: An item a unit carries off the table must lie within this many inches of it, edge to edge.
 CARRY_REACH_IN: float = 1.0
@@ -193,6 +193,11 @@ class EscapadeDriver(System):
 
     name = "escapade"
     actions = ESCAPADE_ACTIONS
+
+    @classmethod
+    def wanted(cls, spec) -> bool:
+        """Only a scene with an ``[escapade]`` table plays an Escapade."""
+        return spec.escapade is not None
 
     def __init__(self, game: "Game"):
         super().__init__(game)

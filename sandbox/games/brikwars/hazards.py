@@ -41,7 +41,7 @@ import numpy as np
 from ...core.dice import DiceExpression, DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
-from ...engine.measure import SmokeField
+from ...engine.measure import SmokeField, segment_in_smoke
 from ...engine.table import System
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
@@ -50,7 +50,8 @@ from ...rules.fire_field import PermanentFire
 from ...rules.weapons import weapon_profile
 from . import effects
 from .arcs import ArcHit, bodies_in_arc
-from .defences import dice_of
+from .defences import Defences, dice_of
+from .explosions import Blasts
 from .fire import FireController
 from .hazard_scene import (
     HAZARD_ACTIONS,
@@ -65,7 +66,7 @@ from .hazard_scene import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 
 @dataclass
@@ -269,6 +270,18 @@ class Hazards(System):
                 for pf in self.fields.values()
                 if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE]
 
+    def sight_blockers(self) -> list[SmokeField]:
+        """The Smoke Fields (:meth:`smoke_fields`), for the window to draw."""
+        return self.smoke_fields()
+
+    def blocks_sight(self, start, end) -> str:
+        """Smoke "blocks vision completely for anyone looking into, out of, or through its
+        Field" (F.1): ``"smoke"`` when the line from ``start`` to ``end`` meets one."""
+        for smoke in self.smoke_fields():
+            if segment_in_smoke(start, end, smoke):
+                return "smoke"
+        return ""
+
     def state(self) -> dict:
         return {"fields": sorted(self.fields), "fires": self.fire.state(),
                 "crossings": dict(sorted(self.crossings.items())),
@@ -336,7 +349,8 @@ class Hazards(System):
                                                  f"{a.dice} on {st.name}",
                                                  per_die_modifier=a.per_die_modifier)
         if a.damage and roll.total:
-            self.game.damage(st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
+            self.game.system(Defences).damage(
+                st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
         if roll.expression.kind in ("Fire", "Acid", "Poison"):  # only Fire dice set Fires
             self.fire.ignite(a.target, roll, at=at, igniter=a.player,
                              source=str(roll.expression))
@@ -466,7 +480,7 @@ class Hazards(System):
                       f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
                       "Power", body=key, field=pf.entry.id, damage=res.damage)
         if res.damage:
-            self.game.damage(st, res.damage, f"Exposure Damage ({pf.name})",
+            self.game.system(Defences).damage(st, res.damage, f"Exposure Damage ({pf.name})",
                               dice=dice_of(res.roll) if res.roll is not None else None)
         if res.overload_in and key in self.game.bodies:  # Overload: Power lost (F.1)
             self.game.system("defences").overload(key, res.overload_in, pf.name)
@@ -485,7 +499,7 @@ class Hazards(System):
             # the one explosion (8.4): rings, break-up, KnockBack, chains; mixed Variant dice
             # act die by die
             roll = dice.roll(self.game.dice.stream("explosion"), f"{pf.name} explodes")
-            self.game.explode(point, roll, pf.name)
+            self.game.system(Blasts).explode(point, roll, pf.name)
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
             self._expose(pf, key, st.stats.size, activate=False)  # _cross activated it
 
@@ -596,7 +610,8 @@ class Hazards(System):
                 self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
                               f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
                 if res.damage is not None and res.damage.damage:
-                    self.game.damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
+                    self.game.system(Defences).damage(st, res.damage.damage,
+                                                      f"Spiked Obstacle ({pf.name})")
                 if res.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
                                                    st.stats.move - res.move_lost_in))
