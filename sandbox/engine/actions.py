@@ -1,14 +1,16 @@
 """The one action model: every action type is defined once and registered here.
 
-Scene files (``[[actions]]``), the tabletop window, save files, replays (and later the network
-and batch runs) all accept the same union, :data:`ActionUnion`, parsed by :func:`parse_action`.
+Scene files (``[[actions]]``), the tabletop window, save files, replays, the network and batch
+runs all accept the same union (:func:`action_union`), parsed by :func:`parse_action`.
 An action is a frozen pydantic record; it says why it would be refused before anything changes
 (:meth:`Action.refusal`) and applies itself through the engine (:meth:`Action.apply`), which
 hands it to the system that registered its ``type`` (see :class:`sandbox.engine.table.System`).
 
-To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` in the module of
-the system that plays it, list it in that system's ``actions``, and import the module in
-:mod:`sandbox.engine.scene` (which builds the union the scene schema uses).
+To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` beside the
+system that plays it, and give that system a method decorated ``@handles(TheAction)`` (and
+``@refuses(TheAction)`` for its refusal; :mod:`sandbox.engine.table`). The scene schema's union
+is built from this registry once every game kind is imported
+(:func:`sandbox.engine.scene.scene_model`), so scene files name it at once.
 
 Who may do what
 ---------------
@@ -231,10 +233,17 @@ class EndTurnAction(Action):
         return f"{self.player} ends the turn"
 
 
+def action_names(cls: type) -> tuple[str, ...]:
+    """The ``type`` names an action class registers (none when its ``type`` is no Literal)."""
+    fields = getattr(cls, "model_fields", {})
+    ann = fields["type"].annotation if "type" in fields else None
+    return typing.get_args(ann) if typing.get_origin(ann) is Literal else ()
+
+
 def action_union() -> Any:
     """The discriminated union of every registered action class (for pydantic schemas)."""
     classes = tuple(dict.fromkeys(REGISTRY.values()))
-    return Annotated[Union[classes], Field(discriminator="type")]  # type: ignore[valid-type]
+    return Annotated[Union[classes], Field(discriminator="type")]
 
 
 _ADAPTER: dict[tuple, TypeAdapter] = {}

@@ -13,11 +13,9 @@ checked from the kind's classes alone (``tests/test_game_kinds.py`` runs it on e
 from __future__ import annotations
 
 import difflib
-import typing
-from typing import Literal
 
 from ..core.errors import SceneError
-from .actions import REGISTRY, RETIRED, EndTurnAction
+from .actions import REGISTRY, RETIRED, EndTurnAction, action_names
 from .kinds import GameKind
 from .scene import scene_from_dict
 from .table import System
@@ -32,13 +30,6 @@ HOOKS: frozenset[str] = frozenset({
 _HOOK_PREFIXES = ("start_of_", "end_of_")
 #: The scene a conformance check names actions in.
 _SCENE = {"players": [{"name": "A"}], "units": [{"id": "u", "parts": [{"part": "3001"}]}]}
-
-
-def action_names(cls: type) -> tuple[str, ...]:
-    """The ``type`` names an action class registers (none when its ``type`` is no Literal)."""
-    ann = getattr(cls, "model_fields", {}).get("type")
-    ann = ann.annotation if ann is not None else None
-    return typing.get_args(ann) if typing.get_origin(ann) is Literal else ()
 
 
 def _package(module: str) -> str:

@@ -47,13 +47,14 @@ from ..core.limits import (
     reason,
     strict_json_loads,
 )
+from ..core.units import Vec
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
-from .actions import Action, EndTurnAction, action_dict, parse_action
+from .actions import Action, EndTurnAction, action_dict, action_names, parse_action
 from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event, possessive
-from .kinds import all_kinds, game_kind
+from .kinds import game_kind, system_names
 from .measure import Measurement, SightLine, edge_point, footprint_gap
 from .outcome import UNDECIDED, Outcome
 from .replay import Recorder, Replay, atomic_write_bytes
@@ -224,7 +225,7 @@ class Game:
         self._handlers: dict[str, System] = {}
         for s in self.systems:
             for cls in s.actions:
-                for name in cls.model_fields["type"].annotation.__args__:
+                for name in action_names(cls):
                     self._handlers[name] = s
         self.players = self._turn_order()
         self.turn = 0  # the set-up happens before turn 1
@@ -291,11 +292,12 @@ class Game:
     def system(self, which: type[S]) -> S: ...
 
     @overload
-    def system(self, which: str) -> System: ...
+    def system(self, which: str) -> Any: ...
 
     def system(self, which):
         """This game's system of class ``which`` (typed: ``table.system(Skirmish)`` is a
-        ``Skirmish``), or called ``which`` (``"hazards"``, ``"traps"`` …).
+        ``Skirmish``), or called ``which`` (``"hazards"``, ``"traps"`` …: untyped, for
+        systems that cannot import each other's module; annotate what it gives).
 
         Raises
         ------
@@ -329,7 +331,7 @@ class Game:
             for s in self.__dict__["systems"]:
                 if s.name == name:
                     return s
-            if any(cls.name == name for kind in all_kinds() for cls in kind.systems):
+            if name in system_names():
                 return None
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -584,7 +586,7 @@ class Game:
         return out or ["ready"]
 
     # ------------------------------------------------------------------ the one move
-    def move_unit(self, key: str, to: Sequence[float], *, player: str | None = None,
+    def move_unit(self, key: str, to: Vec, *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
                   careful: bool = False, check_overlap: bool = True,
                   note: str = "", **fields) -> np.ndarray:
@@ -1113,10 +1115,10 @@ class Game:
         """The state the hash covers: turn, player, every system's state, bodies, poses."""
         nd = CHECKSUM_DECIMALS
         poses = {}
-        for k, (p, q) in sorted(self.world.poses().items()):
+        for k, (p, quat) in sorted(self.world.poses().items()):
             if k == "ground":
                 continue
-            q = np.asarray(q, float)
+            q = np.asarray(quat, float)
             if q[3] < 0:
                 q = -q
             poses[k] = [[round(float(v), nd) + 0.0 for v in p],

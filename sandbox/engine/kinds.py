@@ -86,12 +86,23 @@ def game_names() -> list[str]:
     return sorted(found | set(GAMES))
 
 
+_DISCOVERED: list[str] = []  # the game packages found (once: a folder scan)
+
+
 def all_kinds() -> list[GameKind]:
     """Every game kind, each game package imported (so all their actions are registered)."""
-    for name in game_names():
+    if not _DISCOVERED:
+        _DISCOVERED.extend(game_names())
+    for name in _DISCOVERED:
         if name not in GAMES:
             _import_kind(name)
     return [GAMES[n] for n in sorted(GAMES)]
+
+
+def system_names() -> set[str]:
+    """Names of the systems any game kind has (``game.escapade`` is None in a game without
+    one, rather than an error)."""
+    return {cls.name for kind in all_kinds() for cls in kind.systems}
 
 
 def game_kind(name: str) -> GameKind:

@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core.errors import RulesError
+from ..core.units import Vec
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ class Measurement:
         Horizontal edge-to-edge distance (0 when touching), inches.
     """
 
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
+    start: tuple[float, ...]
+    end: tuple[float, ...]
     inches: float
 
 
@@ -50,19 +51,19 @@ class SightLine:
         Where the sight line is stopped.
     """
 
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
+    start: tuple[float, ...]
+    end: tuple[float, ...]
     clear: bool
     blocked_by: str | None = None
-    hit_point: tuple[float, float, float] | None = None
+    hit_point: tuple[float, ...] | None = None
 
 
 #: Smoke Fields are effective up to this height by default, inches (BrikWars F, Smoke).
 SMOKE_HEIGHT_IN: float = 5.0
 
 
-def footprint_gap(a_lo: Sequence[float], a_hi: Sequence[float], b_lo: Sequence[float],
-                  b_hi: Sequence[float]) -> float:
+def footprint_gap(a_lo: Vec, a_hi: Vec, b_lo: Vec,
+                  b_hi: Vec) -> float:
     """Horizontal distance between two footprints (rectangles), edge to edge, inches.
 
     Parameters
@@ -92,7 +93,7 @@ def point_gap(lo: Sequence[float], hi: Sequence[float], point: Sequence[float]) 
     return footprint_gap(lo, hi, point, point)
 
 
-def edge_point(lo: Sequence[float], hi: Sequence[float], towards: Sequence[float]) -> np.ndarray:
+def edge_point(lo: Vec, hi: Vec, towards: Vec) -> np.ndarray:
     """Where the line from a footprint's centre towards ``towards`` leaves the footprint.
 
     The base-edge point a ruler starts from. Returns (3,) inches at the bounds' lowest z.

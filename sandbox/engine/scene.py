@@ -360,7 +360,7 @@ class SceneSpec(_Strict):
         if not (self.creations or self.units or self.actions):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
-            known = set(ids) | {a.id for a in self.actions if getattr(a, "id", None)}
+            known = set(ids) | {str(aid) for a in self.actions if (aid := getattr(a, "id", None))}
             for field_name in ("destroyed", "standing"):
                 for key in getattr(self.expect, field_name):
                     if key not in known and not key.startswith("payload"):

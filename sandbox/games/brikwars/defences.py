@@ -263,7 +263,7 @@ class Defences(System):
             return self.shields[key]
         st = self.game.bodies.get(key)
         dice = list(getattr(st.stats, "shield", []) or []) if st is not None else []
-        if not dice:
+        if st is None or not dice:
             return None
         try:
             sh = hz.EnergyShield(f"{st.name}'s Energy Shield", dice, st.stats.size)
@@ -343,16 +343,17 @@ class Defences(System):
             self.damage(target, roll.total, f"Fire Damage (burning {name})",
                       dice=dice_of(roll))
         if target.key in g.world.bodies and not target.damage.destroyed:
-            g.hazards.fire.ignite(target.key, roll, at=at, igniter=g.bodies[attacker].owner
-                                  if attacker in g.bodies else None,
-                                  source=f"the Fire of {name}")
+            g.system("hazards").fire.ignite(target.key, roll, at=at,
+                                            igniter=g.bodies[attacker].owner
+                                            if attacker in g.bodies else None,
+                                            source=f"the Fire of {name}")
         return roll.total
 
     # ------------------------------------------------------------------ riders
     def engulfed_riders(self) -> None:
         """Units in or on an engulfed creation take its Wild Fire die (F.1), once a turn."""
         g = self.game
-        fire = g.hazards.fire
+        fire = g.system("hazards").fire
         for key, bf in list(fire.fires.items()):
             st = g.bodies.get(key)
             if (st is None or st.kind != "creation" or bf.rules is None or not bf.rules.engulfed

@@ -145,7 +145,8 @@ def strike(table: "Table", target: "BodyState", roll: "ExpressionRoll", what: st
         disrupt(g, target, f"is Disrupted by the {weapon.name} (on hit)")
     if (weapon is not None and weapon.knocks_back and knock is not None and knock.inches > 0
             and not target.damage.destroyed):
-        if knock_from is None:
-            knock_from = g.footprint_centre(attacker) if attacker in g.world.bodies else None
-        if knock_from is not None:
-            knockback(g, target.key, knock.inches, knock_from)
+        away: Any = knock_from
+        if away is None and attacker is not None and attacker in g.world.bodies:
+            away = g.footprint_centre(attacker)
+        if away is not None:
+            knockback(g, target.key, knock.inches, away)

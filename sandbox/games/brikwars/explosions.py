@@ -1,6 +1,6 @@
 """Explosions in the game: ring Damage per part, break-up, KnockBack, chains (BrikWars 8.4).
 
-:class:`Blasts` is the game's explosion sequencer (``game.blasts``). One Explosion goes:
+:class:`Blasts` is the game's explosion sequencer (``game.system("blasts")``). One Explosion goes:
 
 1. **Roll** the Damage dice on the ``explosion`` stream (logged). A Critical Failure (every
    die a 1) makes a Dud when the defender takes that option: it does not go off, stays armed

@@ -42,7 +42,7 @@ from ...core.dice import DiceExpression, DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
 from ...engine.measure import SmokeField, segment_in_smoke
-from ...engine.table import System
+from ...engine.table import System, handles
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
@@ -316,27 +316,40 @@ class Hazards(System):
 
     # ------------------------------------------------------------------ actions
     def apply(self, action, index: int) -> None:
-        """Apply one hazard action (see :mod:`sandbox.games.brikwars.hazard_scene`)."""
+        """Apply one hazard action (see :mod:`sandbox.games.brikwars.hazard_scene`) with its
+        ``@handles`` method, the Fields set up first and a replay frame recorded after."""
         self.setup()
-        where = f"actions[{index}]"
-        if isinstance(action, Ignite):
-            self._ignite(action, where)
-        elif isinstance(action, FlameThrowerAttack):
-            self._flamethrower(action, where)
-        elif isinstance(action, Cross):
-            self._cross(action, where)
-        elif isinstance(action, Extinguish):
-            self._body(action.target, where)
-            self.fire.extinguish(action.target, action.apparatus, by=action.player)
-        elif isinstance(action, Sight):
-            self._sight(action, index, where)
-        elif isinstance(action, MarkTarget):
-            self._mark(action, index, where)
-        elif isinstance(action, StopDropRoll):
-            self._stop_drop_roll(action)
-        else:  # pragma: no cover - handles() guards this
-            raise RulesError(f"not a hazard action: {action!r}")
+        super().apply(action, index)
         self.game.record_frame(force=True)
+
+    @handles(Ignite)
+    def _apply_ignite(self, action: Ignite, index: int) -> None:
+        self._ignite(action, f"actions[{index}]")
+
+    @handles(FlameThrowerAttack)
+    def _apply_flamethrower(self, action: FlameThrowerAttack, index: int) -> None:
+        self._flamethrower(action, f"actions[{index}]")
+
+    @handles(Cross)
+    def _apply_cross(self, action: Cross, index: int) -> None:
+        self._cross(action, f"actions[{index}]")
+
+    @handles(Extinguish)
+    def _apply_extinguish(self, action: Extinguish, index: int) -> None:
+        self._body(action.target, f"actions[{index}]")
+        self.fire.extinguish(action.target, action.apparatus, by=action.player)
+
+    @handles(Sight)
+    def _apply_sight(self, action: Sight, index: int) -> None:
+        self._sight(action, index, f"actions[{index}]")
+
+    @handles(MarkTarget)
+    def _apply_mark(self, action: MarkTarget, index: int) -> None:
+        self._mark(action, index, f"actions[{index}]")
+
+    @handles(StopDropRoll)
+    def _apply_stop_drop_roll(self, action: StopDropRoll, index: int) -> None:
+        self._stop_drop_roll(action)
 
     def _ignite(self, a: Ignite, where: str) -> None:
         st = self._body(a.target, where)
@@ -454,7 +467,7 @@ class Hazards(System):
                   f"{who} is spared (F.1)", field=pf.entry.id, body=victim, activated=False)
             return False
         src = pf.entry.powered_by
-        left = g.defences.power_left(src) if src is not None else math.inf
+        left = g.system("defences").power_left(src) if src is not None else math.inf
         try:
             cost = state.activate(g.turn, left)
         except RulesError as exc:
@@ -462,7 +475,7 @@ class Hazards(System):
                   body=victim, activated=False)
             return False
         if src is not None:
-            g.defences.spend_power(src, cost, pf.name)
+            g.system("defences").spend_power(src, cost, pf.name)
         g.log("powered_field", f"{pf.name} activates on {who}: {pf.rules.hazard_dice} Hazard "
               f"di{'e' if pf.rules.hazard_dice == 1 else 'ce'}, {cost:g}\" of Power (F.1)",
               field=pf.entry.id, body=victim, activated=True, power=cost)

@@ -280,6 +280,7 @@ class FlightControl(System):
 
     MAX_EXTRA_TURNS = 20
     name = "flight"
+    actions = (LaunchAction, ReloadAction, RocketAction, ThrowAction)
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -759,7 +760,7 @@ class FlightControl(System):
         # to the Damage (Crash, Explosion), as for every other attack (8.4, 5.1)
         f.per_die_modifier = sum(m.damage for m in mods if m is not None and m.damage_per_die)
         if f.explosive_dice:
-            charge = g.blasts.charge_of(f.body)
+            charge = g.system("blasts").charge_of(f.body)
             if charge is not None:
                 charge.per_die_modifier = f.per_die_modifier
                 charge.bonus_dice = int(roll.over_the_top_dice) if roll.hit else 0

@@ -32,11 +32,11 @@ VariantName = Literal["explosive", "incendiary", "armor_piercing", "concussion",
 VARIANT_NAMES: tuple[str, ...] = typing.get_args(VariantName)
 
 
-def check_variants(dice: int, variant: str, variants: list[str]) -> None:
+def check_variants(dice: int, variant: str, variants: typing.Sequence[str]) -> None:
     """Raise ValueError (naming the field) when ``variant``/``variants`` do not fit ``dice``
     d10s of an Explosive (BrikWars 8.4: Phased costs two d10s a d12)."""
     try:
-        explosive_dice(dice, variant, variants)
+        explosive_dice(dice, variant, list(variants))
     except RulesError as exc:
         field = "variants" if variants else "variant"
         raise ValueError(f"{field}: {exc}") from None

@@ -186,6 +186,7 @@ class Skirmish(System):
     """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
 
     name = "skirmish"
+    actions = (MoveAction, AttackAction, ReloadWeaponAction, FaceAction)
 
     def __init__(self, game: "Table"):
         super().__init__(game)
@@ -373,7 +374,7 @@ class Skirmish(System):
                 mods.append(out_of_range_modifier(dist, w.range_in))
             mods.append(target_modifier(tgt.stats.size))
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
-                mods.append(g.hazards.mark_bonus(unit, target))
+                mods.append(g.system("hazards").mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
         terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
         mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
@@ -410,8 +411,8 @@ class Skirmish(System):
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
                     "use a Bombardment (A, or B for The Big Drop), or L for a scene Launcher")
-        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) \
-                and g.hazards.fire.is_minifig(unit) \
+        if (w.hands or 1) >= 2 and g.system("hazards").fire.burning(unit) \
+                and g.system("hazards").fire.is_minifig(unit) \
                 and not getattr(st.stats, "on_fire_ok", False):
             return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
                     "needs two")
@@ -611,8 +612,8 @@ class Skirmish(System):
             man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             return
         stream = g.dice.stream("attack")
-        extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
-        marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
+        extra += [m for m in [g.system("defences").action_modifier(a.unit)] if m is not None]  # F.1
+        marked = g.system("hazards").mark_bonus(a.unit, a.target) if not w.close_combat else None
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
         reason = f"{st.name}'s {w.name}"
@@ -646,7 +647,7 @@ class Skirmish(System):
                          [shot.action for shot in shots])
         self.fired_turn[f"{a.unit}#{a.weapon}"] = g.turn
         if any(shot.action.critical_failure for shot in shots):
-            g.hazards.on_action_roll(a.unit, next(
+            g.system("hazards").on_action_roll(a.unit, next(
                 shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
         by_name = {g.bodies[k].name: k for k in keys}
         for shot in shots:

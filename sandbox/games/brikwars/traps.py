@@ -233,7 +233,7 @@ class Traps(System):
         if isinstance(expr, DiceSum) or expr.kind == "Exp":
             # an Explosive, variants combined or not (8.4): each die acts by its kind
             roll = expr.roll(g.dice.stream("explosion"), f"{pt.name} explodes")
-            g.blasts.blast(np.asarray(point, float), roll, None, pt.name)
+            g.system("blasts").blast(np.asarray(point, float), roll, None, pt.name)
             return
         st = g.bodies[victim]
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
@@ -241,7 +241,8 @@ class Traps(System):
         if roll.total and not st.damage.destroyed:
             g.system(Defences).damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, roll, at=point, igniter=pt.entry.owner,
+                                            source=pt.name)
 
     def _weapon(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         """The Weapon Trap fires from its mount at the spot where it was triggered (F.2:
