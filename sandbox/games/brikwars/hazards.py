@@ -42,7 +42,7 @@ from ...core.dice import DiceExpression, DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
 from ...engine.measure import SmokeField, segment_in_smoke
-from ...engine.table import System, handles
+from ...engine.table import System, handles, refuses
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
@@ -172,23 +172,28 @@ class Hazards(System):
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
 
-    def refusal(self, action) -> str:
-        if isinstance(action, Cross) and action.by != "referee":
-            return self._cross_refusal(action)
-        if isinstance(action, StopDropRoll):
-            g = self.game
-            st = g.bodies.get(action.unit)
-            if st is None or action.unit not in g.world.bodies:
-                return f"no body called {action.unit!r} on the table"
-            sk = g.system("skirmish")
-            reason = sk.move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
-                return f"{st.name} is not a burning minifig"
-            if effects.has_acted(g, action.unit):
-                return f"{st.name} has already used its Action this turn"
+    @refuses(StopDropRoll)
+    def stop_drop_roll_refused(self, action: StopDropRoll) -> str:
+        g = self.game
+        st = g.bodies.get(action.unit)
+        if st is None or action.unit not in g.world.bodies:
+            return f"no body called {action.unit!r} on the table"
+        sk = g.system("skirmish")
+        reason = sk.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
+            return f"{st.name} is not a burning minifig"
+        if effects.has_acted(g, action.unit):
+            return f"{st.name} has already used its Action this turn"
         return ""
+
+    @refuses(Cross)
+    def cross_refused(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        return "" if a.by == "referee" else self._cross_refusal(a)
 
     def _cross_refusal(self, a: Cross) -> str:
         """A player's ``cross`` moves his own units within the Move they have left this turn
