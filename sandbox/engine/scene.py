@@ -107,6 +107,10 @@ class WeaponSpec(_Strict):
     variants: list[Annotated[str, Field(max_length=40)]] = Field(
         default_factory=list, max_length=40,
         description="a Rocket's combined Variants, one die each (8.4)")
+    on_hit: list[Literal["ignite", "knockback", "disrupt"]] | None = Field(
+        None, max_length=3, description="what a hit does besides its Damage (default: the "
+        "weapon table's: Fire dice 'ignite', 'knockback' by Size difference; 'disrupt': a "
+        "stunning weapon)")
 
     @model_validator(mode="after")
     def _known(self):

@@ -178,6 +178,10 @@ def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
         # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
         prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
                                                    spec.variants))
+    if getattr(spec, "on_hit", None) is not None:  # the scene's on-hit effects (weapon data)
+        prof = replace(prof, ignites="ignite" in spec.on_hit,
+                       knocks_back="knockback" in spec.on_hit,
+                       disrupts="disrupt" in spec.on_hit)
     return replace(prof, name=spec.name) if spec.name else prof
 
 
