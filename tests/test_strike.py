@@ -1,8 +1,8 @@
 """The table's one strike (games/brikwars/effects.py): every hit lands the same way.
 
-BrikWars F.1, Catching Fire: "Units and objects that are on fire suffer a -1 penalty to their
-Action rolls, and their Armor ratings both suffer a -1 penalty" (8.3 gives a burning minifig
--1d4: the sandbox reads both as -1d4, rolled on stream ``fire``). A burning unit hit by a
+BrikWars F.1: "Units and objects that are on fire, or that are trying to use objects that are
+on fire, or both, take a -1 penalty to their Action and Armor Rolls" (8.3 gives a burning
+minifig -1d4; the sandbox reads both as -1d4, rolled on stream ``fire``). A burning unit hit by a
 Skirmish gun rolled that Armor penalty; hit by a Weapon Trap's gun it did not. Both hits now
 come through :func:`sandbox.games.brikwars.effects.strike`, with forced dice below.
 """

@@ -123,9 +123,9 @@ def strike(table: "Table", target: "BodyState", roll: "ExpressionRoll", what: st
         What a Fire it starts is logged as coming from (default ``what``).
 
     The sequence (8.1, 8.3, F.1): Damage against Armor (less the on-Fire penalty of a burning
-    target, rolled on stream ``fire``: F.1 "Units and objects that are on fire ... their Armor
-    ratings both suffer a -1 penalty"); then Fire; then the burning attacker's Fire; then
-    Disruption; then KnockBack.
+    target, rolled on stream ``fire``: F.1 "Units and objects that are on fire ... take a -1
+    penalty to their Action and Armor Rolls", read as 8.3's -1d4); then Fire; then the
+    burning attacker's Fire; then Disruption; then KnockBack.
     """
     g = table
     defences = g.system("defences")
