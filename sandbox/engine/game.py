@@ -839,7 +839,8 @@ class Game:
         return any(s.pending() for s in self.systems)
 
     def advance_to(self, turn: int, player: str) -> None:
-        """End turns until it is ``player``'s part of ``turn``.
+        """End turns until it is ``player``'s part of ``turn`` (or until the game's rules end
+        it on the way: then :attr:`over`).
 
         Raises
         ------
@@ -852,9 +853,9 @@ class Game:
         if (self.turn, self.player_index) > target:
             raise RulesError(f"turn {turn} of {player} has passed (it is turn {self.turn}, "
                              f"{possessive(self.current_player)} turn)")
-        while (self.turn, self.player_index) < target:
+        while (self.turn, self.player_index) < target and not self.over:
             self.end_turn()
-        if (self.turn, self.player_index) != target:
+        if (self.turn, self.player_index) != target and not self.over:
             raise RulesError(f"{player} sits out turn {turn}: it is "
                              f"{possessive(self.current_player)} turn")
 
@@ -882,7 +883,9 @@ class Game:
         """Play the scene's scripted actions of turns ``first``..``last`` through the turn
         machine (ending turns as their players come up). With ``last``, turn ``last`` is then
         ended (its end-of-turn hooks run and turn ``last + 1`` begins); without, play goes on
-        while Payloads are in flight or until the scene's ``turns``.
+        while Payloads are in flight or until the scene's ``turns``. A game its rules end
+        (:attr:`outcome` terminated: a conquest, a decided field) stops there: the rest of the
+        script is not played (``sandbox odds``: with other dice a battle may be won sooner).
 
         Raises
         ------
@@ -891,12 +894,16 @@ class Game:
         """
         index = {id(a): i for i, a in enumerate(self.spec.actions)}
         for a in self.script():
+            if self.over:
+                return  # decided by the rules: what the script had left is not played
             if a.turn < first or (last is not None and a.turn > last):
                 continue
             where = f"actions[{index[id(a)]}]"
             try:
                 if not a.deployment:  # deployment actions come before the battle (13.2)
                     self.advance_to(a.turn, a.player)
+                if self.over:
+                    return  # the rules ended the game as the turns went by
                 self.apply(a, by="referee")  # a scene's script is the referee's
             except RulesError as exc:
                 msg = str(exc)
