@@ -100,3 +100,22 @@ def pytest_collection_modifyitems(config, items):
         if uses and item.get_closest_marker("window") is None:
             raise pytest.UsageError(f"{item.nodeid} opens a window: mark it "
                                     "@pytest.mark.window")
+
+
+# ------------------------------------------------------------------------------ plug-ins
+@pytest.fixture
+def plug_in():
+    """Registries a test may add a game kind, action types, scene sections or weapon checks
+    to: everything it registered is taken out again afterwards (other tests see the shipped
+    games only)."""
+    from sandbox.engine import actions, kinds, scene
+
+    kinds.all_kinds()  # the shipped games registered first: they stay
+    saved = (dict(actions.REGISTRY), dict(kinds.GAMES), dict(scene.SECTIONS),
+             dict(scene.EXPECT_SECTIONS), list(scene.WEAPON_CHECKS))
+    yield
+    for live, old in zip((actions.REGISTRY, kinds.GAMES, scene.SECTIONS, scene.EXPECT_SECTIONS),
+                         saved, strict=False):
+        live.clear()
+        live.update(old)
+    scene.WEAPON_CHECKS[:] = saved[4]

@@ -112,3 +112,27 @@ def test_every_action_type_is_played_by_a_system(tmp_path):
             seen |= set(game._handlers)  # noqa: SLF001 - the engine's own registry, read only
             seen.add("end_turn")
     assert set(REGISTRY) <= seen, sorted(set(REGISTRY) - seen)
+
+
+def test_the_engine_imports_no_game_and_no_rules_module():
+    """``sandbox/engine`` is game-agnostic: every game (BrikWars too) plugs in through its
+    ``GameKind``; the engine names no game's package and no rules module."""
+    g = _graph()
+    bad = sorted(f"{me} imports {dep}" for me, dep in g.edges
+                 if me.startswith("sandbox.engine")
+                 and dep.startswith(("sandbox.games", "sandbox.rules")))
+    assert bad == [], "\n".join(bad)
+    assert {"sandbox.games.brikwars", "sandbox.games.brigandine",
+            "sandbox.games.micro_brick_war"} <= set(g.nodes)
+
+
+def test_a_game_without_brikwars_builds_none_of_its_systems():
+    from sandbox.engine.game import open_game
+    from sandbox.engine.kinds import game_kind
+
+    brikwars = {cls.name for cls in game_kind("brikwars").systems}
+    for scene in ("brigandine_joust.toml", "micro_brick_war.toml"):
+        with open_game(PKG.parent / "scenes" / scene) as game:
+            names = [s.name for s in game.systems]
+            assert not brikwars & set(names), names
+            assert game.skirmish is None and game.hazards is None  # drivers read None

@@ -193,16 +193,16 @@ def test_shield_die_once_per_turn_matching_type_and_power():
     g = shielded([6, 10], 1.0)
     try:
         st = g.bodies["droid"]
-        g.damage(st, 9, "test Damage", dice=[(6, 5), (6, 4)])
+        g.defences.damage(st, 9, "test Damage", dice=[(6, 5), (6, 4)])
         assert events(g, "shield")[-1]["blocked"] == [5] and st.damage.cumulative_damage == 0
         assert events(g, "damage")[-1]["damage"] == 4
         # the d10 die is unused but the 1" of Power is spent: no more deflection this turn
-        g.damage(st, 7, "test Damage", dice=[(10, 7)])
+        g.defences.damage(st, 7, "test Damage", dice=[(10, 7)])
         assert len(events(g, "shield")) == 1 and events(g, "damage")[-1]["damage"] == 7
         g.turn = 2  # Power and shield dice come back
-        g.damage(st, 7, "test Damage", dice=[(10, 7)])
+        g.defences.damage(st, 7, "test Damage", dice=[(10, 7)])
         assert events(g, "shield")[-1]["blocked"] == [7]
-        g.damage(st, 3, "Grinding Damage")  # no dice: nothing to deflect
+        g.defences.damage(st, 3, "Grinding Damage")  # no dice: nothing to deflect
         assert events(g, "damage")[-1]["damage"] == 3
     finally:
         g.close()
@@ -212,7 +212,7 @@ def test_shield_dice_limited_by_size():
     g = shielded([6, 6, 6], 3.0)
     try:
         with pytest.raises(SceneError, match=r"droid.stats.shield .* exceed its 2\" of Size"):
-            g.damage(g.bodies["droid"], 3, "x", dice=[(6, 3)])
+            g.defences.damage(g.bodies["droid"], 3, "x", dice=[(6, 3)])
     finally:
         g.close()
 

@@ -126,3 +126,21 @@ def test_odds_count_win_rates_per_side():
     won = aggregate(rows)["winners"]
     assert won["Red"]["k"] == 1 and won["Red"]["n"] == 2
     assert won["no winner"]["k"] == 1 and won["draw"]["k"] == 0
+
+
+def test_a_script_stops_where_the_rules_end_the_game():
+    """With other dice a battle may be decided sooner (``sandbox odds``): the rest of the
+    script is not played, and nothing is refused for it."""
+    import tomllib
+
+    from sandbox.engine.scene import scene_from_dict
+
+    data = tomllib.loads((SCENES / "micro_brick_war.toml").read_text())
+    late = {"type": "mbw_farm", "player": "Red", "turn": 30, "city": "a1", "square": "a2"}
+    data["actions"] = data["actions"] + [late]
+    data.pop("turns", None)
+    with Game(scene_from_dict(data), SCENES) as g:
+        g.play_script()
+        assert g.over and g.outcome.winner == "Red"
+        assert g.turn < 30 and not any(a.turn == 30 for a in g.actions)
+

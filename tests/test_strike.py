@@ -1,8 +1,8 @@
 """The table's one strike (games/brikwars/effects.py): every hit lands the same way.
 
-BrikWars F.1, Catching Fire: "Units and objects that are on fire suffer a -1 penalty to their
-Action rolls, and their Armor ratings both suffer a -1 penalty" (8.3 gives a burning minifig
--1d4: the sandbox reads both as -1d4, rolled on stream ``fire``). A burning unit hit by a
+BrikWars F.1: "Units and objects that are on fire, or that are trying to use objects that are
+on fire, or both, take a -1 penalty to their Action and Armor Rolls" (8.3 gives a burning
+minifig -1d4; the sandbox reads both as -1d4, rolled on stream ``fire``). A burning unit hit by a
 Skirmish gun rolled that Armor penalty; hit by a Weapon Trap's gun it did not. Both hits now
 come through :func:`sandbox.games.brikwars.effects.strike`, with forced dice below.
 """
@@ -122,3 +122,23 @@ def test_spend_action_is_the_one_record_of_a_units_action():
         assert "victim" in g.state_dict()["systems"]["skirmish"]["acted"]
     finally:
         g.close()
+
+
+def test_a_scene_weapon_says_its_on_hit_effects():
+    """``on_hit`` in a scene's weapon entry is the weapon data the one strike reads: a Gun
+    that stuns (``disrupt``) and pushes no one (no ``knockback``)."""
+    g = game({"units": [
+        {"id": "gunner", "owner": "Red", "position": [-3, 0, 0], "parts": [brick()],
+         "stats": {"size": 1, "armor": 4, "weapons": [
+             {"type": "Gun", "size": 1, "name": "Stunner", "on_hit": ["disrupt"]}]}},
+        burning_unit("Blue", 0.0)]}, {"attack": [5, 4]})
+    try:
+        w = g.skirmish.weapons("gunner")[0]
+        assert w.disrupts and not w.knocks_back and not w.ignites
+        g.apply(AttackAction(type="attack", player="Red", unit="gunner", target="victim"))
+        assert g.bodies["victim"].damage.disrupted
+        assert "Disrupted by the Stunner (on hit)" in [e for e in g.events
+                                                        if e["type"] == "disrupted"][0]["text"]
+    finally:
+        g.close()
+

@@ -141,7 +141,7 @@ def outcome_row(game) -> dict[str, Any]:
             a["pieces"] += 1
     for b in bodies:
         for k in [k for k in game.bodies if _root(k) == b]:
-            if game.hazards.fire.burning(k):
+            if game.hazards is not None and game.hazards.fire.burning(k):
                 acc[b]["on_fire"] = 1
         st = game.bodies.get(b)
         if st is not None and st.damage.destroyed:
@@ -760,6 +760,10 @@ def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int 
     from ..engine.scene import scene_to_dict
 
     a = action if not isinstance(action, dict) else parse_action(action, "the previewed action")
+    try:  # as the table would issue it (a player's, or at a referee's table the referee's)
+        a = game.issue(a)
+    except SandboxError as exc:
+        raise SceneError(f"the previewed action: {exc}") from None
     log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
     doc = json.dumps(scene_to_dict(game.spec))
     ldraw = None if game.ldrawdir is None else str(game.ldrawdir)

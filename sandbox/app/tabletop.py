@@ -303,8 +303,10 @@ class InputLayer:
                 hit = app.pick(sx, sy)
                 key = hit.key if hit is not None else None
                 if key is not None and key != "ground":
-                    reason = (app.session.skirmish.move_refusal(key)
-                              if key in app.session.bodies and self.brig is None else "")
+                    sk = app.session.skirmish  # None: a game without BrikWars' Move
+                    reason = ("" if key not in app.session.bodies or self.brig is not None else
+                              sk.move_refusal(key) if sk is not None else
+                              "units are not moved by hand in this game")
                     if not reason:
                         self.drag_unit = key
                         app.select(key)
@@ -1469,12 +1471,16 @@ class TabletopApp:
                 if hasattr(system, "banner"):
                     label = system.banner(s.turn, s.current_player)
             self._banner_label = label
-            pile = s.bombardment.strategy_pile()
-            self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
+            if s.bombardment is not None:  # BrikWars' Strategy bricks
+                pile = s.bombardment.strategy_pile()
+                self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}")
         label = getattr(self, "_banner_label", "")
         self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
         if self.selected is not None and not busy and self.selected in s.bodies:
-            self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
+            self.card.setText("\n".join(
+                s.skirmish.stat_card(self.selected) if s.skirmish is not None else
+                [s.bodies[self.selected].name, "Status: " + ", ".join(
+                    s.status_words(self.selected))]))
         elif not busy:
             self.card.setText("Click a unit to see its stat card")
         events = s.events

@@ -16,7 +16,7 @@ import random
 import re
 from collections import deque
 from dataclasses import asdict, dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from .errors import DiceError
 
@@ -158,7 +158,7 @@ class Dice:
     4
     """
 
-    def __init__(self, seed: int, forced: dict[str, Iterable[int]] | None = None):
+    def __init__(self, seed: int, forced: Mapping[str, Iterable[int]] | None = None):
         self.seed = int(seed)
         self._streams: dict[str, DiceStream] = {}
         for name, values in (forced or {}).items():

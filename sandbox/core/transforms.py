@@ -7,9 +7,10 @@ render layer cannot import pybullet, so these are plain numpy).
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import numpy as np
+
+from .units import Vec
 
 
 def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
@@ -67,7 +68,7 @@ def matrices_to_quats(ms) -> np.ndarray:
     return q / norms[:, None]
 
 
-def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
+def quat_to_matrix(q: Vec) -> np.ndarray:
     """pybullet quaternion (x, y, z, w) to a rotation matrix (3, 3)."""
     x, y, z, w = (float(v) for v in q)
     return np.array(
@@ -79,7 +80,7 @@ def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
     )
 
 
-def quat_mul(a: Sequence[float], b: Sequence[float]) -> list[float]:
+def quat_mul(a: Vec, b: Vec) -> list[float]:
     """Hamilton product of two (x, y, z, w) quaternions: ``a`` applied after ``b``."""
     ax, ay, az, aw = (float(v) for v in a)
     bx, by, bz, bw = (float(v) for v in b)

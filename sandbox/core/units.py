@@ -11,7 +11,12 @@ preserved.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
+
+#: A point or vector in inches (or a quaternion): a sequence of floats or a numpy array.
+Vec = Sequence[float] | np.ndarray
 
 #: Millimetres per LDraw unit.
 MM_PER_LDU: float = 0.4

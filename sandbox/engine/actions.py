@@ -1,14 +1,16 @@
 """The one action model: every action type is defined once and registered here.
 
-Scene files (``[[actions]]``), the tabletop window, save files, replays (and later the network
-and batch runs) all accept the same union, :data:`ActionUnion`, parsed by :func:`parse_action`.
+Scene files (``[[actions]]``), the tabletop window, save files, replays, the network and batch
+runs all accept the same union (:func:`action_union`), parsed by :func:`parse_action`.
 An action is a frozen pydantic record; it says why it would be refused before anything changes
 (:meth:`Action.refusal`) and applies itself through the engine (:meth:`Action.apply`), which
 hands it to the system that registered its ``type`` (see :class:`sandbox.engine.table.System`).
 
-To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` in the module of
-the system that plays it, list it in that system's ``actions``, and import the module in
-:mod:`sandbox.engine.scene` (which builds the union the scene schema uses).
+To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` beside the
+system that plays it, and give that system a method decorated ``@handles(TheAction)`` (and
+``@refuses(TheAction)`` for its refusal; :mod:`sandbox.engine.table`). The scene schema's union
+is built from this registry once every game kind is imported
+(:func:`sandbox.engine.scene.scene_model`), so scene files name it at once.
 
 Who may do what
 ---------------
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 import math
 import typing
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Mapping, Union
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -42,7 +44,7 @@ from ..core.errors import SceneError
 from .scene_types import Vec2
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .table import TableAPI
+    from .table import Table
 
 #: Who issues an action type (see "Who may do what" above).
 ACTORS = ("unit", "player", "referee")
@@ -127,17 +129,32 @@ class Action(_Strict):
                 out.extend(k for k in v if isinstance(k, str))
         return out
 
-    def refusal(self, game: "TableAPI") -> str:
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """This action in words (the log, undo, the network); ``names`` maps body keys to the
+        names players see. Subclasses say more than ``"Player: its type"``."""
+        return f"{self.player}: {self.type.replace('_', ' ')}"
+
+    def scene_problem(self, spec: Any) -> str:
+        """What is wrong with this action in scene ``spec`` that the scene file can be refused
+        for before anything is built (``"field ... in words"``, "" when nothing)."""
+        return ""
+
+    def refusal(self, game: "Table") -> str:
         """Why ``game`` would refuse this action now, in words ("" when it is allowed).
 
         Nothing changes: no die is rolled, no body moves.
         """
         return game.refusal(self)
 
-    def apply(self, game: "TableAPI") -> list[dict]:
+    def apply(self, game: "Table") -> list[dict]:
         """Apply through the engine (refused actions raise RulesError and change nothing);
         returns the events it logged."""
         return game.apply(self)
+
+
+def name_of(names: Mapping[str, str] | None, key: str) -> str:
+    """The name players see of body ``key`` (the key itself when ``names`` has none)."""
+    return (names or {}).get(key, key)
 
 
 # ------------------------------------------------------------------------------ core actions
@@ -154,6 +171,10 @@ class MoveAction(Action):
     unit: str = Field(validation_alias=AliasChoices("unit", "body"))
     to: Vec2
     sprint: bool = False
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player} moves {name_of(names, self.unit)} to "
+                f"({self.to[0]:.2f}, {self.to[1]:.2f})" + (" sprinting" if self.sprint else ""))
 
 
 class AttackAction(Action):
@@ -184,6 +205,10 @@ class AttackAction(Action):
         else the unit."""
         return [self.gunner] if self.gunner is not None else [self.unit]
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player}: {name_of(names, self.unit)} attacks "
+                f"{name_of(names, self.target)} with weapon {self.weapon + 1}")
+
 
 class ReloadWeaponAction(Action):
     """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
@@ -207,14 +232,30 @@ class EndTurnAction(Action):
     cost: ClassVar[str] = "free"
     acting: ClassVar[tuple[str, ...]] = ()
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return f"{self.player} ends the turn"
+
+
+def action_names(cls: type) -> tuple[str, ...]:
+    """The ``type`` names an action class registers (none when its ``type`` is no Literal)."""
+    fields = getattr(cls, "model_fields", {})
+    ann = fields["type"].annotation if "type" in fields else None
+    return typing.get_args(ann) if typing.get_origin(ann) is Literal else ()
+
 
 def action_union() -> Any:
     """The discriminated union of every registered action class (for pydantic schemas)."""
     classes = tuple(dict.fromkeys(REGISTRY.values()))
-    return Annotated[Union[classes], Field(discriminator="type")]  # type: ignore[valid-type]
+    return Annotated[Union[classes], Field(discriminator="type")]
 
 
-_ADAPTER: dict[int, TypeAdapter] = {}
+_ADAPTER: dict[tuple, TypeAdapter] = {}
+
+
+def registry_key() -> tuple:
+    """What the registry holds now (names and classes): a union built from it is stale once
+    this changes."""
+    return tuple((name, id(cls)) for name, cls in REGISTRY.items())
 
 
 def parse_action(data: Any, where: str = "action") -> Action:
@@ -239,7 +280,7 @@ def parse_action(data: Any, where: str = "action") -> Action:
             raise SceneError(f"{where}: {name}: must be a finite number (got {v!r})")
         if isinstance(v, (list, tuple)) and len(stack) < 10_000:
             stack.extend((name, x) for x in v)
-    key = len(REGISTRY)
+    key = registry_key()
     if key not in _ADAPTER:
         _ADAPTER.clear()
         _ADAPTER[key] = TypeAdapter(action_union())

@@ -16,6 +16,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable
 
+
+def possessive(name: str) -> str:
+    """``"Lion Knights"`` → ``"Lion Knights'"``, ``"Red"`` → ``"Red's"``.
+
+    >>> possessive("Lion Knights"), possessive("Player")
+    ("Lion Knights'", "Player's")
+    """
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
 #: Every event type, with its meaning.
 EVENT_TYPES: dict[str, str] = {
     "setup": "the battlefield is laid out (width, depth, seed)",

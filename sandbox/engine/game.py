@@ -2,8 +2,11 @@
 save, a replay check, later the network and batch runs) drives a :class:`Game` with the same
 actions through the same turns.
 
-``game/`` is the only layer that sequences things (DESIGN.md): apply an action, step physics
-until everything rests, turn what physics reports into rules facts, apply the outcomes, log.
+``engine/`` is the only layer that sequences things (DESIGN.md): apply an action, step physics
+until everything rests, hand what physics reports to the game's systems, log. It names no game:
+the scene's ``game`` picks a :class:`~sandbox.engine.kinds.GameKind` (``sandbox/games/<name>``)
+whose systems bring every rule (BrikWars' Collision Damage, Armor, falling over when destroyed,
+Smoke blocking sight are hooks of its systems).
 
 - **Actions** (:mod:`.actions`): one registry; :meth:`Game.apply` takes an action or its dict
   form, asks :meth:`Game.refusal` first (a refused action changes nothing and is never logged)
@@ -12,9 +15,10 @@ until everything rests, turn what physics reports into rules facts, apply the ou
   order has a phase (``start_of_player_turn`` … actions … :meth:`end_turn`,
   ``end_of_player_turn``); after the last player the turn ends (``end_of_turn``) and the next
   begins. The same hooks run whether a script, a window key or a loaded save ended the turn.
-- **Systems** (:class:`~sandbox.engine.table.System`): Fire and Field Hazards, Traps, flights,
-  Bombardment, Explosions, defences, Move and Attack, the Escapade; each is called through the
-  fixed hook names and reaches the table only through this class's public methods.
+- **Systems** (:class:`~sandbox.engine.table.System`): the game kind's, in its hook order, then
+  the players' hands (:class:`~sandbox.engine.table_tools.TableTools`); each is called through
+  the fixed hook names, reaches the table only through this class's public methods and
+  another system through ``table.system(Class)``.
 - **Events** (:mod:`.events`): typed records with one ``type`` each, appended to
   :attr:`Game.events` (the JSON-lines log) and handed to subscribers.
 
@@ -29,7 +33,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, overload
 
 import numpy as np
 
@@ -43,40 +47,21 @@ from ..core.limits import (
     reason,
     strict_json_loads,
 )
-from ..games.brikwars.bombardment import Bombardment
-from ..games.brikwars.close_combat import CloseCombat
-from ..games.brikwars.defences import Defences
-from ..games.brikwars.effects import disrupt
-from ..games.brikwars.escapade import EscapadeDriver
-from ..games.brikwars.explosions import Blasts
-from ..games.brikwars.hazards import Hazards
-from ..games.brikwars.manning import Manning
-from ..games.brikwars.projectiles import FlightControl
-from ..games.brikwars.skirmish import (
-    Measurement,
-    SightLine,
-    Skirmish,
-    SprintShort,
-    describe_action,
-    possessive,
-)
-from ..games.brikwars.traps import Traps
+from ..core.units import Vec
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
-from ..rules import collision as collision_rules
-from .actions import Action, EndTurnAction, action_dict, parse_action
+from .actions import Action, EndTurnAction, action_dict, action_names, parse_action
 from .assets import BodyAsset, build_asset
-from .events import EventBus, make_event
-from .kinds import game_kind
-from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from .events import EventBus, make_event, possessive
+from .kinds import game_kind, system_names
+from .measure import Measurement, SightLine, edge_point, footprint_gap
 from .outcome import UNDECIDED, Outcome
 from .replay import Recorder, Replay, atomic_write_bytes
 from .scene import (
     SceneSpec,
     load_scene,
     naming_the_file,
-    parse_armor,
     scene_from_dict,
     scene_to_dict,
 )
@@ -88,6 +73,7 @@ from .table import (
     OFF_TABLE_DEPTH_IN,
     SETTLE_SECONDS,
     STEPS_PER_FRAME,
+    ActionSpent,
     BodyState,
     System,
 )
@@ -100,23 +86,21 @@ SAVE_VERSION = 2
 CHECKSUM_DECIMALS: int = 3
 #: Creations or units interpenetrating deeper than this at set-up are warned about (inches).
 OVERLAP_WARN_IN: float = 0.02
-#: A destroyed unit's spin as it falls over, in units of sqrt(g / its height) (rad/s).
-TOPPLE_SPIN: float = 1.2
-#: A destroyed unit tilted less than 45 degrees from how it stood still stands (cosine).
-TOPPLE_UPRIGHT_COS: float = 0.7071
-#: Pushes a destroyed unit gets to fall over, each twice the last (:meth:`Game.settle`).
-TOPPLE_TRIES: int = 3
+#: A body tilted less than 45 degrees from how it was put on the table stands (cosine).
+UPRIGHT_COS: float = 0.7071
 #: Most turns a script may run past its last action while Payloads are still in flight.
 MAX_EXTRA_TURNS: int = 20
 #: Undo snapshots kept: the state before each of the last this many actions (older actions are
 #: undone by rebuilding from the log).
 UNDO_SNAPSHOTS: int = 32
 #: The engine's own state an undo snapshot copies (besides every System's and the world's).
-_SNAPSHOT_FIELDS = ("dice", "bodies", "warnings", "_rolls_logged", "_explode_now", "turn",
-                    "player_index", "over", "players", "_to_topple", "_outcome")
+_SNAPSHOT_FIELDS = ("dice", "bodies", "warnings", "_rolls_logged", "turn", "player_index",
+                    "over", "players", "_outcome")
 
 __all__ = ["Game", "open_game", "BodyState", "STEPS_PER_FRAME", "MAX_ACTION_SECONDS",
-           "SAVE_FORMAT", "SAVE_VERSION", "possessive", "describe_action"]
+           "SAVE_FORMAT", "SAVE_VERSION", "possessive"]
+
+S = TypeVar("S", bound=System)
 
 
 @dataclass
@@ -166,6 +150,9 @@ class Game:
         A model cannot be read or placed.
     """
 
+    #: The physics of the table (built by :meth:`_build`, rebuilt by undo and loads).
+    world: PhysicsWorld
+
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
                  actions: Sequence = (), forced_dice: bool = True, referee: bool = False):
@@ -195,15 +182,15 @@ class Game:
         self.undo_snapshots = UNDO_SNAPSHOTS
         #: Increases each time the game is rebuilt (undo, load): views must rebuild their nodes.
         self.generation = 0
-        self.world: PhysicsWorld | None = None
         self._build()
         self._replay_log([parse_action(a, f"actions[{i}]") for i, a in enumerate(actions)])
 
     # ================================================================== building
     def _build(self) -> None:
         """A fresh table: world, dice, systems, bodies; settle; turn 1 begins."""
-        if self.world is not None:
-            self.world.close()
+        old: PhysicsWorld | None = self.__dict__.get("world")  # None before the first build
+        if old is not None:
+            old.close()
         self._snapshots = {}  # their pybullet states went with the world
         self._resync = False
         spec = self.spec
@@ -218,9 +205,6 @@ class Game:
         self.assets: dict[str, BodyAsset] = {}
         self.warnings: list[str] = []
         self._rolls_logged: dict[str, int] = {}
-        self._explode_now: list[tuple[str, np.ndarray]] = []
-        #: Units destroyed since physics last came to rest: they fall over then (topple).
-        self._to_topple: list[str] = []
         #: Each body's "up" in its own frame, as it was put on the table (units stand).
         self._up_in_body: dict[str, np.ndarray] = {}
         self.actions: list[Action] = []
@@ -230,35 +214,18 @@ class Game:
         #: How the game ended (None while it goes on; see :attr:`outcome`).
         self._outcome: Outcome | None = None
         self._touched = False
-        # Systems, in the order their hooks run (this order is part of the rules' sequencing:
-        # Bombardments land before Payloads in flight move on, before Fires burn).
-        self.bombardment = Bombardment(self)
-        self.blasts = Blasts(self)
-        self.flight = FlightControl(self)
-        self.hazards = Hazards(self)
-        self.defences = Defences(self)
-        self.traps = Traps(self)
-        self.skirmish = Skirmish(self)
-        self.close_combat = CloseCombat(self)  # Parry, Shove, Grab (8.2)
-        self.manning = Manning(self)  # Power and manned weapons (8.1, 8.5)
-        self.escapade = EscapadeDriver(self) if spec.escapade is not None else None
+        self.kind = game_kind(spec.game)
+        #: The systems the scene's game brings, in the order their hooks run (this order is
+        #: part of the rules' sequencing; see the game's ``kind`` module).
+        self.game_systems: list[System] = self.kind.build(self)
         #: The players' own hands: dice tray, done marks, rulers and templates, carrying.
         self.tools = TableTools(self)
-        self.kind = game_kind(spec.game)
-        self.systems: list[System] = [s for s in (
-            self.bombardment, self.blasts, self.flight, self.hazards, self.defences, self.traps,
-            self.skirmish, self.manning, self.close_combat, self.escapade, self.tools)
-            if s is not None]
-        own = list(self.kind.systems(self))  # the scene's game's own systems
-        #: The systems the scene's game brings (none for BrikWars), after the shared ones.
-        self.game_systems: list[System] = own
-        self.systems += own
+        self.systems: list[System] = [*self.game_systems, self.tools]
+        self._by_class: dict[type, System] = {}
         self._handlers: dict[str, System] = {}
         for s in self.systems:
-            if not self.kind.brikwars_actions and s not in own and s is not self.tools:
-                continue  # another game: BrikWars' own actions are not played in it
             for cls in s.actions:
-                for name in cls.model_fields["type"].annotation.__args__:
+                for name in action_names(cls):
                     self._handlers[name] = s
         self.players = self._turn_order()
         self.turn = 0  # the set-up happens before turn 1
@@ -321,18 +288,52 @@ class Game:
         return build_asset(entry, self.base_dir, self.ldrawdir, placed=placed, cache=self._models)
 
     # ================================================================== the table interface
-    def system(self, name: str) -> System:
-        """The registered system called ``name`` (``"hazards"``, ``"traps"`` …).
+    @overload
+    def system(self, which: type[S]) -> S: ...
+
+    @overload
+    def system(self, which: str) -> Any: ...
+
+    def system(self, which):
+        """This game's system of class ``which`` (typed: ``table.system(Skirmish)`` is a
+        ``Skirmish``), or called ``which`` (``"hazards"``, ``"traps"`` …: untyped, for
+        systems that cannot import each other's module; annotate what it gives).
 
         Raises
         ------
         KeyError
             No such system in this game.
         """
-        for s in self.systems:
-            if s.name == name:
-                return s
+        if isinstance(which, str):
+            for s in self.systems:
+                if s.name == which:
+                    return s
+        else:
+            found = self._by_class.get(which)
+            if found is not None:
+                return found
+            for s in self.systems:
+                if isinstance(s, which):
+                    self._by_class[which] = s
+                    return s
+        name = which if isinstance(which, str) else which.__name__
         raise KeyError(f"no system {name!r} in this game (have {[s.name for s in self.systems]})")
+
+    if not TYPE_CHECKING:  # drivers only: engine and game code is typed through system()
+        def __getattr__(self, name: str) -> Any:
+            """A system by its name, for drivers (the window, the network, odds):
+            ``game.skirmish``, ``game.hazards``, ``game.escapade`` … ``None`` for a system some
+            game kind has but this game does not (``game.escapade`` without an ``[escapade]``
+            table, ``game.hazards`` in Brigandine). Engine and game code asks
+            ``table.system(Class)`` instead (typed)."""
+            if name.startswith("_") or "systems" not in self.__dict__:
+                raise AttributeError(name)
+            for s in self.__dict__["systems"]:
+                if s.name == name:
+                    return s
+            if name in system_names():
+                return None
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def log(self, type_: str, text: str, **fields) -> dict:
         """Publish an event (``{"type", "time", "turn", "text", ...}``): the log, then subscribers.
@@ -374,7 +375,8 @@ class Game:
         self._up_in_body[key] = _rotate(_conjugate(q0), np.array([0.0, 0.0, 1.0]))
         asset.attach(body.frame_origin, body.frame_rotation)
         self.assets[key] = asset
-        self.bodies[key] = BodyState(key, kind, name, owner, stats)
+        self.bodies[key] = BodyState(key, kind, name, owner, stats,
+                                     damage=self.kind.body_condition())
         lo, hi = asset.bounds()  # the mesh itself: pybullet's AABB is padded and loose
         parts = f"{asset.part_count} part" + ("" if asset.part_count == 1 else "s")
         self.log("body", f"{name} ({kind}): {parts}, {body.mass:.1f} g, "
@@ -400,7 +402,8 @@ class Game:
             self.impact(ev)
         for s in self.systems:
             s.on_step(world, events)
-        self.detonate_queued()
+        for s in self.systems:
+            s.after_step()
         if world.steps % STEPS_PER_FRAME == 0:
             self._remove_fallen()
             self.record_frame()
@@ -423,16 +426,8 @@ class Game:
         """
         self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
                                    on_step=self._on_step_quiet if quiet else self._on_step)
-        for attempt in range(0 if quiet else TOPPLE_TRIES):
-            # a unit still standing after a push (caught by a merlon, leaning on a wall) is
-            # pushed again, twice as hard
-            pushed = self.topple_destroyed(spin=2.0 ** attempt)
-            if not pushed:
-                break
-            self.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
-                                       on_step=self._on_step)
-            self._to_topple += [k for k in pushed if k in self.world.bodies and self.upright(k)]
-        self._to_topple = [] if not quiet else self._to_topple
+        for s in self.systems:  # a destroyed unit falls over (BrikWars) ...
+            s.after_settle(quiet, max_seconds, min_seconds)
         if log_rest:
             self.log("rest", f"Everything is at rest at {self.world.time:.2f} s")
 
@@ -458,157 +453,28 @@ class Game:
                      body=key, position=[round(float(v), 4) for v in pos])
 
     def impact(self, ev: ImpactEvent) -> None:
-        """Turn one physics impact into Collision Damage (or an Explosive Payload's blast)."""
+        """Log one physics impact, then hand it to every system's ``on_impact`` (a game whose
+        impacts harm listens there; in another, pieces are knocked about for show)."""
         a = self.bodies.get(ev.body_a)
         b = self.bodies.get(ev.body_b)
         names = f"{a.name if a else ev.body_a} hit {b.name if b else ev.body_b}"
-        self.log("impact", f"{names} at {ev.normal_speed:.1f} in/s "
-                 f"(a {collision_rules.equivalent_fall_height(ev.normal_speed):.1f}\" fall)",
+        fall = float(ev.normal_speed) ** 2 / (2.0 * self.world.gravity)  # v^2 / 2g
+        self.log("impact", f"{names} at {ev.normal_speed:.1f} in/s (a {fall:.1f}\" fall)",
                  **ev.to_dict())
-        if not self.kind.collision_damage:
-            return  # a board game's pieces knocked about for show: nothing is harmed
-        if any(s is not None and s.damage.destroyed for s in (a, b)):
-            # Wreckage (a destroyed crate, rubble) does no more Collision Damage, and what is
-            # already destroyed cannot be harmed again.
-            return
-        victims = [s for s in (a, b) if s is not None]
-        victims = self.blasts.collision_victims(ev, victims)  # riders share, rubble harms none
-        bombs = [s for s in victims if s.kind == "payload" and s.explosive_dice]
-        if bombs:
-            # An Explosive Payload explodes where it first hits (BrikWars 8.4); the Explosion
-            # is the Damage of this impact, so no Collision Damage is rolled for it, and its
-            # KnockBack is the push: the contact impulse the bomb gave what it struck is
-            # taken back (a 240 in/s Rocket would otherwise bowl a minifig 20" away).
-            for s in bombs:
-                self.queue_explosion(s.key, np.array(ev.position))
-                self._absorb_push(s.key, ev)
-            return
-        if not victims:
-            return
-        rolls = collision_rules.roll_collision_damage(
-            self.dice.stream("collision"), ev.normal_speed, " and ".join(v.name for v in victims))
-        if not rolls:
-            return
-        damage = sum(r.result for r in rolls)
-        for v in victims:
-            self.damage(v, damage, "Collision Damage", dice=[(r.sides, r.result) for r in rolls])
-            if v.kind == "payload" and not v.stats.flight:
-                disrupt(self, v, "is Disrupted by the landing")
-        for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
-            if src is not None and dst is not None and dst in victims:
-                self.defences.burning_strike(src.key, dst, "collision", at=ev.position)
+        for s in self.systems:
+            s.on_impact(ev)
 
-    def _absorb_push(self, bomb: str, ev: ImpactEvent) -> None:
-        other = ev.body_b if bomb == ev.body_a else ev.body_a
-        body = self.world.bodies.get(other)
-        if other == "ground" or body is None or body.static or body.mass <= 0:
-            return
-        n = np.asarray(ev.normal, float)  # from body_b towards body_a
-        dv = (ev.impulse / body.mass) * (n if other == ev.body_a else -n)
-        lin, ang = self.world.velocity(other)
-        self.world.set_velocity(other, lin - dv, ang)
-
-    def damage(self, victim: BodyState, damage: int, what: str,
-               dice: list[tuple[int, int]] | None = None, armor_penalty: int = 0) -> None:
-        """Apply ``damage`` points to ``victim``: every source of Damage comes through here.
-
-        ``dice`` are the ``(sides, value)`` of the Damage dice, which the victim's Energy
-        Shield may deflect first (F.1, :mod:`.defences`); ``armor_penalty`` (<= 0) lowers its
-        Armor for this comparison (on Fire, F.1). Damage must exceed Armor (8.1); creations
-        add up Cumulative Damage. ``on_damage`` hooks run afterwards (Premature Detonation).
-        """
-        damage = self.defences.deflect(victim, damage, dice, what)
-        fixed, armor_dice = parse_armor(victim.stats.armor)
-        stream = self.dice.stream("armor")
-        if armor_penalty and victim.damage.armor_roll is None:  # roll the Armor first
-            collision_rules.apply_damage(victim.damage, 0, fixed, armor_dice, victim.cumulative,
-                                         stream, victim.name)
-        victim.damage.armor_roll = (victim.damage.armor_roll or 0) + armor_penalty \
-            if armor_penalty else victim.damage.armor_roll
-        try:
-            out = collision_rules.apply_damage(victim.damage, damage, fixed, armor_dice,
-                                               victim.cumulative, stream, victim.name)
-        finally:
-            if armor_penalty:
-                victim.damage.armor_roll -= armor_penalty
-        if armor_penalty:
-            what = f"{what}, Armor {armor_penalty:+d} on Fire"
-        verdict = "destroyed" if out.destroyed else "holds"
-        against = "Cumulative Damage " + str(out.total) if victim.cumulative else str(out.total)
-        self.log("damage", f"{victim.name} takes {damage} {what}: {against} against Armor "
-                 f"{out.compared_with} — {verdict}", body=victim.key, damage=damage, source=what,
-                 total=out.total, armor=out.compared_with, destroyed=out.destroyed)
-        if out.destroyed:
-            self.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
-            if victim.kind == "unit" and victim.key not in self._to_topple:
-                self._to_topple.append(victim.key)  # it falls over once physics rests
+    def after_damage(self, victim: BodyState, damage: int) -> None:
+        """Run every system's ``on_damage`` hook: a game's damage rule calls this once it has
+        applied ``damage`` points to ``victim``."""
         for s in self.systems:
             s.on_damage(victim, damage)
-
-    def topple_destroyed(self, spin: float = 1.0) -> list[str]:
-        """Every unit destroyed since physics last rested that still stands falls over
-        (:meth:`topple`, its spin times ``spin``); returns those that were pushed (the caller
-        steps physics until rest again). Called by :meth:`settle` and at the end of each
-        player's turn."""
-        keys, self._to_topple = self._to_topple, []
-        return [k for k in keys if self.topple(k, spin)]
 
     def upright(self, key: str) -> bool:
         """Whether body ``key`` stands as it was placed (tilted less than 45°)."""
         _, quat = self.world.pose(key)
         up = _rotate(np.asarray(quat, float), self._up_in_body.get(key, np.array([0, 0, 1.0])))
-        return bool(up[2] >= TOPPLE_UPRIGHT_COS)
-
-    def topple(self, key: str, spin: float = 1.0) -> bool:
-        """A destroyed unit falls over (it does not stay standing): physics spins it about the
-        edge of its base, so the body itself comes to lie on the table (or whatever is under
-        it). It falls along the body's most horizontal axis (its own frame, so the same body
-        always falls the same way and every path agrees). A unit already lying (thrown by a
-        blast), creations and Payloads are left as they are. Returns True when it toppled."""
-        st = self.bodies.get(key)
-        body = self.world.bodies.get(key)
-        if st is None or st.kind != "unit" or body is None or body.static:
-            return False
-        lo, hi = self.world.aabb(key)
-        height = float(hi[2] - lo[2])
-        pos, quat = self.world.pose(key)
-        if not self.upright(key):
-            return False  # already lying (thrown by a blast): nothing to topple
-        x, y, z, w = (float(v) for v in quat)
-        ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
-        ay = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 0.0])  # world, flattened
-        d = max((ax, ay), key=lambda v: float(np.linalg.norm(v)))
-        n = float(np.linalg.norm(d))
-        d = d / n if n > 1e-6 else np.array([1.0, 0.0, 0.0])
-        axis = np.cross([0.0, 0.0, 1.0], d)  # turning about it tips the top towards d
-        omega = axis * TOPPLE_SPIN * spin * float(np.sqrt(self.world.gravity / max(height, 0.2)))
-        pivot = np.array([pos[0] - d[0] * 0.1, pos[1] - d[1] * 0.1, float(lo[2])])
-        lin, _ = self.world.velocity(key)
-        v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
-        self.world.set_velocity(key, v, omega)
-        self.log("topple", f"{st.name} falls over", body=key)
-        return True
-
-    def queue_explosion(self, key: str, point) -> None:
-        """An Explosive body goes off at ``point`` after this physics step (once)."""
-        if key not in {k for k, _ in self._explode_now}:
-            self._explode_now.append((key, np.asarray(point, float)))
-
-    def detonate_queued(self) -> None:
-        """Set off every queued Explosive, chains included (BrikWars 8.4)."""
-        while self._explode_now:
-            key, point = self._explode_now.pop(0)
-            self.blasts.explode_body(key, point)
-
-    def explode(self, point, roll, what: str, **options) -> Any:
-        """The one explosion: rings of Explosion Damage, break-up, KnockBack and chains
-        (BrikWars 8.4), at ``point`` (x, y, z inches) with the rolled Damage dice ``roll``;
-        see :meth:`sandbox.games.brikwars.explosions.Blasts.explode_at`."""
-        return self.blasts.explode_at(np.asarray(point, float), roll, what, **options)
-
-    def explosion_queued(self, key: str) -> bool:
-        """True when ``key`` will go off after this physics step."""
-        return key in {k for k, _ in self._explode_now}
+        return bool(up[2] >= UPRIGHT_COS)
 
     # ------------------------------------------------------------------ reading the table
     @property
@@ -674,17 +540,20 @@ class Game:
         c = (lo + hi) / 2
         return np.array([c[0], c[1], lo[2] + EYE_FRACTION * (hi[2] - lo[2])])
 
-    def smoke_fields(self) -> list[SmokeField]:
-        """Smoke Fields on the table now: scene Fields, Smoke bombs' clouds and the Smoke left
-        by Field Hazard Explosions (F.1, 8.4), all Fields of the hazards system."""
-        return self.hazards.smoke_fields()
+    def sight_blockers(self) -> list:
+        """What blocks sight that is no body, for the window to draw (BrikWars: its Smoke
+        Fields), from every system's ``sight_blockers`` hook."""
+        return [b for s in self.systems for b in s.sight_blockers()]
+
+    #: The window's name for :meth:`sight_blockers` (BrikWars' are Smoke Fields).
+    smoke_fields = sight_blockers
 
     def line_of_sight(self, a, b, ignore: Iterable[str] = ()) -> SightLine:
         """The one line of sight: from a body's eye (or a point) to a body's centre (or a point).
 
-        Blocked by any other body on the straight line (a physics ray) or by a Smoke Field
-        (BrikWars F.1: Smoke "blocks vision completely for anyone looking into, out of, or
-        through its Field").
+        Blocked by any other body on the straight line (a physics ray) or by what a system's
+        ``blocks_sight`` hook says (BrikWars F.1: a Smoke Field "blocks vision completely for
+        anyone looking into, out of, or through its Field": ``blocked_by`` is ``"smoke"``).
         """
         start = self.eye(a) if isinstance(a, str) else self._as_bounds(a)[0]
         if isinstance(b, str):
@@ -697,9 +566,10 @@ class Game:
         s, e = tuple(float(v) for v in start), tuple(float(v) for v in end)
         if hit is not None:
             return SightLine(s, e, False, hit.key, hit.point)
-        for smoke in self.smoke_fields():
-            if segment_in_smoke(start, end, smoke):
-                return SightLine(s, e, False, "smoke", None)
+        for system in self.systems:
+            why = system.blocks_sight(start, end)
+            if why:
+                return SightLine(s, e, False, why, None)
         return SightLine(s, e, True)
 
     def pick(self, start: Sequence[float], end: Sequence[float]) -> RayHit | None:
@@ -707,24 +577,16 @@ class Game:
         return ray_first_hit(self.world, start, end)
 
     def status_words(self, key: str) -> list[str]:
-        """Status of a body in words: Destroyed, Disrupted, on Fire, Damage taken."""
+        """Status of a body in words: Destroyed, then what every system's ``status_words``
+        hook says (BrikWars: Disrupted, on Fire, Damage taken); ``["ready"]`` when nothing."""
         st = self.body(key)
-        d = st.damage
-        out = []
-        if d.destroyed:
-            out.append("Destroyed")
-        if d.disrupted:
-            out.append("Disrupted")
-        if self.hazards.fire.burning(key):
-            out.append("on Fire")
-        if d.cumulative_damage:
-            out.append(f"Cumulative Damage {d.cumulative_damage}")
-        if d.armor_roll is not None and st.cumulative:
-            out.append(f"Armor rolled {d.armor_roll}")
+        out = ["Destroyed"] if st.damage.destroyed else []
+        for s in self.systems:
+            out += s.status_words(key)
         return out or ["ready"]
 
     # ------------------------------------------------------------------ the one move
-    def move_unit(self, key: str, to: Sequence[float], *, player: str | None = None,
+    def move_unit(self, key: str, to: Vec, *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
                   careful: bool = False, check_overlap: bool = True,
                   note: str = "", **fields) -> np.ndarray:
@@ -898,8 +760,8 @@ class Game:
         self._touched = False
         try:
             self._dispatch(action, index)
-        except SprintShort:
-            self.actions.append(action)  # the Sprint die was rolled: it stays in the log
+        except ActionSpent:
+            self.actions.append(action)  # a die was rolled (a Sprint fell short): it stays
             self._end_if_decided()
             raise
         except Exception:
@@ -941,7 +803,7 @@ class Game:
             return
         for s in self.systems:
             s.start_of_player_turn(self.turn, self.current_player)
-        if self._to_topple:  # destroyed as the turn began (a Bombardment arriving, Fire)
+        if any(s.needs_settle() for s in self.systems):  # a unit destroyed as the turn began
             self.settle()
 
     def _sits_out(self, index: int) -> str:
@@ -954,7 +816,7 @@ class Game:
         ending = self.current_player
         for s in self.systems:
             s.end_of_player_turn(self.turn, ending)
-        if self._to_topple:  # destroyed outside an action's settle (Fire at the turn's end)
+        if any(s.needs_settle() for s in self.systems):  # destroyed by Fire at the turn's end
             self.settle()
         self.log("end_turn", f"{ending} ends the turn", player=ending)
         self._next_player()
@@ -977,7 +839,8 @@ class Game:
         return any(s.pending() for s in self.systems)
 
     def advance_to(self, turn: int, player: str) -> None:
-        """End turns until it is ``player``'s part of ``turn``.
+        """End turns until it is ``player``'s part of ``turn`` (or until the game's rules end
+        it on the way: then :attr:`over`).
 
         Raises
         ------
@@ -990,9 +853,9 @@ class Game:
         if (self.turn, self.player_index) > target:
             raise RulesError(f"turn {turn} of {player} has passed (it is turn {self.turn}, "
                              f"{possessive(self.current_player)} turn)")
-        while (self.turn, self.player_index) < target:
+        while (self.turn, self.player_index) < target and not self.over:
             self.end_turn()
-        if (self.turn, self.player_index) != target:
+        if (self.turn, self.player_index) != target and not self.over:
             raise RulesError(f"{player} sits out turn {turn}: it is "
                              f"{possessive(self.current_player)} turn")
 
@@ -1020,7 +883,9 @@ class Game:
         """Play the scene's scripted actions of turns ``first``..``last`` through the turn
         machine (ending turns as their players come up). With ``last``, turn ``last`` is then
         ended (its end-of-turn hooks run and turn ``last + 1`` begins); without, play goes on
-        while Payloads are in flight or until the scene's ``turns``.
+        while Payloads are in flight or until the scene's ``turns``. A game its rules end
+        (:attr:`outcome` terminated: a conquest, a decided field) stops there: the rest of the
+        script is not played (``sandbox odds``: with other dice a battle may be won sooner).
 
         Raises
         ------
@@ -1029,12 +894,16 @@ class Game:
         """
         index = {id(a): i for i, a in enumerate(self.spec.actions)}
         for a in self.script():
+            if self.over:
+                return  # decided by the rules: what the script had left is not played
             if a.turn < first or (last is not None and a.turn > last):
                 continue
             where = f"actions[{index[id(a)]}]"
             try:
                 if not a.deployment:  # deployment actions come before the battle (13.2)
                     self.advance_to(a.turn, a.player)
+                if self.over:
+                    return  # the rules ended the game as the turns went by
                 self.apply(a, by="referee")  # a scene's script is the referee's
             except RulesError as exc:
                 msg = str(exc)
@@ -1164,8 +1033,8 @@ class Game:
                     raise RulesError(f"action {len(self.actions)} ({a.type}): {reason}")
                 try:
                     self._dispatch(a, len(self.actions))
-                except SprintShort:
-                    pass  # logged on purpose: the Sprint die was spent
+                except ActionSpent:
+                    pass  # logged on purpose: a die was spent (a Sprint fell short)
                 self.actions.append(a)
                 self._end_if_decided()
         finally:
@@ -1247,16 +1116,16 @@ class Game:
 
     def describe(self, action) -> str:
         """An action in words, with the names of the bodies rather than their keys."""
-        return describe_action(action, {k: st.name for k, st in self.bodies.items()})
+        return action.describe({k: st.name for k, st in self.bodies.items()})
 
     def state_dict(self) -> dict:
         """The state the hash covers: turn, player, every system's state, bodies, poses."""
         nd = CHECKSUM_DECIMALS
         poses = {}
-        for k, (p, q) in sorted(self.world.poses().items()):
+        for k, (p, quat) in sorted(self.world.poses().items()):
             if k == "ground":
                 continue
-            q = np.asarray(q, float)
+            q = np.asarray(quat, float)
             if q[3] < 0:
                 q = -q
             poses[k] = [[round(float(v), nd) + 0.0 for v in p],
@@ -1412,7 +1281,7 @@ class Game:
     def close(self) -> None:
         """Free the physics world; the game accepts no action afterwards."""
         self.closed = True
-        if self.world is not None:
+        if "world" in self.__dict__:
             self.world.close()
 
     def __enter__(self) -> "Game":

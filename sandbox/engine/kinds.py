@@ -1,22 +1,34 @@
-"""Game systems the engine plays: BrikWars, and others that plug in by name.
+"""Game kinds: the games the engine plays, each a package of ``sandbox/games/`` plugged in by
+name.
 
-A scene names its game (``game = "brikwars"``, the default). A game kind brings its extra
-:class:`~sandbox.engine.table.System` objects (its actions, turn structure and victory check are
-theirs), and says whether physics impacts deal BrikWars Collision Damage. The engine, saves,
-undo, replays, the window and the Python API are shared.
+A scene names its game (``game = "brikwars"``, the default). A :class:`GameKind` lists the
+game's :class:`~sandbox.engine.table.System` classes in hook order (their actions, turn
+structure, victory checks and how physics harms bodies are theirs) and the record each body
+keeps. The engine, saves, undo, replays, the window and the Python API are shared; the engine
+itself names no game.
 
-To add a game: write its pure rules in ``rules/``, its systems and actions in a module of
-``game/`` that calls :func:`register_game` when imported, and add that module to
-:data:`GAME_MODULES` so the engine can import it by the scene's ``game`` name.
+To add a game: write its pure rules (in ``rules/`` or beside the game), its systems and actions
+in a package ``sandbox/games/<name>/``, and a module ``sandbox/games/<name>/kind.py`` that calls
+:func:`register_game` when imported. :func:`game_kind` imports it by the scene's ``game`` name;
+:func:`all_kinds` imports every game package (the scene schema and the conformance check
+:func:`check_game_kind` see every kind's actions and sections).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import SceneError
+from .table import Condition
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .table import System
+
+#: The package whose sub-packages are the games (each with a ``kind`` module).
+GAMES_PACKAGE = "sandbox.games"
 
 
 @dataclass(frozen=True)
@@ -27,55 +39,83 @@ class GameKind:
     ----------
     name : str
         What a scene writes as ``game``.
-    systems : callable(game) -> list of System
-        The game's own systems, created after BrikWars' shared ones, in hook order.
-    collision_damage : bool
-        Physics impacts roll BrikWars Collision Damage (8.4, The Big Drop). A board game whose
-        pieces are knocked about for show sets False: impacts are logged, nothing is harmed.
-    brikwars_actions : bool
-        BrikWars' own actions (move, attack, bombard ...) are played too. A game with its own
-        rules for moving and fighting (Brigandine) sets False: they are refused as "not played
-        in this game".
+    systems : tuple of System classes
+        The game's systems in the order their hooks run (this order is part of the rules'
+        sequencing). Each is built with the game when its :meth:`System.wanted` says so for the
+        scene. The engine adds its own (the players' hands, :class:`TableTools`) after them.
+    body_condition : callable() -> record
+        A fresh per-body record (:attr:`BodyState.damage`): it must have ``destroyed`` and
+        ``to_dict()``; the engine's :class:`~sandbox.engine.table.Condition` by default.
     description : str
     """
 
     name: str
-    systems: Callable[[Any], list] = field(default=lambda game: [])
-    collision_damage: bool = True
-    brikwars_actions: bool = True
+    systems: tuple[type["System"], ...] = ()
+    body_condition: Callable[[], Any] = field(default=Condition)
     description: str = ""
 
-
-GAMES: dict[str, GameKind] = {
-    "brikwars": GameKind("brikwars", description="BrikWars (ch. 8 Weaponry, F Field Hazards, "
-                                                 "13 Escapades)"),
-}
-
-#: Modules that register further games when imported, by game name.
-GAME_MODULES: dict[str, str] = {
-    "brigandine": "sandbox.games.brigandine.combat",
-    "micro_brick_war": "sandbox.games.micro_brick_war.system",
-}
+    def build(self, game: Any) -> list["System"]:
+        """The systems a game of ``game.spec`` has, built in hook order."""
+        return [cls(game) for cls in self.systems if cls.wanted(game.spec)]
 
 
-def register_game(kind: GameKind, module: str | None = None) -> None:
-    """Make ``kind`` playable by its name (called by the game's module when imported)."""
+GAMES: dict[str, GameKind] = {}
+
+
+def register_game(kind: GameKind) -> None:
+    """Make ``kind`` playable by its name (called by the game's ``kind`` module)."""
     GAMES[kind.name] = kind
-    if module is not None:
-        GAME_MODULES.setdefault(kind.name, module)
+
+
+def _import_kind(name: str) -> None:
+    try:
+        module = importlib.import_module(f"{GAMES_PACKAGE}.{name}.kind")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (f"{GAMES_PACKAGE}.{name}", f"{GAMES_PACKAGE}.{name}.kind"):
+            raise
+        return
+    kind = getattr(module, "KIND", None)
+    if name not in GAMES and isinstance(kind, GameKind):
+        register_game(kind)  # imported before, its registration since taken back
+
+
+def game_names() -> list[str]:
+    """Names of the game packages under :data:`GAMES_PACKAGE` and of registered kinds."""
+    pkg = importlib.import_module(GAMES_PACKAGE)
+    found = {m.name for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg}
+    return sorted(found | set(GAMES))
+
+
+_DISCOVERED: list[str] = []  # the game packages found (once: a folder scan)
+
+
+def all_kinds() -> list[GameKind]:
+    """Every game kind, each game package imported (so all their actions are registered)."""
+    if not _DISCOVERED:
+        _DISCOVERED.extend(game_names())
+    for name in _DISCOVERED:
+        if name not in GAMES:
+            _import_kind(name)
+    return [GAMES[n] for n in sorted(GAMES)]
+
+
+def system_names() -> set[str]:
+    """Names of the systems any game kind has (``game.escapade`` is None in a game without
+    one, rather than an error)."""
+    return {cls.name for kind in all_kinds() for cls in kind.systems}
 
 
 def game_kind(name: str) -> GameKind:
-    """The registered game called ``name``, importing its module on first use.
+    """The registered game called ``name``, importing its package's ``kind`` on first use.
 
     Raises
     ------
     SceneError
         No such game (naming the scene field ``game`` and the games known).
     """
-    if name not in GAMES and name in GAME_MODULES:
-        importlib.import_module(GAME_MODULES[name])
+    if name not in GAMES and name.isidentifier():
+        _import_kind(name)
     if name not in GAMES:
-        known = sorted(set(GAMES) | set(GAME_MODULES))
-        raise SceneError(f"game: {name!r} is not a game this sandbox plays (have {known})")
+        raise SceneError(f"game: {name!r} is not a game this sandbox plays (have "
+                         f"{game_names()})")
     return GAMES[name]

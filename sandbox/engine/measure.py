@@ -16,13 +16,54 @@ from typing import Sequence
 import numpy as np
 
 from ..core.errors import RulesError
+from ..core.units import Vec
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A ruler between two things on the table.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Where the ruler is drawn: base-edge points of bodies, or the points given. Inches.
+    inches : float
+        Horizontal edge-to-edge distance (0 when touching), inches.
+    """
+
+    start: tuple[float, ...]
+    end: tuple[float, ...]
+    inches: float
+
+
+@dataclass(frozen=True)
+class SightLine:
+    """Line of sight from one body (or point) to another.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Eye point and aimed point, inches.
+    clear : bool
+    blocked_by : str or None
+        Key of the body in the way, or ``"smoke"``.
+    hit_point : (3,) float or None
+        Where the sight line is stopped.
+    """
+
+    start: tuple[float, ...]
+    end: tuple[float, ...]
+    clear: bool
+    blocked_by: str | None = None
+    hit_point: tuple[float, ...] | None = None
+
 
 #: Smoke Fields are effective up to this height by default, inches (BrikWars F, Smoke).
 SMOKE_HEIGHT_IN: float = 5.0
 
 
-def footprint_gap(a_lo: Sequence[float], a_hi: Sequence[float], b_lo: Sequence[float],
-                  b_hi: Sequence[float]) -> float:
+def footprint_gap(a_lo: Vec, a_hi: Vec, b_lo: Vec,
+                  b_hi: Vec) -> float:
     """Horizontal distance between two footprints (rectangles), edge to edge, inches.
 
     Parameters
@@ -52,7 +93,7 @@ def point_gap(lo: Sequence[float], hi: Sequence[float], point: Sequence[float]) 
     return footprint_gap(lo, hi, point, point)
 
 
-def edge_point(lo: Sequence[float], hi: Sequence[float], towards: Sequence[float]) -> np.ndarray:
+def edge_point(lo: Vec, hi: Vec, towards: Vec) -> np.ndarray:
     """Where the line from a footprint's centre towards ``towards`` leaves the footprint.
 
     The base-edge point a ruler starts from. Returns (3,) inches at the bounds' lowest z.

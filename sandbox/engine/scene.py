@@ -21,37 +21,28 @@ import contextlib
 import math
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
-from ..games.brigandine.scene import BrigandineSection
-
-# The modules of every action type are imported before the union is built (see .actions).
-from ..games.brikwars import scene_blast  # noqa: F401
-from ..games.brikwars.close_combat import CloseCombatExpect
-from ..games.brikwars.hazard_scene import FieldEntry, HazardExpect
-from ..games.brikwars.scene_escapade import EscapadeSection
-from ..games.brikwars.scene_flight import (
-    BombardAction,
-    DropZone,
-    ExplosiveBody,
-    LandedNear,
-    LauncherMount,
-    MeleePayload,
-)
-from ..games.brikwars.scene_manning import ManningExpect
-from ..games.brikwars.trap_scene import TrapEntry
-from ..games.micro_brick_war.scene import MicroBrickWarSection
-from . import table_tools  # noqa: F401
-from .actions import RETIRED, action_union
+from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
+from .actions import RETIRED, Action, action_union, registry_key
+from .kinds import all_kinds
+from .scene_types import ColourCode, Vec3
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
-
-from .scene_types import ColourCode, Vec3  # noqa: E402
 
 #: Most dice one Armor rating may roll (a hundred d10 is already far beyond any creation).
 MAX_ARMOR_DICE = 100
@@ -86,6 +77,11 @@ def parse_armor(value: int | str) -> tuple[int | None, tuple[int, int] | None]:
     return None, (int(m.group(1)), int(m.group(2)))
 
 
+#: Checks a weapon entry must pass (raise ValueError naming the field), registered by the game
+#: kinds whose weapon tables they read (BrikWars: a known 8.1 row or Bastard Gun, Variants).
+WEAPON_CHECKS: list[Callable[["WeaponSpec"], None]] = []
+
+
 class WeaponSpec(_Strict):
     """One weapon a unit carries (BrikWars 8.1): a table row and Weapon Size, or a Bastard Gun.
 
@@ -105,30 +101,25 @@ class WeaponSpec(_Strict):
         "Gunnery); none: held by units, mounted on creations")
     controls: list[str] = Field(default_factory=list, description="ids of bodies holding "
                                 "other sets of its Controls (8.5); the weapon's own body has one")
-    variant: scene_blast.VariantName = Field(
-        "explosive", description="a Rocket's Explosive Variant (8.4), as for a missile")
-    variants: list[scene_blast.VariantName] = Field(
+    variant: str = Field(
+        "explosive", max_length=40,
+        description="a Rocket's Explosive Variant (8.4), as for a missile")
+    variants: list[Annotated[str, Field(max_length=40)]] = Field(
         default_factory=list, max_length=40,
         description="a Rocket's combined Variants, one die each (8.4)")
+    on_hit: list[Literal["ignite", "knockback", "disrupt"]] | None = Field(
+        None, max_length=3, description="what a hit does besides its Damage (default: the "
+        "weapon table's: Fire dice 'ignite', 'knockback' by Size difference; 'disrupt': a "
+        "stunning weapon)")
 
     @model_validator(mode="after")
     def _known(self):
-        from ..rules.weapons import WeaponType, bastard_gun, weapon_profile
-
         if (self.bastard is None) == (self.type is None):
             raise ValueError("give either 'type' and 'size' or 'bastard'")
-        if self.bastard is not None:
-            prof = bastard_gun(self.bastard)
-        elif self.size is None:
+        if self.bastard is None and self.size is None:
             raise ValueError(f"weapon {self.type!r} needs a 'size' in inches")
-        else:
-            prof = weapon_profile(self.type, self.size)
-        if self.variant != "explosive" or self.variants:
-            if prof.weapon_type not in (WeaponType.ROCKET, WeaponType.EXPLOSIVE):
-                raise ValueError(f"variant/variants: only Rockets and Explosives have Explosive "
-                                 f"Variants (8.4), not {prof.name}")
-            scene_blast.check_variants(max(1, int(round(prof.size))), self.variant,
-                                       self.variants)
+        for check in WEAPON_CHECKS:  # the games' weapon tables (BrikWars 8.1, 8.4)
+            check(self)
         return self
 
 
@@ -247,10 +238,6 @@ class Player(_Strict):
                              "allies (8.5 Controls: allies do not share a weapon turn by turn)")
 
 
-#: Every registered action type (one union: scene files, the table, saves and replays).
-ActionUnion = action_union()
-
-
 class Battlefield(_Strict):
     width: float = Field(36.0, gt=0, le=1000, description="inches along X")
     depth: float = Field(24.0, gt=0, le=1000, description="inches along Y")
@@ -258,21 +245,80 @@ class Battlefield(_Strict):
 
 
 class Expect(_Strict):
-    """Expectations a CI scene checks after running."""
+    """Expectations a CI scene checks after running (the games add their own tables:
+    :func:`register_scene_section` with ``expect=True``)."""
 
     min_impacts: int = 0
     collision_rolls_min: int = 0
     destroyed: list[str] = []
     standing: list[str] = []
-    hazards: HazardExpect | None = None
-    landed: list[LandedNear] = Field(default_factory=list, description="where Payloads end up")
-    close_combat: CloseCombatExpect | None = Field(None, description="Parries, Shoves, Grabs "
-                                                   "(BrikWars 8.2)")
-    manning: ManningExpect | None = None
+
+    if TYPE_CHECKING:  # pragma: no cover - the games' tables (see scene_model)
+        def __getattr__(self, name: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class SceneSection:
+    """A table (or array of tables) of scene files that a game brings.
+
+    Attributes
+    ----------
+    name : str
+        Its name in the file (``escapade`` for ``[escapade]``, ``traps`` for ``[[traps]]``).
+    annotation : type
+        Its pydantic type: ``list[TrapEntry]`` or ``EscapadeSection | None``.
+    default : list or None
+        ``[]`` (an array of tables) or ``None`` (an optional table).
+    description : str
+    check : callable(spec) -> None, optional
+        Cross-checks against the rest of the scene (ids it names, the scene's ``game``): raise
+        ValueError with one line naming the field.
+    expect : bool
+        A table of ``[expect]`` (``[expect.hazards]``) rather than of the scene.
+    """
+
+    name: str
+    annotation: Any
+    default: Any = None
+    description: str = ""
+    check: Callable[[Any], None] | None = None
+    expect: bool = False
+
+    def field(self) -> tuple[Any, Any]:
+        default = (Field(default_factory=list, description=self.description)
+                   if isinstance(self.default, list) else
+                   Field(self.default, description=self.description))
+        return self.annotation, default
+
+
+#: Scene sections the game kinds registered, by name (scene tables, ``[expect]`` tables).
+SECTIONS: dict[str, SceneSection] = {}
+EXPECT_SECTIONS: dict[str, SceneSection] = {}
+
+
+def register_scene_section(section: SceneSection) -> None:
+    """Let scene files have ``section`` (called by a game's ``kind`` module when imported).
+
+    Raises
+    ------
+    ValueError
+        A section of that name is registered already, or names a core field of the scene.
+    """
+    table = EXPECT_SECTIONS if section.expect else SECTIONS
+    core = Expect if section.expect else SceneSpec
+    old = table.get(section.name)
+    if section.name in core.model_fields or (old is not None and old != section):
+        raise ValueError(f"scene section {section.name!r} is defined twice")
+    table[section.name] = section
 
 
 class SceneSpec(_Strict):
-    """The whole scene file. Field names are those of the TOML file."""
+    """The whole scene file. Field names are those of the TOML file.
+
+    This class holds the engine's own fields; the model that validates files
+    (:func:`scene_model`) adds the sections of every game kind and the union of every
+    registered action type, so a spec's ``escapade``, ``traps`` … are read as attributes.
+    """
 
     name: str = "untitled"
     description: str = ""
@@ -285,23 +331,15 @@ class SceneSpec(_Strict):
     creations: list[Creation] = []
     units: list[Unit] = []
     reserves: list[Unit] = []
-    actions: list[ActionUnion] = []  # type: ignore[valid-type]
-    launchers: list[LauncherMount] = []
-    explosives: list[ExplosiveBody] = []
-    melee_payloads: list[MeleePayload] = []
-    drop_zones: list[DropZone] = []
-    fields: list[FieldEntry] = []
-    traps: list[TrapEntry] = Field(default_factory=list, description="Traps (BrikWars F.2)")
+    actions: list[Action] = []
     turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
     forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )
     expect: Expect | None = None
-    escapade: EscapadeSection | None = Field(None, description="an Escapade (BrikWars ch. 13)")
-    brigandine: BrigandineSection | None = Field(None, description="a Brigandine battle "
-                                                 "(game = 'brigandine'; rules/003 Combat)")
-    micro_brick_war: MicroBrickWarSection | None = Field(
-        None, description="the board of a Micro Brick War game (game = 'micro_brick_war')")
+
+    if TYPE_CHECKING:  # pragma: no cover - the games' sections (see scene_model)
+        def __getattr__(self, name: str) -> Any: ...
 
     @model_validator(mode="after")
     def _cross_refs(self):
@@ -317,45 +355,53 @@ class SceneSpec(_Strict):
         dup_players = sorted({n for n in names if names.count(n) > 1})
         if dup_players:
             raise ValueError(f"players: duplicate player names {dup_players}")
-        for i, m in enumerate(self.launchers):
-            if m.creation is not None and m.creation not in ids:
-                raise ValueError(f"launchers[{i}].creation {m.creation!r} is not the id of a "
-                                 "creation, unit or reserve")
-        half_w, half_d = self.battlefield.width / 2, self.battlefield.depth / 2
+        for sec in SECTIONS.values():
+            if sec.check is not None and sec.name in type(self).model_fields:
+                sec.check(self)
         for i, a in enumerate(self.actions):
             if a.player not in names:
                 raise ValueError(f"actions[{i}].player {a.player!r} is not one of {names}")
-            if isinstance(a, BombardAction) and (abs(a.target[0]) > half_w
-                                                 or abs(a.target[1]) > half_d):
-                raise ValueError(
-                    f"actions[{i}].target {list(a.target)} is off the battlefield (x within "
-                    f"±{half_w:g}, y within ±{half_d:g} inches)")
+            why = a.scene_problem(self)
+            if why:
+                raise ValueError(f"actions[{i}].{why}")
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
-        if self.brigandine is not None:
-            if self.game != "brigandine":
-                raise ValueError(f"a [brigandine] table needs game = 'brigandine', not "
-                                 f"{self.game!r}")
-            unit_ids = {u.id for u in self.units}
-            for i, b in enumerate(self.brigandine.units):
-                if b.id not in unit_ids:
-                    raise ValueError(f"brigandine.units[{i}].id {b.id!r} is not the id of a "
-                                     f"scene unit")
-        if self.micro_brick_war is not None and self.game != "micro_brick_war":
-            raise ValueError(f"a [micro_brick_war] table needs game = \"micro_brick_war\" "
-                             f"(the scene plays {self.game!r})")
-        if not (self.creations or self.units or self.actions or self.micro_brick_war
-                or self.brigandine):
+        if not (self.creations or self.units or self.actions
+                or any(getattr(self, n, None) for n in SECTIONS if n in type(self).model_fields)):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
-            known = set(ids) | {a.id for a in self.actions if getattr(a, "id", None)}
+            known = set(ids) | {str(aid) for a in self.actions if (aid := getattr(a, "id", None))}
             for field_name in ("destroyed", "standing"):
                 for key in getattr(self.expect, field_name):
                     if key not in known and not key.startswith("payload"):
                         raise ValueError(f"expect.{field_name}: {key!r} is not the id of a "
                                          f"creation, unit, reserve or action")
         return self
+
+
+_MODELS: dict[tuple, type[SceneSpec]] = {}
+
+
+def scene_model() -> type[SceneSpec]:
+    """The model scene files are validated with: :class:`SceneSpec` with every game kind's
+    sections and ``[expect]`` tables and the union of every registered action type, built
+    once every game package is imported (:func:`~sandbox.engine.kinds.all_kinds`), and again
+    when an action type or a section is registered later (a game plugged in at run time)."""
+    all_kinds()
+    key = (registry_key(), tuple(map(id, SECTIONS.values())),
+           tuple(map(id, EXPECT_SECTIONS.values())))
+    if key not in _MODELS:
+        _MODELS.clear()
+        expect = create_model(  # type: ignore[call-overload]
+            "Expect", __base__=Expect, __module__=__name__,
+            **{n: sec.field() for n, sec in EXPECT_SECTIONS.items()})
+        _MODELS[key] = create_model(  # type: ignore[call-overload]
+            "SceneSpec", __base__=SceneSpec, __module__=__name__,
+            actions=(list[action_union()], Field(default_factory=list)),  # type: ignore[misc]
+            expect=(expect | None, None),
+            **{n: sec.field() for n, sec in SECTIONS.items()})
+    return _MODELS[key]
 
 
 def _format_errors(err: ValidationError, source: str) -> str:
@@ -476,7 +522,7 @@ def scene_from_dict(data: dict, source: str = "<scene>") -> SceneSpec:
     """
     _precheck(data, source)
     try:
-        spec = SceneSpec.model_validate(data)
+        spec = scene_model().model_validate(data)
     except ValidationError as err:
         raise SceneError(_format_errors(err, source)) from None
     except RecursionError:

@@ -61,7 +61,8 @@ def parse_tray(text: str) -> list[tuple[int, DiceExpression]]:
     s = str(text).strip()
     if not s or len(s) > 80:
         raise RulesError(f"dice {text!r}: write dice like 2d6 or 1d10+1d4")
-    pos, out, dice = 0, [], 0
+    pos, dice = 0, 0
+    out: list[tuple[int, DiceExpression]] = []
     while pos < len(s):
         m = _TERM.match(s, pos)
         if m is None or (out and not m.group(1)) or m.end() == pos:
@@ -251,8 +252,9 @@ class TableTools(System):
                 return f"{it.name} is a unit, not a loose object"
             if g.world.bodies[a.item].static:
                 return f"{it.name} is fixed to the table"
-            if self.held(a.unit):
-                return f"{st.name} already carries {g.bodies[self.held(a.unit)].name}"
+            held = self.held(a.unit)
+            if held is not None:
+                return f"{st.name} already carries {g.bodies[held].name}"
             other = self.carrier_of(a.item)
             if other is not None:
                 return f"{it.name} is carried by {g.bodies[other].name}"
@@ -329,7 +331,8 @@ class TableTools(System):
                 total += sign * expr.modifier
                 parts.append(f"{'-' if sign < 0 else '+'}{expr.modifier}")
                 continue
-            rolled = [stream.roll(expr.sides, f"{why}: {expr}") for _ in range(expr.count)]
+            sides = int(expr.sides or 0)  # a term with dice has sides
+            rolled = [stream.roll(sides, f"{why}: {expr}") for _ in range(expr.count)]
             values = [r.result for r in rolled]
             total += sign * (sum(values) + expr.modifier)
             parts.append(f"{'-' if sign < 0 else '+'}{expr} {values}")
@@ -341,6 +344,8 @@ class TableTools(System):
     def _put_down(self, a: PutDown) -> None:
         g = self.game
         item = self.held(a.unit)
+        if item is None:  # the refusal said so before
+            raise RulesError(f"{a.unit} carries nothing to put down")
         del self.carried[a.unit]
         name, iname = g.bodies[a.unit].name, g.bodies[item].name
         if a.to is None:

@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.units import Vec
 from .world import Body, BoxShape, PhysicsWorld, quat_to_matrix
 
 #: Speed scale of sideways KnockBack throws, measured on flat ground (see module docstring).
@@ -118,7 +119,7 @@ def point_box_distances(point: Sequence[float], boxes: Sequence[BoxShape]) -> np
 
 
 def part_distances(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],
-                   point: Sequence[float]) -> dict[int, float]:
+                   point: Vec) -> dict[int, float]:
     """Distance from a blast point to each part of a body as it lies now (BrikWars 8.4).
 
     Parameters
@@ -196,7 +197,7 @@ def split_body(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape],
     return out
 
 
-def knockback_velocity(direction: Sequence[float], inches: float, gravity: float,
+def knockback_velocity(direction: Vec, inches: float, gravity: float,
                        factor: float = KNOCKBACK_SPEED_FACTOR) -> np.ndarray:
     """Velocity change (in/s) that throws an object ``inches`` away along ``direction``.
 

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..core.errors import RulesError
-from ..core.units import GRAVITY_IN_S2
+from ..core.units import GRAVITY_IN_S2, Vec
 from .world import GUARD_GAP_IN, PhysicsWorld, pybullet  # noqa: F401 (GUARD_GAP_IN re-exported)
 
 #: Highest launch speed the game uses (in/s); the no-tunnelling test flies at this speed.
@@ -97,7 +97,7 @@ def flat_range(speed: float, elevation: float, g: float = GRAVITY_IN_S2) -> floa
     return float(speed) ** 2 * math.sin(2.0 * float(elevation)) / float(g)
 
 
-def solve_launch(origin: Sequence[float], target: Sequence[float], speed: float,
+def solve_launch(origin: Vec, target: Vec, speed: float,
                  g: float = GRAVITY_IN_S2) -> list[Launch]:
     """Launches at a fixed muzzle speed that pass through ``target``: low arc first, then high.
 
@@ -159,7 +159,7 @@ def launch_at_elevation(origin: Sequence[float], target: Sequence[float], elevat
     return _make(direction, speed, elevation, d, "high" if elevation > math.pi / 4 else "low")
 
 
-def minimum_speed_launch(origin: Sequence[float], target: Sequence[float],
+def minimum_speed_launch(origin: Vec, target: Vec,
                          g: float = GRAVITY_IN_S2) -> Launch:
     """The least-speed launch through ``target``: ``v² = g (h + sqrt(h² + d²))``."""
     direction, d, h = _split(origin, target)
@@ -180,7 +180,7 @@ def position_at(origin: Sequence[float], velocity: Sequence[float], t: float | n
     return p
 
 
-def sample_path(origin: Sequence[float], velocity: Sequence[float], t_end: float, n: int = 32,
+def sample_path(origin: Vec, velocity: Vec, t_end: float, n: int = 32,
                 g: float = GRAVITY_IN_S2) -> np.ndarray:
     """(n, 3) points of the parabola from ``t = 0`` to ``t_end`` (for a trajectory marker)."""
     return position_at(origin, velocity,
@@ -230,9 +230,9 @@ def hold(world: PhysicsWorld, key: str) -> int:
     return int(cid)
 
 
-def release(world: PhysicsWorld, key: str, constraint: int, position: Sequence[float],
-            orientation: Sequence[float], linear: Sequence[float],
-            angular: Sequence[float] = (0.0, 0.0, 0.0)) -> None:
+def release(world: PhysicsWorld, key: str, constraint: int, position: Vec,
+            orientation: Vec, linear: Vec,
+            angular: Vec = (0.0, 0.0, 0.0)) -> None:
     """Undo :func:`hold`: restore the saved pose exactly and give the body its velocity back."""
     try:
         world.client.removeConstraint(int(constraint))
@@ -267,7 +267,7 @@ def set_collides(world: PhysicsWorld, a: str, b: str, enabled: bool) -> None:
             world.client.setCollisionFilterPair(ba.uid, bb.uid, la, lb, int(enabled))
 
 
-def surface_below(world: PhysicsWorld, xy: Sequence[float], from_z: float = 200.0,
+def surface_below(world: PhysicsWorld, xy: Vec, from_z: float = 200.0,
                   ignore: Iterable[str] = ()) -> tuple[float, str | None]:
     """Height (inches) of the first surface straight below ``(x, y)`` and the body it belongs to.
 

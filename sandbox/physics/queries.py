@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..core.units import Vec
 from .rays import ray_first_hit
 from .world import PhysicsWorld
 
@@ -142,7 +143,7 @@ class Region:
         return (math.hypot(p[0] - self.centre[0], p[1] - self.centre[1]) <= self.radius + 1e-9
                 and -1e-9 <= p[2] <= self.height + 1e-9)
 
-    def chord(self, a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
+    def chord(self, a: Vec, b: Vec) -> tuple[float, float] | None:
         """Where the table-level path ``a`` → ``b`` runs inside the region.
 
         Returns

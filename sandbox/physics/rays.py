@@ -10,10 +10,11 @@ Units: inches, Z up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
+from ..core.units import Vec
 from .world import PhysicsWorld
 
 #: How far past an ignored hit the next ray starts, inches.
@@ -44,7 +45,7 @@ class RayHit:
     distance: float
 
 
-def ray_first_hit(world: PhysicsWorld, start: Sequence[float], end: Sequence[float],
+def ray_first_hit(world: PhysicsWorld, start: Vec, end: Vec,
                   ignore: Iterable[str] = ()) -> RayHit | None:
     """The first body on the segment ``start`` → ``end``, skipping the ``ignore`` keys.
 

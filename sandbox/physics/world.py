@@ -28,7 +28,7 @@ from ..core.transforms import (  # noqa: F401 (re-exported)
     matrix_to_quat,
     quat_to_matrix,
 )
-from ..core.units import GRAVITY_IN_S2
+from ..core.units import GRAVITY_IN_S2, Vec
 
 
 @contextlib.contextmanager
@@ -636,7 +636,7 @@ class PhysicsWorld:
         pos, orn = self._get_pose(self.bodies[key].uid)
         return np.array(pos), np.array(orn)
 
-    def set_pose(self, key: str, position: Sequence[float], orientation: Sequence[float]) -> None:
+    def set_pose(self, key: str, position: Vec, orientation: Vec) -> None:
         """Teleport a body (frame position in inches, quaternion x, y, z, w)."""
         self.client.resetBasePositionAndOrientation(
             self.bodies[key].uid, list(position), list(orientation)
@@ -649,7 +649,7 @@ class PhysicsWorld:
         return np.array(lin), np.array(ang)
 
     def set_velocity(
-        self, key: str, linear: Sequence[float], angular: Sequence[float] = (0, 0, 0)
+        self, key: str, linear: Vec, angular: Vec = (0, 0, 0)
     ) -> None:
         """Set a body's linear (in/s) and angular (rad/s) velocity."""
         self.client.resetBaseVelocity(self.bodies[key].uid, list(linear), list(angular))

@@ -26,7 +26,6 @@ import numpy as np
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import action_dict
 from ...engine.assets import build_part_asset
-from ...engine.kinds import GameKind, register_game
 from ...engine.measure import footprint_gap
 from ...engine.outcome import Outcome
 from ...engine.table import System
@@ -1003,13 +1002,3 @@ class BrigandineCombat(System):
         vz = (aim[2] - start[2]) / flight + 0.5 * grav * flight
         g.world.set_velocity(key, [d[0] * speed, d[1] * speed, vz])
         return key
-
-
-def _systems(game) -> list[System]:
-    return [BrigandineCombat(game)]
-
-
-register_game(GameKind("brigandine", systems=_systems, collision_damage=False,
-                       brikwars_actions=False,
-                       description="Brigandine (003 Combat): eight-phase rounds; Skirmish, "
-                                   "Man-to-Man, Fantasy Combat, Jousting"), module=__name__)

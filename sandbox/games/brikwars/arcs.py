@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI
+    from ...engine.table import Table
 
 #: One point of Firing Arc, radians (see the module notes).
 ARC_POINT_RAD: float = math.radians(22.5)
@@ -66,7 +66,7 @@ class ArcHit:
     cover: float = 0.0
 
 
-def bodies_in_arc(game: "TableAPI", attacker: str, aimed: str, points: int,
+def bodies_in_arc(game: "Table", attacker: str, aimed: str, points: int,
                   range_in: float | None, origin=None) -> list[ArcHit]:
     """Bodies an Arc of ``points`` from ``attacker`` centred on ``aimed`` sweeps, in order.
 
@@ -123,7 +123,7 @@ def bodies_in_arc(game: "TableAPI", attacker: str, aimed: str, points: int,
 COVER_GRID: tuple[int, int] = (7, 9)
 
 
-def cover_fraction(game: "TableAPI", attacker: str, target: str) -> float:
+def cover_fraction(game: "Table", attacker: str, target: str) -> float:
     """Fraction of ``target`` hidden from ``attacker`` by other bodies, read in thirds
     (:func:`~sandbox.rules.attacks.cover_in_thirds`; 5.1 cover as the ShotGun Wedding reads it).
 

@@ -63,7 +63,7 @@ from .scene_flight import BombardAction, ReinforcementsAction
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: How far from a side of the battlefield an entry point still lies "on the edge", inches.
 EDGE_TOLERANCE_IN: float = 0.5
@@ -537,7 +537,7 @@ class Bombardment(System):
             # away from the battlefield's centre (the origin); +X for a target on the centre
             n = float(np.linalg.norm(spot))
             line = spot / n if n > 1e-9 else np.array([1.0, 0.0])
-            new = np.array(g.flight.miss_chooser(MissContext(
+            new = np.array(g.system("flight").miss_chooser(MissContext(
                 None, np.array([spot[0], spot[1], 0.0]), dist, line)), float)  # type: ignore[arg-type]
         if np.linalg.norm(new - spot) > dist + 1e-6:
             raise RulesError(f"Bombardment {o.id}: miss spot {new.tolist()} is beyond the miss "
@@ -604,7 +604,7 @@ class Bombardment(System):
               position=[round(float(v), 4) for v in point])
         fid = f"{key}_field"
         self.smoke[fid] = {"turn": g.turn, "player": o.player, "size": size}
-        g.hazards.add_field(
+        g.system("hazards").add_field(
             FieldEntry(id=fid, name=f"smoke of {o.id}", hazard="smoke", size=size,
                        centre=(float(point[0]), float(point[1])), owner=o.player),
             source=f"{name}: {item['dice']} dice replaced with Smoke, 4\" each")
@@ -613,13 +613,14 @@ class Bombardment(System):
         """Temporary Smoke Fields shrink 1" at the start of each later turn (8.4)."""
         g = self.game
         for fid, info in list(self.smoke.items()):
-            if info["turn"] >= turn or fid not in g.hazards.fields:
+            if info["turn"] >= turn or fid not in g.system("hazards").fields:
                 continue
             info["size"] -= 1.0
             if info["size"] <= 1e-9:
                 del self.smoke[fid]
-                g.hazards.remove_field(fid, "the Smoke has cleared")
+                g.system("hazards").remove_field(fid, "the Smoke has cleared")
                 continue
-            entry = g.hazards.fields[fid].entry
-            g.hazards.add_field(entry.model_copy(update={"size": info["size"], "radius": None}),
-                                source="shrinks 1\" at the start of the turn")
+            entry = g.system("hazards").fields[fid].entry
+            g.system("hazards").add_field(
+                entry.model_copy(update={"size": info["size"], "radius": None}),
+                source="shrinks 1\" at the start of the turn")

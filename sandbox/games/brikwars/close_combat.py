@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.errors import RulesError
 from ...engine.actions import Action
-from ...engine.table import System
+from ...engine.table import System, handles
 from ...rules.attacks import ActionRoll, Modifier
 from ...rules.close_combat import (
     ANGRY_INCH_IN,
@@ -67,7 +67,7 @@ from . import effects
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI
+    from ...engine.table import Table
 
 
 class ParryOrder(Action):
@@ -133,7 +133,7 @@ class CloseCombat(System):
     name = "close_combat"
     actions = (ParryOrder, ShoveAction, GrabAction, AngryInchAction)
 
-    def __init__(self, game: "TableAPI"):
+    def __init__(self, game: "Table"):
         super().__init__(game)
         #: unit -> weapon number it Parries with
         self.parry_orders: dict[str, int] = {}
@@ -565,25 +565,31 @@ class CloseCombat(System):
                              self.combatant(a.target))
 
     # ------------------------------------------------------------------ apply
-    def apply(self, action, index: int) -> None:
+    @handles(ParryOrder)
+    def _parry_order(self, action: ParryOrder, index: int) -> None:
         g = self.game
-        if isinstance(action, ParryOrder):
-            name = g.body(action.unit).name
-            if action.stop:
-                self.parry_orders.pop(action.unit, None)
-                g.log("parry_order", f"{name} stops Parrying", body=action.unit, weapon=None,
-                      player=action.player)
-                return
-            self.parry_orders[action.unit] = action.weapon
-            w = self.weapon(action.unit, action.weapon)
-            g.log("parry_order", f"{name} will Parry Close Combat attacks with {w.name} "
-                  f"(Use {w.use})", body=action.unit, weapon=action.weapon, player=action.player)
-        elif isinstance(action, AngryInchAction):
-            self._angry_inch(action)
-        elif isinstance(action, ShoveAction):
-            self._shove(action)
-        elif isinstance(action, GrabAction):
-            self._grab(action)
+        name = g.body(action.unit).name
+        if action.stop:
+            self.parry_orders.pop(action.unit, None)
+            g.log("parry_order", f"{name} stops Parrying", body=action.unit, weapon=None,
+                  player=action.player)
+            return
+        self.parry_orders[action.unit] = action.weapon
+        w = self.weapon(action.unit, action.weapon)
+        g.log("parry_order", f"{name} will Parry Close Combat attacks with {w.name} "
+              f"(Use {w.use})", body=action.unit, weapon=action.weapon, player=action.player)
+
+    @handles(AngryInchAction)
+    def _apply_angry_inch(self, action: AngryInchAction, index: int) -> None:
+        self._angry_inch(action)
+
+    @handles(ShoveAction)
+    def _apply_shove(self, action: ShoveAction, index: int) -> None:
+        self._shove(action)
+
+    @handles(GrabAction)
+    def _apply_grab(self, action: GrabAction, index: int) -> None:
+        self._grab(action)
 
     def _angry_inch(self, a: AngryInchAction) -> None:
         g = self.game
@@ -614,7 +620,7 @@ class CloseCombat(System):
                      ("hit" if act.hit else "miss")),
                   body=a.unit, target=a.target, total=act.total, use=use, hit=act.hit)
             if act.critical_failure:
-                g.hazards.on_action_roll(a.unit, act)
+                g.system("hazards").on_action_roll(a.unit, act)
         return res.hit, res.roll
 
     def _shove(self, a: ShoveAction) -> None:

@@ -1,10 +1,11 @@
-"""Power, Energy Shields and the effects of being on Fire in a running game (BrikWars F.1, 8.3).
+"""Damage, Power, Energy Shields and the effects of being on Fire in a running game (BrikWars
+8.1, 8.4, F.1, 8.3).
 
-One place that every source of Damage goes through (:meth:`sandbox.engine.game.Game.damage`
-calls :meth:`Defences.deflect`), so weapons, Collision Damage, Explosion rings and Fire meet
-the same Energy Shields; and the helpers the attack code of the headless game and of the
-tabletop session share: the on-Fire penalties of a burning attacker or target and the extra
-Fire a burning object adds to what it strikes.
+One place that every source of Damage goes through (:meth:`Defences.damage`: Energy Shields,
+Armor, Cumulative Damage; a destroyed unit falls over once physics rests), so weapons,
+Collision Damage, Explosion rings and Fire meet the same Energy Shields; and the helpers the
+attack code of the headless game and of the tabletop session share: the on-Fire penalties of
+a burning attacker or target and the extra Fire a burning object adds to what it strikes.
 
 Readings (the rules are silent or their die symbols were lost):
 
@@ -31,19 +32,27 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+import numpy as np
+
 from ...core.errors import RulesError, SceneError
+from ...engine.scene import parse_armor
 from ...engine.table import System
 from ...physics.queries import bodies_near
+from ...rules import collision as collision_rules
 from ...rules import hazards as hz
 from ...rules.attacks import Modifier
 from ...rules.fire_field import burning_strike_bonus, on_fire_modifiers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.table import BodyState
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: A unit this close to an engulfed creation rides in or on it (inches).
 RIDER_CONTACT_IN: float = 0.05
+#: A destroyed unit's spin as it falls over, in units of sqrt(g / its height) (rad/s).
+TOPPLE_SPIN: float = 1.2
+#: Pushes a destroyed unit gets to fall over, each twice the last (:meth:`Defences.after_settle`).
+TOPPLE_TRIES: int = 3
 
 
 def dice_of(roll, sides: int | None = None) -> list[tuple[int, int]]:
@@ -77,6 +86,123 @@ class Defences(System):
         self.shields: dict[str, hz.EnergyShield] = {}
         self.power: dict[str, PowerPool] = {}
         self.deflected: dict[str, int] = {}
+        #: Units destroyed since physics last came to rest: they fall over then (topple).
+        self.to_topple: list[str] = []
+
+    # ------------------------------------------------------------------ Damage
+    def damage(self, victim: "BodyState", damage: int, what: str,
+               dice: list[tuple[int, int]] | None = None, armor_penalty: int = 0) -> None:
+        """Apply ``damage`` points to ``victim``: every source of Damage comes through here.
+
+        ``dice`` are the ``(sides, value)`` of the Damage dice, which the victim's Energy
+        Shield may deflect first (F.1, :meth:`deflect`); ``armor_penalty`` (<= 0) lowers its
+        Armor for this comparison (on Fire, F.1). Damage must exceed Armor (8.1); creations
+        add up Cumulative Damage. ``on_damage`` hooks of every system run afterwards
+        (Premature Detonation); a destroyed unit falls over once physics rests.
+        """
+        g = self.game
+        damage = self.deflect(victim, damage, dice, what)
+        fixed, armor_dice = parse_armor(victim.stats.armor)
+        stream = g.dice.stream("armor")
+        if armor_penalty and victim.damage.armor_roll is None:  # roll the Armor first
+            collision_rules.apply_damage(victim.damage, 0, fixed, armor_dice, victim.cumulative,
+                                         stream, victim.name)
+        victim.damage.armor_roll = (victim.damage.armor_roll or 0) + armor_penalty \
+            if armor_penalty else victim.damage.armor_roll
+        try:
+            out = collision_rules.apply_damage(victim.damage, damage, fixed, armor_dice,
+                                               victim.cumulative, stream, victim.name)
+        finally:
+            if armor_penalty:
+                victim.damage.armor_roll -= armor_penalty
+        if armor_penalty:
+            what = f"{what}, Armor {armor_penalty:+d} on Fire"
+        verdict = "destroyed" if out.destroyed else "holds"
+        against = "Cumulative Damage " + str(out.total) if victim.cumulative else str(out.total)
+        g.log("damage", f"{victim.name} takes {damage} {what}: {against} against Armor "
+              f"{out.compared_with} — {verdict}", body=victim.key, damage=damage, source=what,
+              total=out.total, armor=out.compared_with, destroyed=out.destroyed)
+        if out.destroyed:
+            g.log("destroyed", f"{victim.name} is destroyed", body=victim.key)
+            if victim.kind == "unit" and victim.key not in self.to_topple:
+                self.to_topple.append(victim.key)  # it falls over once physics rests
+        g.after_damage(victim, damage)
+
+    def status_words(self, key: str) -> list[str]:
+        """Disrupted, on Fire, Cumulative Damage taken, the Armor rolled."""
+        st = self.game.body(key)
+        d = st.damage
+        out = []
+        if d.disrupted:
+            out.append("Disrupted")
+        if self.burning(key):
+            out.append("on Fire")
+        if d.cumulative_damage:
+            out.append(f"Cumulative Damage {d.cumulative_damage}")
+        if d.armor_roll is not None and st.cumulative:
+            out.append(f"Armor rolled {d.armor_roll}")
+        return out
+
+    # ------------------------------------------------------------------ destroyed units fall
+    def needs_settle(self) -> bool:
+        """A unit destroyed outside an action's settle (a Bombardment arriving, Fire at a
+        turn's end) waits to fall over."""
+        return bool(self.to_topple)
+
+    def after_settle(self, quiet: bool, max_seconds: float, min_seconds: float) -> None:
+        """Every unit destroyed since physics last rested that still stands falls over; one
+        still standing after a push (caught by a merlon, leaning on a wall) is pushed again,
+        twice as hard, at most :data:`TOPPLE_TRIES` times. A quiet settle (no rules) keeps
+        them waiting."""
+        if quiet:
+            return
+        g = self.game
+        for attempt in range(TOPPLE_TRIES):
+            pushed = self.topple_destroyed(spin=2.0 ** attempt)
+            if not pushed:
+                break
+            g.world.step_until_rest(max_seconds=max_seconds, min_seconds=min_seconds,
+                                    on_step=g.handle_steps)
+            self.to_topple += [k for k in pushed if k in g.world.bodies and g.upright(k)]
+        self.to_topple = []
+
+    def topple_destroyed(self, spin: float = 1.0) -> list[str]:
+        """Every unit destroyed since physics last rested that still stands falls over
+        (:meth:`topple`, its spin times ``spin``); returns those that were pushed (the caller
+        steps physics until rest again)."""
+        keys, self.to_topple = self.to_topple, []
+        return [k for k in keys if self.topple(k, spin)]
+
+    def topple(self, key: str, spin: float = 1.0) -> bool:
+        """A destroyed unit falls over (it does not stay standing): physics spins it about the
+        edge of its base, so the body itself comes to lie on the table (or whatever is under
+        it). It falls along the body's most horizontal axis (its own frame, so the same body
+        always falls the same way and every path agrees). A unit already lying (thrown by a
+        blast), creations and Payloads are left as they are. Returns True when it toppled."""
+        g = self.game
+        st = g.bodies.get(key)
+        body = g.world.bodies.get(key)
+        if st is None or st.kind != "unit" or body is None or body.static:
+            return False
+        lo, hi = g.world.aabb(key)
+        height = float(hi[2] - lo[2])
+        pos, quat = g.world.pose(key)
+        if not g.upright(key):
+            return False  # already lying (thrown by a blast): nothing to topple
+        x, y, z, w = (float(v) for v in quat)
+        ax = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 0.0])  # body x, y in the
+        ay = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 0.0])  # world, flattened
+        d = max((ax, ay), key=lambda v: float(np.linalg.norm(v)))
+        n = float(np.linalg.norm(d))
+        d = d / n if n > 1e-6 else np.array([1.0, 0.0, 0.0])
+        axis = np.cross([0.0, 0.0, 1.0], d)  # turning about it tips the top towards d
+        omega = axis * TOPPLE_SPIN * spin * float(np.sqrt(g.world.gravity / max(height, 0.2)))
+        pivot = np.array([pos[0] - d[0] * 0.1, pos[1] - d[1] * 0.1, float(lo[2])])
+        lin, _ = g.world.velocity(key)
+        v = np.asarray(lin, float) + np.cross(omega, np.asarray(pos, float) - pivot)
+        g.world.set_velocity(key, v, omega)
+        g.log("topple", f"{st.name} falls over", body=key)
+        return True
 
     # ------------------------------------------------------------------ Power
     def power_left(self, key: str) -> float:
@@ -137,7 +263,7 @@ class Defences(System):
             return self.shields[key]
         st = self.game.bodies.get(key)
         dice = list(getattr(st.stats, "shield", []) or []) if st is not None else []
-        if not dice:
+        if st is None or not dice:
             return None
         try:
             sh = hz.EnergyShield(f"{st.name}'s Energy Shield", dice, st.stats.size)
@@ -214,19 +340,20 @@ class Defences(System):
         g.log("burning_strike", f"{name} is on Fire: +{roll.total} Fire Damage to {target.name} "
               f"({what})", body=target.key, source=attacker, damage=roll.total)
         if roll.total:
-            g.damage(target, roll.total, f"Fire Damage (burning {name})",
+            self.damage(target, roll.total, f"Fire Damage (burning {name})",
                       dice=dice_of(roll))
         if target.key in g.world.bodies and not target.damage.destroyed:
-            g.hazards.fire.ignite(target.key, roll, at=at, igniter=g.bodies[attacker].owner
-                                  if attacker in g.bodies else None,
-                                  source=f"the Fire of {name}")
+            g.system("hazards").fire.ignite(target.key, roll, at=at,
+                                            igniter=g.bodies[attacker].owner
+                                            if attacker in g.bodies else None,
+                                            source=f"the Fire of {name}")
         return roll.total
 
     # ------------------------------------------------------------------ riders
     def engulfed_riders(self) -> None:
         """Units in or on an engulfed creation take its Wild Fire die (F.1), once a turn."""
         g = self.game
-        fire = g.hazards.fire
+        fire = g.system("hazards").fire
         for key, bf in list(fire.fires.items()):
             st = g.bodies.get(key)
             if (st is None or st.kind != "creation" or bf.rules is None or not bf.rules.engulfed
@@ -242,6 +369,6 @@ class Defences(System):
                 g.log("engulfed_rider", f"{ust.name} is inside the engulfed {st.name}: "
                       f"{roll.total} Fire Damage", body=n.key, source=key, damage=roll.total)
                 if roll.total:
-                    g.damage(ust, roll.total, f"Fire Damage (engulfed {st.name})",
+                    self.damage(ust, roll.total, f"Fire Damage (engulfed {st.name})",
                               dice=dice_of(roll))
                 fire.ignite(n.key, roll, at=n.point_to, igniter=st.owner, source=st.name)

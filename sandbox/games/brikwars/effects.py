@@ -33,7 +33,7 @@ from .defences import dice_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.dice import ExpressionRoll
-    from ...engine.table import BodyState, TableAPI
+    from ...engine.table import BodyState, Table
     from ...rules.damage import KnockBack
 
 #: Damage dice kinds that set what they hit alight (8.3, F.1).
@@ -41,18 +41,18 @@ IGNITING_KINDS = ("Fire", "Acid", "Poison")
 
 
 # ------------------------------------------------------------------------------ Action
-def spend_action(table: "TableAPI", unit: str) -> None:
+def spend_action(table: "Table", unit: str) -> None:
     """``unit`` uses its one Action this turn (recorded until its owner's turn ends)."""
     table.system("skirmish").turn_state.acted.add(unit)
 
 
-def has_acted(table: "TableAPI", unit: str) -> bool:
+def has_acted(table: "Table", unit: str) -> bool:
     """Whether ``unit`` has used its Action this turn."""
     return unit in table.system("skirmish").turn_state.acted
 
 
 # ------------------------------------------------------------------------------ Disruption
-def disrupt(table: "TableAPI", victim: "BodyState", why: str, *, log: bool = True,
+def disrupt(table: "Table", victim: "BodyState", why: str, *, log: bool = True,
             **fields: Any) -> bool:
     """Disrupt ``victim`` (it neither moves nor acts until it recovers at the end of its
     owner's turn). ``why`` ends the logged sentence ("by the landing", "slips ... (F.1)").
@@ -69,7 +69,7 @@ def disrupt(table: "TableAPI", victim: "BodyState", why: str, *, log: bool = Tru
 
 
 # ------------------------------------------------------------------------------ KnockBack
-def knockback(table: "TableAPI", target: str, inches: float, away_from: Sequence[float]) -> None:
+def knockback(table: "Table", target: str, inches: float, away_from: Sequence[float]) -> None:
     """Push ``target`` away from the table point ``away_from`` ((2,) or (3,) inches) so that it
     flies about ``inches`` (8.1): the table's one KnockBack push without an explosion (attacks,
     Weapon Traps, Shoves 8.2). A 45° hop of range v²/g; fixed bodies do not move."""
@@ -87,7 +87,7 @@ def knockback(table: "TableAPI", target: str, inches: float, away_from: Sequence
 
 
 # ------------------------------------------------------------------------------ the one strike
-def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what: str, *,
+def strike(table: "Table", target: "BodyState", roll: "ExpressionRoll", what: str, *,
            weapon: WeaponProfile | None = None, attacker: str | None = None,
            igniter: str | None = None, at: Sequence[float] | None = None,
            melee: bool = False, knock: "KnockBack | None" = None,
@@ -129,18 +129,18 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
         layers (Armor Plating, Heavy Armor) meet the dice (:func:`deflect`).
 
     The sequence (8.1, 8.3, F.1): Damage against Armor (less the on-Fire penalty of a burning
-    target, rolled on stream ``fire``: F.1 "Units and objects that are on fire ... their Armor
-    ratings both suffer a -1 penalty"); then Fire; then the burning attacker's Fire; then
-    Disruption; then KnockBack.
+    target, rolled on stream ``fire``: F.1 "Units and objects that are on fire ... take a -1
+    penalty to their Action and Armor Rolls", read as 8.3's -1d4); then Fire; then the
+    burning attacker's Fire; then Disruption; then KnockBack.
     """
     g = table
     defences = g.system("defences")
     roll = deflect(g, target, roll, part)
     joint = weak_point_penalty(g, target) if part == "joint" else 0
     # every hit is logged against the Armor, a 0 too
-    g.damage(target, int(roll.total), what,
-             dice=dice if dice is not None else dice_of(roll, 6 if melee else None),
-             armor_penalty=defences.on_fire_penalty(target.key, "Armor") + joint)
+    defences.damage(target, int(roll.total), what,
+                    dice=dice if dice is not None else dice_of(roll, 6 if melee else None),
+                    armor_penalty=defences.on_fire_penalty(target.key, "Armor") + joint)
     ignites = (weapon.ignites if weapon is not None
                else getattr(roll.expression, "kind", None) in IGNITING_KINDS)
     if ignites and target.key in g.world.bodies and not target.damage.destroyed:
@@ -153,14 +153,15 @@ def strike(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll", what:
         disrupt(g, target, f"is Disrupted by the {weapon.name} (on hit)")
     if (weapon is not None and weapon.knocks_back and knock is not None and knock.inches > 0
             and not target.damage.destroyed):
-        if knock_from is None:
-            knock_from = g.footprint_centre(attacker) if attacker in g.world.bodies else None
-        if knock_from is not None:
-            knockback(g, target.key, knock.inches, knock_from)
+        away: Any = knock_from
+        if away is None and attacker is not None and attacker in g.world.bodies:
+            away = g.footprint_centre(attacker)
+        if away is not None:
+            knockback(g, target.key, knock.inches, away)
 
 
 # ------------------------------------------------------------------------------ Armor Plating
-def deflect(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll",
+def deflect(table: "Table", target: "BodyState", roll: "ExpressionRoll",
             part: str | None = None) -> "ExpressionRoll":
     """The hit's Damage after the target's layers of Deflection (8.2 Armor Plating,
     "Deflection over covered area"; 3.3 Heavy Armor): each layer cancels one Damage die, the
@@ -192,7 +193,7 @@ def deflect(table: "TableAPI", target: "BodyState", roll: "ExpressionRoll",
     return out
 
 
-def weak_point_penalty(table: "TableAPI", target: "BodyState") -> int:
+def weak_point_penalty(table: "Table", target: "BodyState") -> int:
     """A hit on a hinge or joint: "weak points Armored at one d10 lower than the rest of the
     Creation" (8.1 Ranged Weapons, 7.1). Reading: the Creation's Armor less one d10, rolled on
     the ``armor`` stream for this hit; returns that penalty (<= 0)."""

@@ -46,7 +46,7 @@ import numpy as np
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import MoveAction
 from ...engine.outcome import Outcome
-from ...engine.table import System
+from ...engine.table import System, handles
 from ...rules.escapade import (
     Area,
     Edge,
@@ -80,7 +80,7 @@ from .scene_escapade import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: An item a unit carries off the table must lie within this many inches of it, edge to edge.
 CARRY_REACH_IN: float = 1.0
@@ -193,6 +193,11 @@ class EscapadeDriver(System):
 
     name = "escapade"
     actions = ESCAPADE_ACTIONS
+
+    @classmethod
+    def wanted(cls, spec) -> bool:
+        """Only a scene with an ``[escapade]`` table plays an Escapade."""
+        return spec.escapade is not None
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -660,27 +665,31 @@ class EscapadeDriver(System):
                     "Deployment Rush turn (13.2)")
         return ""
 
-    def apply(self, action: Any, index: int) -> None:
-        """Apply one scripted Escapade action (see :mod:`.scene_escapade`).
+    # Each scripted Escapade action (see :mod:`.scene_escapade`) is applied by its @handles
+    # method (RulesError when not allowed, with the numbers; SceneError for unknown ids).
+    @handles(SwapAction)
+    def _apply_swap(self, action: SwapAction, index: int) -> None:
+        self._swap(action)
 
-        Raises
-        ------
-        RulesError
-            The action is not allowed (with the numbers); SceneError for unknown ids.
-        """
-        where = f"actions[{index}]"
-        if isinstance(action, SwapAction):
-            self._swap(action)
-        elif isinstance(action, AmbushAction):
-            self._ambush(action)
-        elif isinstance(action, WalkAction):
-            self._walk(action, where)
-        elif isinstance(action, RelayAction):
-            self._relay(action, where)
-        elif isinstance(action, ReinforceAction):
-            self._reinforce(action, where)
-        elif isinstance(action, DeclareAction):
-            self._declare(action, where)
+    @handles(AmbushAction)
+    def _apply_ambush(self, action: AmbushAction, index: int) -> None:
+        self._ambush(action)
+
+    @handles(WalkAction)
+    def _apply_walk(self, action: WalkAction, index: int) -> None:
+        self._walk(action, f"actions[{index}]")
+
+    @handles(RelayAction)
+    def _apply_relay(self, action: RelayAction, index: int) -> None:
+        self._relay(action, f"actions[{index}]")
+
+    @handles(ReinforceAction)
+    def _apply_reinforce(self, action: ReinforceAction, index: int) -> None:
+        self._reinforce(action, f"actions[{index}]")
+
+    @handles(DeclareAction)
+    def _apply_declare(self, action: DeclareAction, index: int) -> None:
+        self._declare(action, f"actions[{index}]")
 
     def _own_commander(self, player: str, key: str, where: str) -> str:
         force = self._units_of.get(key)

@@ -1,6 +1,6 @@
 """Explosions in the game: ring Damage per part, break-up, KnockBack, chains (BrikWars 8.4).
 
-:class:`Blasts` is the game's explosion sequencer (``game.blasts``). One Explosion goes:
+:class:`Blasts` is the game's explosion sequencer (``game.system("blasts")``). One Explosion goes:
 
 1. **Roll** the Damage dice on the ``explosion`` stream (logged). A Critical Failure (every
    die a 1) makes a Dud when the defender takes that option: it does not go off, stays armed
@@ -85,6 +85,7 @@ from ...rules.explosives import (
     variant_rings,
 )
 from . import effects
+from .defences import Defences
 from .scene_blast import MissileStrike
 
 #: A part whose box reaches this close to the table top (inches) is nailed down.
@@ -175,6 +176,86 @@ class Blasts(System):
         self._armed_scene = False
         self._field_dice: dict[int, int] = {}
         self._serial = 0
+        #: Explosives that go off after this physics step: (body key, where), in order.
+        self.explode_now: list[tuple[str, np.ndarray]] = []
+
+    # ------------------------------------------------------------------ detonations
+    def queue_explosion(self, key: str, point) -> None:
+        """An Explosive body goes off at ``point`` after this physics step (once)."""
+        if key not in {k for k, _ in self.explode_now}:
+            self.explode_now.append((key, np.asarray(point, float)))
+
+    def explosion_queued(self, key: str) -> bool:
+        """True when ``key`` will go off after this physics step."""
+        return key in {k for k, _ in self.explode_now}
+
+    def detonate_queued(self) -> None:
+        """Set off every queued Explosive, chains included (BrikWars 8.4)."""
+        while self.explode_now:
+            key, point = self.explode_now.pop(0)
+            self.explode_body(key, point)
+
+    def after_step(self) -> None:
+        """Queued Explosives go off once every system has seen the physics step."""
+        self.detonate_queued()
+
+    def explode(self, point, roll, what: str, **options):
+        """The one explosion: rings of Explosion Damage, break-up, KnockBack and chains
+        (BrikWars 8.4), at ``point`` (x, y, z inches) with the rolled Damage dice ``roll``;
+        see :meth:`explode_at`."""
+        return self.explode_at(np.asarray(point, float), roll, what, **options)
+
+    # ------------------------------------------------------------------ impacts
+    def on_impact(self, ev) -> None:
+        """Turn one physics impact into Collision Damage (8.4, The Big Drop) or an Explosive
+        Payload's blast; a landing Payload without Flight is Disrupted; a burning body adds
+        1d4 Fire to what it hits (F.1)."""
+        g = self.game
+        a = g.bodies.get(ev.body_a)
+        b = g.bodies.get(ev.body_b)
+        if any(s is not None and s.damage.destroyed for s in (a, b)):
+            # Wreckage (a destroyed crate, rubble) does no more Collision Damage, and what is
+            # already destroyed cannot be harmed again.
+            return
+        victims = [s for s in (a, b) if s is not None]
+        victims = self.collision_victims(ev, victims)  # riders share, rubble harms none
+        bombs = [s for s in victims if s.kind == "payload" and s.explosive_dice]
+        if bombs:
+            # An Explosive Payload explodes where it first hits (BrikWars 8.4); the Explosion
+            # is the Damage of this impact, so no Collision Damage is rolled for it, and its
+            # KnockBack is the push: the contact impulse the bomb gave what it struck is
+            # taken back (a 240 in/s Rocket would otherwise bowl a minifig 20" away).
+            for s in bombs:
+                self.queue_explosion(s.key, np.array(ev.position))
+                self._absorb_push(s.key, ev)
+            return
+        if not victims:
+            return
+        rolls = collision_rules.roll_collision_damage(
+            g.dice.stream("collision"), ev.normal_speed, " and ".join(v.name for v in victims))
+        if not rolls:
+            return
+        damage = sum(r.result for r in rolls)
+        defences = g.system(Defences)
+        for v in victims:
+            defences.damage(v, damage, "Collision Damage",
+                            dice=[(r.sides, r.result) for r in rolls])
+            if v.kind == "payload" and not v.stats.flight:
+                effects.disrupt(g, v, "is Disrupted by the landing")
+        for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
+            if src is not None and dst is not None and dst in victims:
+                defences.burning_strike(src.key, dst, "collision", at=ev.position)
+
+    def _absorb_push(self, bomb: str, ev) -> None:
+        g = self.game
+        other = ev.body_b if bomb == ev.body_a else ev.body_a
+        body = g.world.bodies.get(other)
+        if other == "ground" or body is None or body.static or body.mass <= 0:
+            return
+        n = np.asarray(ev.normal, float)  # from body_b towards body_a
+        dv = (ev.impulse / body.mass) * (n if other == ev.body_a else -n)
+        lin, ang = g.world.velocity(other)
+        g.world.set_velocity(other, lin - dv, ang)
 
     # ------------------------------------------------------------------ bookkeeping
     def explode_at(self, point, roll, what: str, variant: Variant | None = None,
@@ -319,15 +400,14 @@ class Blasts(System):
             return
         for k in due:
             if k in g.world.bodies:
-                g.queue_explosion(k, g.world.pose(k)[0])
+                self.queue_explosion(k, g.world.pose(k)[0])
         self.drain()
         g.settle(max_seconds=8.0)
         self.after_rest()
 
     def drain(self) -> None:
         """Set off queued detonations (outside a physics step) until none is left."""
-        g = self.game
-        g.detonate_queued()
+        self.detonate_queued()
 
     def add_field(self, hazard: str, dice: int, point, owner) -> FieldHazard:
         """A Field Hazard Explosion (8.4): Field Size by hazard kind, placed on the table as a
@@ -431,10 +511,10 @@ class Blasts(System):
         when = premature_detonation(stab, damage, charge.xsize)
         g = self.game
         if when == "now":
-            if victim.key in g.world.bodies and not g.explosion_queued(victim.key):
+            if victim.key in g.world.bodies and not self.explosion_queued(victim.key):
                 g.log("detonation", f"{victim.name} is Unstable and goes off ({damage} Damage)",
                       body=victim.key)
-                g.queue_explosion(victim.key, g.world.pose(victim.key)[0])
+                self.queue_explosion(victim.key, g.world.pose(victim.key)[0])
         elif when == "end of turn" and not charge.activated:
             charge.activated = True
             charge.stability = Stability.UNSTABLE
@@ -487,7 +567,7 @@ class Blasts(System):
             dmg = ring_damage(ring, variant, deflection_layers=st.stats.deflection)
             if dmg > 0 and not st.damage.destroyed:
                 sides = ring.sides or (10,) * len(ring.dice)
-                g.damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
+                g.system(Defences).damage(st, dmg, f"Explosion Damage ({d:.2f}\" from the blast)",
                           dice=list(zip(sides, ring.dice, strict=True))
                           if dmg == ring.damage else None)
             fixed = g.world.bodies[key].static
@@ -625,7 +705,8 @@ class Blasts(System):
             self.root_of[plan.key] = s.root
             if kind == "piece":
                 ps = type(st)(plan.key, "creation", f"{g.bodies[s.root].name} (piece of "
-                              f"{len(plan.tags)} parts)", st.owner, st.stats)
+                              f"{len(plan.tags)} parts)", st.owner, st.stats,
+                              damage=type(st.damage)())
                 ps.damage.armor_roll = s.armor_roll
                 ps.damage.cumulative_damage = max(s.part_damage[t] for t in plan.tags)
                 g.bodies[plan.key] = ps
@@ -644,7 +725,7 @@ class Blasts(System):
                 t = plan.tags[0]
                 ds = type(st)(plan.key, "debris", f"{g.bodies[s.root].name} part {t} "
                               f"({old_asset.placements[t].part if old_asset.placements else t})",
-                              st.owner, st.stats)
+                              st.owner, st.stats, damage=type(st.damage)())
                 ds.damage.armor_roll = s.armor_roll
                 ds.damage.cumulative_damage = s.part_damage[t]
                 ds.damage.destroyed = True

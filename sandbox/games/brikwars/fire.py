@@ -40,9 +40,10 @@ from ...rules.fire_field import (
     submerge,
 )
 from ...rules.stats import BattleState, UnitKind, UnitSpec
+from .defences import Defences
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: Bodies this close count as "in direct contact" for a minifig's Fire (inches).
 CONTACT_IN: float = 0.05
@@ -389,7 +390,7 @@ class FireController:
               grown=r.grown_in, new_fires=r.new_fires)
         self._sync_sites(bf)
         if r.grinding_damage:
-            g.damage(st, r.grinding_damage, "Grinding Damage (Burning)")
+            g.system(Defences).damage(st, r.grinding_damage, "Grinding Damage (Burning)")
         for n in cands[: r.new_fires]:
             self._start_spread_fire(bf.key, n.key, n.point_to)
         if fire.engulfed and len(fire.history) >= 2 and fire.history[-2] < fire.size_in:

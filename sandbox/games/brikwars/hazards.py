@@ -44,8 +44,8 @@ import numpy as np
 from ...core.dice import DiceExpression, DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
-from ...engine.measure import SmokeField
-from ...engine.table import System
+from ...engine.measure import SmokeField, segment_in_smoke
+from ...engine.table import System, handles, refuses
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
@@ -53,7 +53,8 @@ from ...rules.fire_field import PermanentFire
 from ...rules.weapons import weapon_profile
 from . import effects
 from .arcs import ArcHit, bodies_in_arc
-from .defences import dice_of
+from .defences import Defences, dice_of
+from .explosions import Blasts
 from .fire import FireController
 from .hazard_scene import (
     HAZARD_ACTIONS,
@@ -68,7 +69,7 @@ from .hazard_scene import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 
 @dataclass
@@ -176,23 +177,28 @@ class Hazards(System):
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
 
-    def refusal(self, action) -> str:
-        if isinstance(action, Cross) and action.by != "referee":
-            return self._cross_refusal(action)
-        if isinstance(action, StopDropRoll):
-            g = self.game
-            st = g.bodies.get(action.unit)
-            if st is None or action.unit not in g.world.bodies:
-                return f"no body called {action.unit!r} on the table"
-            sk = g.system("skirmish")
-            reason = sk.move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
-                return f"{st.name} is not a burning minifig"
-            if effects.has_acted(g, action.unit):
-                return f"{st.name} has already used its Action this turn"
+    @refuses(StopDropRoll)
+    def stop_drop_roll_refused(self, action: StopDropRoll) -> str:
+        g = self.game
+        st = g.bodies.get(action.unit)
+        if st is None or action.unit not in g.world.bodies:
+            return f"no body called {action.unit!r} on the table"
+        sk = g.system("skirmish")
+        reason = sk.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
+            return f"{st.name} is not a burning minifig"
+        if effects.has_acted(g, action.unit):
+            return f"{st.name} has already used its Action this turn"
         return ""
+
+    @refuses(Cross)
+    def cross_refused(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        return "" if a.by == "referee" else self._cross_refusal(a)
 
     def _cross_refusal(self, a: Cross) -> str:
         """A player's ``cross`` moves his own units within the Move they have left this turn
@@ -291,6 +297,18 @@ class Hazards(System):
                 for pf in self.fields.values()
                 if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE]
 
+    def sight_blockers(self) -> list[SmokeField]:
+        """The Smoke Fields (:meth:`smoke_fields`), for the window to draw."""
+        return self.smoke_fields()
+
+    def blocks_sight(self, start, end) -> str:
+        """Smoke "blocks vision completely for anyone looking into, out of, or through its
+        Field" (F.1): ``"smoke"`` when the line from ``start`` to ``end`` meets one."""
+        for smoke in self.smoke_fields():
+            if segment_in_smoke(start, end, smoke):
+                return "smoke"
+        return ""
+
     def state(self) -> dict:
         return {"fields": sorted(self.fields), "fires": self.fire.state(),
                 "crossings": dict(sorted(self.crossings.items())),
@@ -325,27 +343,40 @@ class Hazards(System):
 
     # ------------------------------------------------------------------ actions
     def apply(self, action, index: int) -> None:
-        """Apply one hazard action (see :mod:`sandbox.games.brikwars.hazard_scene`)."""
+        """Apply one hazard action (see :mod:`sandbox.games.brikwars.hazard_scene`) with its
+        ``@handles`` method, the Fields set up first and a replay frame recorded after."""
         self.setup()
-        where = f"actions[{index}]"
-        if isinstance(action, Ignite):
-            self._ignite(action, where)
-        elif isinstance(action, FlameThrowerAttack):
-            self._flamethrower(action, where)
-        elif isinstance(action, Cross):
-            self._cross(action, where)
-        elif isinstance(action, Extinguish):
-            self._body(action.target, where)
-            self.fire.extinguish(action.target, action.apparatus, by=action.player)
-        elif isinstance(action, Sight):
-            self._sight(action, index, where)
-        elif isinstance(action, MarkTarget):
-            self._mark(action, index, where)
-        elif isinstance(action, StopDropRoll):
-            self._stop_drop_roll(action)
-        else:  # pragma: no cover - handles() guards this
-            raise RulesError(f"not a hazard action: {action!r}")
+        super().apply(action, index)
         self.game.record_frame(force=True)
+
+    @handles(Ignite)
+    def _apply_ignite(self, action: Ignite, index: int) -> None:
+        self._ignite(action, f"actions[{index}]")
+
+    @handles(FlameThrowerAttack)
+    def _apply_flamethrower(self, action: FlameThrowerAttack, index: int) -> None:
+        self._flamethrower(action, f"actions[{index}]")
+
+    @handles(Cross)
+    def _apply_cross(self, action: Cross, index: int) -> None:
+        self._cross(action, f"actions[{index}]")
+
+    @handles(Extinguish)
+    def _apply_extinguish(self, action: Extinguish, index: int) -> None:
+        self._body(action.target, f"actions[{index}]")
+        self.fire.extinguish(action.target, action.apparatus, by=action.player)
+
+    @handles(Sight)
+    def _apply_sight(self, action: Sight, index: int) -> None:
+        self._sight(action, index, f"actions[{index}]")
+
+    @handles(MarkTarget)
+    def _apply_mark(self, action: MarkTarget, index: int) -> None:
+        self._mark(action, index, f"actions[{index}]")
+
+    @handles(StopDropRoll)
+    def _apply_stop_drop_roll(self, action: StopDropRoll, index: int) -> None:
+        self._stop_drop_roll(action)
 
     def _ignite(self, a: Ignite, where: str) -> None:
         st = self._body(a.target, where)
@@ -358,7 +389,8 @@ class Hazards(System):
                                                  f"{a.dice} on {st.name}",
                                                  per_die_modifier=a.per_die_modifier)
         if a.damage and roll.total:
-            self.game.damage(st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
+            self.game.system(Defences).damage(
+                st, roll.total, f"{roll.expression.kind or ''} Damage".strip())
         if roll.expression.kind in ("Fire", "Acid", "Poison"):  # only Fire dice set Fires
             self.fire.ignite(a.target, roll, at=at, igniter=a.player,
                              source=str(roll.expression))
@@ -462,7 +494,7 @@ class Hazards(System):
                   f"{who} is spared (F.1)", field=pf.entry.id, body=victim, activated=False)
             return False
         src = pf.entry.powered_by
-        left = g.defences.power_left(src) if src is not None else math.inf
+        left = g.system("defences").power_left(src) if src is not None else math.inf
         try:
             cost = state.activate(g.turn, left)
         except RulesError as exc:
@@ -470,7 +502,7 @@ class Hazards(System):
                   body=victim, activated=False)
             return False
         if src is not None:
-            g.defences.spend_power(src, cost, pf.name)
+            g.system("defences").spend_power(src, cost, pf.name)
         g.log("powered_field", f"{pf.name} activates on {who}: {pf.rules.hazard_dice} Hazard "
               f"di{'e' if pf.rules.hazard_dice == 1 else 'ce'}, {cost:g}\" of Power (F.1)",
               field=pf.entry.id, body=victim, activated=True, power=cost)
@@ -488,7 +520,7 @@ class Hazards(System):
                       f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
                       "Power", body=key, field=pf.entry.id, damage=res.damage)
         if res.damage:
-            self.game.damage(st, res.damage, f"Exposure Damage ({pf.name})",
+            self.game.system(Defences).damage(st, res.damage, f"Exposure Damage ({pf.name})",
                               dice=dice_of(res.roll) if res.roll is not None else None)
         if res.overload_in and key in self.game.bodies:  # Overload: Power lost (F.1)
             self.game.system("defences").overload(key, res.overload_in, pf.name)
@@ -507,7 +539,7 @@ class Hazards(System):
             # the one explosion (8.4): rings, break-up, KnockBack, chains; mixed Variant dice
             # act die by die
             roll = dice.roll(self.game.dice.stream("explosion"), f"{pf.name} explodes")
-            self.game.explode(point, roll, pf.name)
+            self.game.system(Blasts).explode(point, roll, pf.name)
         elif dice.kind in ("", "Fire", "Acid", "Poison", "Piercing"):
             self._expose(pf, key, st.stats.size, activate=False)  # _cross activated it
 
@@ -628,7 +660,8 @@ class Hazards(System):
                 self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
                               f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
                 if res.damage is not None and res.damage.damage:
-                    self.game.damage(st, res.damage.damage, f"Spiked Obstacle ({pf.name})")
+                    self.game.system(Defences).damage(st, res.damage.damage,
+                                                      f"Spiked Obstacle ({pf.name})")
                 if stuck:
                     travelled = self._stuck(key, pf, res.move_lost_in, allowance, length)
                 elif res.move_lost_in:  # the Move left after the lost inches, not less than 0

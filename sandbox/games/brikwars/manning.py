@@ -84,7 +84,7 @@ from .scene_manning import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI
+    from ...engine.table import Table
 
 #: A minifig this close (edge to edge) reaches a weapon, a Turret or a set of Controls, inches.
 ACCESS_IN: float = 1.0
@@ -192,7 +192,7 @@ class Manning(System):
     name = "manning"
     actions = (DivertPowerAction, SetUpTurretAction, GunnerySupportAction, InterfereAction)
 
-    def __init__(self, game: "TableAPI"):
+    def __init__(self, game: "Table"):
         super().__init__(game)
         self.now = TurnRecord()
         self.reserves: dict[str, PowerReserve] = {}

@@ -56,7 +56,7 @@ from ...core.errors import RulesError, SceneError
 from ...core.transforms import matrix_to_quat, quat_to_matrix
 from ...engine.assets import build_part_asset
 from ...engine.scene import Stats, parse_armor
-from ...engine.table import System
+from ...engine.table import System, handles, refuses
 from ...physics import projectiles as pj
 from ...rules.attacks import (
     UNSEEN_TARGET,
@@ -71,7 +71,7 @@ from . import effects
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: Most horizontal inches a physical projectile flies per turn (BrikWars 8.4).
 TURN_FLIGHT_IN: float = 12.0
@@ -378,20 +378,25 @@ class FlightControl(System):
             return f"{m.id} has already fired this turn"
         return ""
 
-    def refusal(self, action) -> str:
-        if isinstance(action, (LaunchAction, ReloadAction)):
-            return self._launch_refusal(action.weapon, action.player,
-                                        firing=isinstance(action, LaunchAction))
-        if isinstance(action, ThrowAction):
-            sk = self.game.system("skirmish")
-            for t in action.throwers:
-                if t not in self.game.bodies:
-                    return f"no body called {t!r} on the table"
-                reason = sk.move_refusal(t, action.player)
-                if reason:
-                    return reason
-                if effects.has_acted(self.game, t):
-                    return f"{self.game.bodies[t].name} has already used its Action this turn"
+    @refuses(LaunchAction)
+    def launch_refused(self, action: LaunchAction) -> str:
+        return self._launch_refusal(action.weapon, action.player, firing=True)
+
+    @refuses(ReloadAction)
+    def reload_refused(self, action: ReloadAction) -> str:
+        return self._launch_refusal(action.weapon, action.player, firing=False)
+
+    @refuses(ThrowAction)
+    def throw_refused(self, action: ThrowAction) -> str:
+        sk = self.game.system("skirmish")
+        for t in action.throwers:
+            if t not in self.game.bodies:
+                return f"no body called {t!r} on the table"
+            reason = sk.move_refusal(t, action.player)
+            if reason:
+                return reason
+            if effects.has_acted(self.game, t):
+                return f"{self.game.bodies[t].name} has already used its Action this turn"
         return ""
 
     def pending(self) -> bool:
@@ -448,17 +453,11 @@ class FlightControl(System):
             self._holds[f.id] = pj.hold(g.world, f.body)
 
     # ------------------------------------------------------------------ actions
-    def apply(self, action, index: int) -> None:
-        if isinstance(action, LaunchAction):
-            self._launch(action, index)
-        elif isinstance(action, ReloadAction):
-            self._reload(action, index)
-        elif isinstance(action, RocketAction):
-            self._rocket(action, index)
-        elif isinstance(action, ThrowAction):
-            self._throw(action, index)
-            for t in action.throwers:
-                effects.spend_action(self.game, t)
+    @handles(ThrowAction)
+    def _throw_action(self, action: ThrowAction, index: int) -> None:
+        self._throw(action, index)
+        for t in action.throwers:
+            effects.spend_action(self.game, t)
 
     def _body(self, key: str, where: str):
         st = self.game.bodies.get(key)
@@ -533,6 +532,7 @@ class FlightControl(System):
             raise RulesError(f"{where}: {key!r} is {d:.2f}\" from the loading area of "
                              f"{mount.id!r} (at most {mount.loading_radius:g}\")")
 
+    @handles(ReloadAction)
     def _reload(self, a: ReloadAction, index: int) -> None:
         g = self.game
         where = f"actions[{index}]"
@@ -550,6 +550,7 @@ class FlightControl(System):
               weapon=a.weapon, ammo=a.ammo, xsize=ex.xsize)
 
     # ------------------------------------------------------------------ launching
+    @handles(LaunchAction)
     def _launch(self, a: LaunchAction, index: int) -> None:
         g = self.game
         where = f"actions[{index}]"
@@ -597,6 +598,7 @@ class FlightControl(System):
             f.spawned = spawned
             self._start(f)
 
+    @handles(RocketAction)
     def _rocket(self, a: RocketAction, index: int, ignore: list[str] = ()) -> None:
         g = self.game
         where = f"actions[{index}]"
@@ -767,7 +769,7 @@ class FlightControl(System):
         # to the Damage (Crash, Explosion), as for every other attack (8.4, 5.1)
         f.per_die_modifier = sum(m.damage for m in mods if m is not None and m.damage_per_die)
         if f.explosive_dice:
-            charge = g.blasts.charge_of(f.body)
+            charge = g.system("blasts").charge_of(f.body)
             if charge is not None:
                 charge.per_die_modifier = f.per_die_modifier
                 charge.bonus_dice = int(roll.over_the_top_dice) if roll.hit else 0

@@ -17,6 +17,7 @@ Launcher, no flight (those are :mod:`.scene_flight`): "a missile strikes point P
 
 from __future__ import annotations
 
+import typing
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -28,13 +29,14 @@ from ...rules.explosives import explosive_dice
 
 #: Names of the Explosive Variants of 8.4 (Alternate Damage Dice) in scene files.
 VariantName = Literal["explosive", "incendiary", "armor_piercing", "concussion", "phased"]
+VARIANT_NAMES: tuple[str, ...] = typing.get_args(VariantName)
 
 
-def check_variants(dice: int, variant: str, variants: list[str]) -> None:
+def check_variants(dice: int, variant: str, variants: typing.Sequence[str]) -> None:
     """Raise ValueError (naming the field) when ``variant``/``variants`` do not fit ``dice``
     d10s of an Explosive (BrikWars 8.4: Phased costs two d10s a d12)."""
     try:
-        explosive_dice(dice, variant, variants)
+        explosive_dice(dice, variant, list(variants))
     except RulesError as exc:
         field = "variants" if variants else "variant"
         raise ValueError(f"{field}: {exc}") from None

@@ -25,11 +25,11 @@ Top-level tables
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...engine.actions import Action
+from ...engine.actions import Action, name_of
 from ...engine.scene_types import Vec2, Vec3  # noqa: E402
 from .scene_blast import VariantName, check_variants
 
@@ -122,6 +122,11 @@ class LaunchAction(_Shot):
     arc: Literal["low", "high"] = "high"
     speed: float | None = Field(None, gt=0, le=1200, description="muzzle speed, in/s")
 
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player} fires {self.weapon} "
+                f"({', '.join(name_of(names, k) for k in self.payload)}) at "
+                f"({self.target[0]:.2f}, {self.target[1]:.2f})")
+
 
 class ReloadAction(Action):
     """Reload a Cannon with a round of Ammo lying by its loading area (BrikWars 8.4 Ammunition)."""
@@ -134,6 +139,9 @@ class ReloadAction(Action):
     turn: int = Field(1, ge=1, le=100)
     weapon: str
     ammo: str = Field(description="an Explosive body within the loading area")
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return f"{self.player} Reloads {self.weapon} with {name_of(names, self.ammo)}"
 
 
 class RocketAction(_Shot):
@@ -157,6 +165,10 @@ class ThrowAction(_Shot):
     throwers: list[str] = Field(min_length=1, description="units throwing together (Teamwork)")
     payload: str
     arc: Literal["low", "high"] = "low"
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"{self.player}: {', '.join(name_of(names, k) for k in self.throwers)} throw "
+                f"{name_of(names, self.payload)}")
 
 
 class SupplyDrop(_Strict):
@@ -199,6 +211,21 @@ class BombardAction(Action):
     action_die: int = 6
     miss_spot: Vec2 | None = None
     id: str | None = None
+
+    def scene_problem(self, spec) -> str:
+        """A target off the battlefield."""
+        half_w, half_d = spec.battlefield.width / 2, spec.battlefield.depth / 2
+        if abs(self.target[0]) > half_w or abs(self.target[1]) > half_d:
+            return (f"target {list(self.target)} is off the battlefield (x within ±{half_w:g}, "
+                    f"y within ±{half_d:g} inches)")
+        return ""
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        by = (f"Marked by {name_of(names, self.marked_by)}" if self.marked_by
+              else f"drop zone {self.drop_zone}")
+        return (f"{self.player} calls a Strategic Bombardment"
+                + (" (The Big Drop)" if self.big_drop else "")
+                + f" at ({self.target[0]:.2f}, {self.target[1]:.2f}), {by}")
 
     @model_validator(mode="after")
     def _valid(self):

@@ -41,8 +41,10 @@ from pydantic import Field
 
 from ...core.errors import RulesError
 from ...core.transforms import quat_mul
-from ...engine.actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
-from ...engine.table import System
+from ...engine.actions import Action, AttackAction, MoveAction, ReloadWeaponAction
+from ...engine.events import possessive  # noqa: F401 - the window takes it from here
+from ...engine.measure import SightLine
+from ...engine.table import ActionSpent, System, handles, refuses
 from ...rules.attacks import (
     ArcTarget,
     Modifier,
@@ -75,49 +77,10 @@ class FaceAction(Action):
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.scene import WeaponSpec
-    from ...engine.table import BodyState, TableAPI
+    from ...engine.table import BodyState, Table
 
 
 # ------------------------------------------------------------------------------ read-outs
-@dataclass(frozen=True)
-class Measurement:
-    """A ruler between two things on the table.
-
-    Attributes
-    ----------
-    start, end : (3,) float
-        Where the ruler is drawn: base-edge points of bodies, or the points given. Inches.
-    inches : float
-        Horizontal edge-to-edge distance (0 when touching), inches.
-    """
-
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
-    inches: float
-
-
-@dataclass(frozen=True)
-class SightLine:
-    """Line of sight from one body (or point) to another.
-
-    Attributes
-    ----------
-    start, end : (3,) float
-        Eye point and aimed point, inches.
-    clear : bool
-    blocked_by : str or None
-        Key of the body in the way, or ``"smoke"``.
-    hit_point : (3,) float or None
-        Where the sight line is stopped.
-    """
-
-    start: tuple[float, float, float]
-    end: tuple[float, float, float]
-    clear: bool
-    blocked_by: str | None = None
-    hit_point: tuple[float, float, float] | None = None
-
-
 @dataclass(frozen=True)
 class AttackPreview:
     """Everything a player sees before an attack is rolled (BrikWars 8.5, 5.1).
@@ -206,7 +169,7 @@ class TurnState:
                 "sprint_in": dict(sorted(self.sprint_in.items())), "acted": sorted(self.acted)}
 
 
-class SprintShort(RulesError):
+class SprintShort(ActionSpent):
     """A Sprint was rolled but fell short: the die stays spent and the action stays logged."""
 
 
@@ -218,46 +181,11 @@ def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
         # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
         prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
                                                    spec.variants))
+    if getattr(spec, "on_hit", None) is not None:  # the scene's on-hit effects (weapon data)
+        prof = replace(prof, ignites="ignite" in spec.on_hit,
+                       knocks_back="knockback" in spec.on_hit,
+                       disrupts="disrupt" in spec.on_hit)
     return replace(prof, name=spec.name) if spec.name else prof
-
-
-def possessive(name: str) -> str:
-    """``"Lion Knights"`` → ``"Lion Knights'"``, ``"Red"`` → ``"Red's"``.
-
-    >>> possessive("Lion Knights"), possessive("Player")
-    ("Lion Knights'", "Player's")
-    """
-    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
-
-
-def describe_action(a, names: dict[str, str] | None = None) -> str:
-    """An action in words; ``names`` maps body keys to the names players see."""
-    def n(k):
-        return (names or {}).get(k, k)
-
-    t = getattr(a, "type", None)
-    if t == "move":
-        return (f"{a.player} moves {n(a.unit)} to ({a.to[0]:.2f}, {a.to[1]:.2f})"
-                + (" sprinting" if a.sprint else ""))
-    if t == "attack":
-        return f"{a.player}: {n(a.unit)} attacks {n(a.target)} with weapon {a.weapon + 1}"
-    if t == "end_turn":
-        return f"{a.player} ends the turn"
-    if t == "launch":
-        return (f"{a.player} fires {a.weapon} ({', '.join(n(k) for k in a.payload)}) at "
-                f"({a.target[0]:.2f}, {a.target[1]:.2f})")
-    if t == "throw":
-        return f"{a.player}: {', '.join(n(k) for k in a.throwers)} throw {n(a.payload)}"
-    if t == "reload":
-        return f"{a.player} Reloads {a.weapon} with {n(a.ammo)}"
-    if t == "bombard":
-        by = f"Marked by {n(a.marked_by)}" if a.marked_by else f"drop zone {a.drop_zone}"
-        return (f"{a.player} calls a Strategic Bombardment"
-                + (" (The Big Drop)" if a.big_drop else "")
-                + f" at ({a.target[0]:.2f}, {a.target[1]:.2f}), {by}")
-    if t is not None:
-        return f"{a.player}: {t.replace('_', ' ')}"
-    return repr(a)
 
 
 # ------------------------------------------------------------------------------ the system
@@ -265,9 +193,9 @@ class Skirmish(System):
     """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
 
     name = "skirmish"
-    actions = (MoveAction, AttackAction, EndTurnAction, ReloadWeaponAction, FaceAction)
+    actions = (MoveAction, AttackAction, ReloadWeaponAction, FaceAction)
 
-    def __init__(self, game: "TableAPI"):
+    def __init__(self, game: "Table"):
         super().__init__(game)
         self.turn_state = TurnState()
         #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".
@@ -471,7 +399,7 @@ class Skirmish(System):
             cover = 0.0 if w.close_combat else self.cover(unit, target, sight)
             mods.append(target_modifier(tgt.stats.size, min(cover, 0.999)))
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
-                mods.append(g.hazards.mark_bonus(unit, target))
+                mods.append(g.system("hazards").mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
         terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
         mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
@@ -508,8 +436,8 @@ class Skirmish(System):
         if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
             return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
                     "use a Bombardment (A, or B for The Big Drop), or L for a scene Launcher")
-        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) \
-                and g.hazards.fire.is_minifig(unit) \
+        if (w.hands or 1) >= 2 and g.system("hazards").fire.burning(unit) \
+                and g.system("hazards").fire.is_minifig(unit) \
                 and not getattr(st.stats, "on_fire_ok", False):
             return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
                     "needs two")
@@ -529,89 +457,90 @@ class Skirmish(System):
         return ""
 
     # ------------------------------------------------------------------ actions
-    def refusal(self, action) -> str:
-        g = self.game
-        if isinstance(action, FaceAction):
-            return self.move_refusal(action.unit, action.player)
-        if isinstance(action, MoveAction):
-            reason = self.move_refusal(action.unit, action.player) \
-                or g.system("close_combat").held_refusal(action.unit)
-            if reason:
-                return reason
-            if action.sprint and getattr(g.bodies[action.unit].stats, "plating", None):
-                return (f"{g.bodies[action.unit].name} wears Armor Plating: no alternate forms "
-                        "of Movement (8.2), so no Sprint")
-            if action.sprint and action.unit not in self.turn_state.sprint_in \
-                    and action.unit in self.turn_state.acted:
-                return (f"{g.bodies[action.unit].name} has already used its Action: "
-                        "no Sprint this turn")
-            w, d = g.spec.battlefield.width, g.spec.battlefield.depth
-            to = action.to
-            if abs(to[0]) > w / 2 or abs(to[1]) > d / 2:
-                return f"({to[0]:.2f}, {to[1]:.2f}) is off the {w:g}\" x {d:g}\" battlefield"
-            dist = float(np.linalg.norm(np.asarray(to, float) - g.footprint_centre(action.unit)))
-            left = self.move_allowance(action.unit)
-            st = g.bodies[action.unit]
-            if action.sprint and action.unit not in self.turn_state.sprint_in:
-                if dist <= left + 1e-9:
-                    return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
-                return ""
-            if dist > left + 1e-9 and action.by != "referee":  # the Move binds players only
-                half = (", Half Speed under Armor Plating, 8.2"
-                        if getattr(st.stats, "plating", None) else "")
-                return (f'{st.name} may move {left:.2f}" more this turn (Move '
-                        f'{st.stats.move:g}"{half}), not {dist:.2f}"')
-            return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
-        if isinstance(action, AttackAction):
-            for k in (action.unit, action.target):
-                if k not in g.bodies:
-                    return f"no body called {k!r} on the table"
-            # a crewed weapon: whoever mans its Controls fires it (8.5: commandeered Controls)
-            reason = self.crewed_refusal(action.unit) if action.gunner is not None \
-                else self.move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            try:
-                pv = self.attack_preview(action.unit, action.weapon, action.target,
-                                         action.mode, action.shots, action.arc, action.gunner)
-            except RulesError as exc:
-                return str(exc)
-            return pv.reason or self.part_refusal(action.target, action.part)
-        if isinstance(action, ReloadWeaponAction):
-            reason = self.move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            st = g.bodies[action.unit]
-            ws = self.weapons(action.unit)
-            if not 0 <= action.weapon < len(ws):
-                return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
-            if f"{action.unit}#{action.weapon}" not in self.inoperative:
-                return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
-            if self.fired_turn.get(f"{action.unit}#{action.weapon}") == g.turn:
-                return (f"{ws[action.weapon].name} fired this turn: a MachineGun can't be "
-                        "Reloaded and fired on the same turn, even by several minifigs (8.3)")
-            return self._reloader_refusal(action)
-        return ""
+    @refuses(FaceAction)
+    def face_refused(self, action: "FaceAction") -> str:
+        return self.move_refusal(action.unit, action.player)
 
-    def apply(self, action, index: int) -> None:
-        # the engine asked refusal() just before (so did the Escapade's walk)
-        if isinstance(action, MoveAction):
-            self._move(action)
-        elif isinstance(action, AttackAction):
-            self.attack(action)
-        elif isinstance(action, FaceAction):
-            self._face(action)
-        elif isinstance(action, ReloadWeaponAction):
-            g = self.game
-            self.inoperative.discard(f"{action.unit}#{action.weapon}")
-            self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
-            effects.spend_action(g, action.gunner or action.unit)
-            w = self.weapons(action.unit)[action.weapon]
-            name = g.bodies[action.unit].name
-            text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
-                    if action.gunner else f"{name} Reloads the {w.name}")
-            g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
-                  gunner=action.gunner)
+    @refuses(MoveAction)
+    def move_refused(self, action: MoveAction) -> str:
+        g = self.game
+        reason = self.move_refusal(action.unit, action.player) \
+            or g.system("close_combat").held_refusal(action.unit)
+        if reason:
+            return reason
+        if action.sprint and getattr(g.bodies[action.unit].stats, "plating", None):
+            return (f"{g.bodies[action.unit].name} wears Armor Plating: no alternate forms "
+                    "of Movement (8.2), so no Sprint")
+        if action.sprint and action.unit not in self.turn_state.sprint_in \
+                and action.unit in self.turn_state.acted:
+            return (f"{g.bodies[action.unit].name} has already used its Action: "
+                    "no Sprint this turn")
+        w, d = g.spec.battlefield.width, g.spec.battlefield.depth
+        to = action.to
+        if abs(to[0]) > w / 2 or abs(to[1]) > d / 2:
+            return f"({to[0]:.2f}, {to[1]:.2f}) is off the {w:g}\" x {d:g}\" battlefield"
+        dist = float(np.linalg.norm(np.asarray(to, float) - g.footprint_centre(action.unit)))
+        left = self.move_allowance(action.unit)
+        st = g.bodies[action.unit]
+        if action.sprint and action.unit not in self.turn_state.sprint_in:
+            if dist <= left + 1e-9:
+                return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
+            return ""
+        if dist > left + 1e-9 and action.by != "referee":  # the Move binds players only
+            half = (", Half Speed under Armor Plating, 8.2"
+                    if getattr(st.stats, "plating", None) else "")
+            return (f'{st.name} may move {left:.2f}" more this turn (Move '
+                    f'{st.stats.move:g}"{half}), not {dist:.2f}"')
+        return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
+
+    @refuses(AttackAction)
+    def attack_refused(self, action: AttackAction) -> str:
+        g = self.game
+        for k in (action.unit, action.target):
+            if k not in g.bodies:
+                return f"no body called {k!r} on the table"
+        # a crewed weapon: whoever mans its Controls fires it (8.5: commandeered Controls)
+        reason = self.crewed_refusal(action.unit) if action.gunner is not None \
+            else self.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        try:
+            pv = self.attack_preview(action.unit, action.weapon, action.target,
+                                     action.mode, action.shots, action.arc, action.gunner)
+        except RulesError as exc:
+            return str(exc)
+        return pv.reason or self.part_refusal(action.target, action.part)
+
+    @refuses(ReloadWeaponAction)
+    def reload_refused(self, action: ReloadWeaponAction) -> str:
+        g = self.game
+        reason = self.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        st = g.bodies[action.unit]
+        ws = self.weapons(action.unit)
+        if not 0 <= action.weapon < len(ws):
+            return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
+        if f"{action.unit}#{action.weapon}" not in self.inoperative:
+            return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
+        if self.fired_turn.get(f"{action.unit}#{action.weapon}") == g.turn:
+            return (f"{ws[action.weapon].name} fired this turn: a MachineGun can't be "
+                    "Reloaded and fired on the same turn, even by several minifigs (8.3)")
+        return self._reloader_refusal(action)
+
+    # the engine asked refusal() just before each of these (so did the Escapade's walk)
+    @handles(ReloadWeaponAction)
+    def _reload(self, action: ReloadWeaponAction, index: int) -> None:
+        g = self.game
+        self.inoperative.discard(f"{action.unit}#{action.weapon}")
+        self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
+        effects.spend_action(g, action.gunner or action.unit)
+        w = self.weapons(action.unit)[action.weapon]
+        name = g.bodies[action.unit].name
+        text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
+                if action.gunner else f"{name} Reloads the {w.name}")
+        g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
+              gunner=action.gunner)
 
     def cover(self, unit: str, target: str, sight: SightLine | None = None) -> float:
         """Fraction of ``target`` behind other bodies as ``unit`` sees it, in thirds (5.1;
@@ -663,7 +592,8 @@ class Skirmish(System):
                     f"to Reload it")
         return ""
 
-    def _face(self, a: "FaceAction") -> None:
+    @handles(FaceAction)
+    def _face(self, a: "FaceAction", index: int = 0) -> None:
         """Turn a unit in place about its footprint centre (free: turning is not Move, 4.1;
         facing sets where a Firing Arc can point, 8.3)."""
         g = self.game
@@ -685,7 +615,8 @@ class Skirmish(System):
         g.record_frame(force=True)
         g.settle()
 
-    def _move(self, a: MoveAction) -> None:
+    @handles(MoveAction)
+    def _move(self, a: MoveAction, index: int = 0) -> None:
         g = self.game
         st = self.own_unit(a.unit, a.player)
         frm = g.footprint_centre(a.unit)
@@ -715,7 +646,8 @@ class Skirmish(System):
             self.turn_state.moved_in[a.unit] -= dist
             raise
 
-    def attack(self, a: AttackAction) -> None:
+    @handles(AttackAction)
+    def attack(self, a: AttackAction, index: int = 0) -> None:
         """Resolve one attack (see the module notes), then let physics settle."""
         g = self.game
         st = self.own_unit(a.unit, a.player) if a.gunner is None else g.body(a.unit)
@@ -748,8 +680,8 @@ class Skirmish(System):
             man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
             return
         stream = g.dice.stream("attack")
-        extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
-        marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
+        extra += [m for m in [g.system("defences").action_modifier(a.unit)] if m is not None]  # F.1
+        marked = g.system("hazards").mark_bonus(a.unit, a.target) if not w.close_combat else None
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
         reason = f"{st.name}'s {w.name}"
@@ -787,7 +719,7 @@ class Skirmish(System):
                          [shot.action for shot in shots])
         self.fired_turn[f"{a.unit}#{a.weapon}"] = g.turn
         if any(shot.action.critical_failure for shot in shots):
-            g.hazards.on_action_roll(a.unit, next(
+            g.system("hazards").on_action_roll(a.unit, next(
                 shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
         by_name = {g.bodies[k].name: k for k in keys}
         for shot in shots:

@@ -37,11 +37,11 @@ from ...rules import hazards as hz
 from ...rules.attacks import resolve_attack
 from ...rules.weapons import weapon_profile
 from . import effects
-from .defences import dice_of
+from .defences import Defences, dice_of
 from .trap_scene import Interact, TrapEntry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.table import TableAPI as Game
+    from ...engine.table import Table as Game
 
 #: A unit must be this close to an object to interact with it, inches (base contact).
 REACH_IN: float = 0.5
@@ -233,15 +233,16 @@ class Traps(System):
         if isinstance(expr, DiceSum) or expr.kind == "Exp":
             # an Explosive, variants combined or not (8.4): each die acts by its kind
             roll = expr.roll(g.dice.stream("explosion"), f"{pt.name} explodes")
-            g.blasts.blast(np.asarray(point, float), roll, None, pt.name)
+            g.system("blasts").blast(np.asarray(point, float), roll, None, pt.name)
             return
         st = g.bodies[victim]
         roll = expr.roll(g.dice.stream("trap"), f"{pt.name} on {st.name}")
         kind = f"{expr.kind} Damage" if expr.kind else "Damage"
         if roll.total and not st.damage.destroyed:
-            g.damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
+            g.system(Defences).damage(st, roll.total, f"{kind} ({pt.name})", dice=dice_of(roll))
         if expr.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, roll, at=point, igniter=pt.entry.owner, source=pt.name)
+            g.system("hazards").fire.ignite(victim, roll, at=point, igniter=pt.entry.owner,
+                                            source=pt.name)
 
     def _weapon(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         """The Weapon Trap fires from its mount at the spot where it was triggered (F.2:

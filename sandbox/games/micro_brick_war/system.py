@@ -16,7 +16,7 @@ defender's) and shows the result with bricks on the table:
 - **Physics shows, the d6 decides**: a beaten unit is knocked off the board with an impulse
   (and taken off the table if it does not fall off by itself); a Catapult's stone is a real
   launched body (``solve_launch``: the low arc to the target square) that flies and lands
-  with Collision Damage off (``collision_damage=False``). Whatever the bodies do, the rules'
+  harming nothing (the kind has no system listening to impacts). Whatever the bodies do, the rules'
   result stands: after each action every piece the rules keep is set back on its square.
 - **Turns**: the engine's turn machine gives each player a turn; ``end_of_player_turn`` ends
   that player's turn in the rules. The game is decided at once by conquest, else after the
@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import RulesError, SceneError
-from ...engine.kinds import GameKind, register_game
 from ...engine.outcome import Outcome
 from ...engine.scene import Creation, PartRef, Stats
 from ...engine.table import System
@@ -604,10 +603,3 @@ def ai_play_turn(game, iterations: int = 48, max_actions: int = 200) -> int:
         game.apply(d)
     game.end_turn()
     return max_actions + 1
-
-
-register_game(GameKind("micro_brick_war", systems=lambda game: [MicroBrickWar(game)],
-                       collision_damage=False, brikwars_actions=False,
-                       description="Micro Brick War (a farm-and-conquest board game for 2-4 "
-                                   "players, shared/rules/004)"),
-              module=__name__)
