@@ -198,8 +198,11 @@ def run(
         _json_line({"type": "outputs", "events": str(result.events_path),
                     "replay": str(result.replay_path),
                     "picture": str(result.png_path) if result.png_path else None,
+                    "outcome": result.game.outcome.to_dict(),
                     "expectation_failures": list(result.expectation_failures)})
-    elif not quiet:
+    else:  # the Outcome is the run's result: printed with --quiet too
+        console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
+    if not as_json and not quiet:
         console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
         console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
         if result.png_path:
@@ -422,8 +425,10 @@ def play(
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
     ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
                                  "repeat for more)"),
-    referee: bool = typer.Option(False, "--referee", help="Open the table in referee mode: "
-                                 "the referee's tools (free missile strike V, ignite I) on keys"),
+    referee: bool = typer.Option(False, "--referee", help="A referee runs the table: the "
+                                 "referee's tools (free missile strike V, ignite I, moving any "
+                                 "body) are on keys and accepted; without it players are "
+                                 "refused them"),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write a JSON file "
                                               "when the window's first picture is drawn "
                                               "(window_s), and the table's (table_s)"),
@@ -471,6 +476,8 @@ def serve(
                                    "changes (default 1: each; 0: only when the server stops); "
                                    "the save is also written at start"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+    referee: bool = typer.Option(False, "--referee", help="Add a referee's seat: its token (and "
+                                 "only it) issues the referee's tools"),
 ) -> None:
     """Serve a game online: print a join token per seat and one for spectators, accept each
     seat's actions on its turn, keep every client in lockstep (Ctrl-C saves and stops)."""
@@ -493,7 +500,7 @@ def serve(
             raise OutputError(f"--save {str(save)!r} is the scene file: the server saves "
                               "there at start and after every change; give another file")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
-                            save_path=save, save_every=save_every,
+                            save_path=save, save_every=save_every, referee=referee,
                             on_log=lambda line: console.print(line, markup=False))
     except SandboxError as exc:
         _fail(exc)
@@ -704,6 +711,10 @@ def _odds_table(odds: dict, title: str):
     if quiet:
         t.caption += f"; nothing happened in any run to: {', '.join(quiet)}"
     pad = [""] * (len(flags) + len(nums) - 1)
+    for side, r in odds.get("winners", {}).items():  # the games' Outcomes: win rates per side
+        if side in ("draw", "no winner") and not r.get("k"):
+            continue
+        t.add_row(side if side in ("draw", "no winner") else f"wins: {side}", _pct(r), *pad)
     for force, r in odds.get("victory", {}).get("forces", {}).items():
         t.add_row(f"victory: {force}", _pct(r), *pad)
     for name, r in odds.get("expect", {}).items():

@@ -60,7 +60,9 @@ def test_the_turn_limit_stops_play_with_one_line(duel, tmp_path):
         while g.turn <= MAX_TURN:
             g.end_turn()
         assert g.turn == MAX_TURN + 1
-        assert g.events[-1]["type"] == "turn_limit"
+        types = [e["type"] for e in g.events[-3:]]
+        assert types == ["turn_limit", "outcome", "end"]  # the game ends, truncated
+        assert g.over and g.outcome.truncated and g.outcome.winner is None
         for act in (lambda: g.end_turn(),
                     lambda: g.apply({"type": "move", "player": "Red", "unit": "red1",
                                      "to": [-2.0, 1.0]})):

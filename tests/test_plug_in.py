@@ -137,7 +137,10 @@ words = "For the Lions!"
         assert [e["text"] for e in said] == ["gunner shouts 'For the Lions!'"]
         assert game.state_dict()["systems"]["herald"] == {"shouts": 1}
     with open_game(path) as game:  # ... and Game.apply plays it, refuses it, saves it
-        with pytest.raises(RulesError, match="Lions has no unit 'target' to shout"):
+        # who may do what comes first: the engine refuses another player's unit (a unit acts
+        # for its owner only) before the Herald's own refusal is asked
+        with pytest.raises(RulesError, match="target belongs to Wolves: a unit acts for its "
+                                             "owner only"):
             game.apply({"type": "test_shout", "player": "Lions", "unit": "target",
                         "words": "x"})
         game.apply({"type": "test_shout", "player": "Lions", "unit": "gunner", "words": "Ha"})

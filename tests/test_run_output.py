@@ -48,9 +48,12 @@ def test_json_prints_every_event_as_a_json_line_then_the_outputs(demolition):
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     logged = [json.loads(line) for line in (d / "events.jsonl").read_text().splitlines()]
     assert lines[:-1] == logged  # stdout is the event log, nothing else
+    outcome = [e for e in logged if e["type"] == "outcome"][-1]  # the game's Outcome event
     assert lines[-1] == {"type": "outputs", "events": str(d / "events.jsonl"),
                          "replay": str(d / "wall_demolition.replay"), "picture": None,
+                         "outcome": {k: outcome[k] for k in lines[-1]["outcome"]},
                          "expectation_failures": []}
+    assert set(lines[-1]["outcome"]) >= {"terminated", "truncated", "winner", "draw", "reason"}
 
 
 @pytest.mark.slow
@@ -79,10 +82,11 @@ def test_default_summarises_debris_and_verbose_shows_every_impact(demolition):
     assert len(normal.stdout.splitlines()) < len(verbose.stdout.splitlines()) / 2
 
 
-def test_quiet_prints_nothing_on_success(tmp_path):
+def test_quiet_prints_only_the_outcome_on_success(tmp_path):
     r = sandbox("run", "smoke_los", "--quiet", "--no-png", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "" and r.stderr == "" and (tmp_path / "events.jsonl").is_file()
+    assert r.stdout.startswith("Outcome: ") and r.stdout.count("\n") == 1
+    assert r.stderr == "" and (tmp_path / "events.jsonl").is_file()
 
 
 def test_warnings_go_to_stderr_even_when_quiet(tmp_path):
@@ -91,7 +95,7 @@ def test_warnings_go_to_stderr_even_when_quiet(tmp_path):
                      'parts = [{ part = "no_such_part_xyz" }]\n')
     r = sandbox("run", str(scene), "-q", "--no-png", "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
-    assert r.stdout == ""
+    assert r.stdout.startswith("Outcome: ") and "warning" not in r.stdout
     assert "warning:" in r.stderr and "no_such_part_xyz" in r.stderr
     j = sandbox("run", str(scene), "--json", "--no-png", "--out", str(tmp_path / "o"))
     events = [json.loads(line) for line in j.stdout.splitlines()]  # stdout stays JSON

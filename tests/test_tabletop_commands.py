@@ -83,8 +83,9 @@ def app(window_display, tmp_path_factory):
     out = tmp_path_factory.mktemp("commands_window")
     # a test re-enacts the scene's script: its forced dice are kept (the window's own
     # `sandbox play` opens with open_for_play, without them)
-    session = open_game(REPO / "scenes" / "escapade_raid.toml")
-    # referee mode: V (a free missile strike) and I (ignite) are a referee's tools
+    # a referee's table (`sandbox play --referee`): V (a free missile strike) and I (ignite)
+    # are a referee's tools, on keys and accepted
+    session = open_game(REPO / "scenes" / "escapade_raid.toml", referee=True)
     a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
                     shadows=False, referee=True)
     a.out = out
@@ -233,7 +234,7 @@ def _adopt(app, scene):
     from sandbox.engine.game import open_game
 
     old = app.session
-    app.adopt(open_game(REPO / "scenes" / scene))
+    app.adopt(open_game(REPO / "scenes" / scene, referee=True))  # I (ignite): the referee's
     old.close()
     app.select(None)
     app.input.set_mode("select")

@@ -19,7 +19,7 @@ def app(window_display, tmp_path_factory):
     from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("swap_window")
-    session = open_game(REPO / "scenes" / "escapade_raid.toml")
+    session = open_game(REPO / "scenes" / "escapade_raid.toml", referee=True)  # V: the referee's
     a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
                     shadows=False, referee=True)  # V: the referee's missile strike
     a.step(3)

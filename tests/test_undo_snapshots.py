@@ -40,7 +40,7 @@ def test_undo_restores_a_snapshot_and_matches_the_game_without_the_action():
                 assert game.recorder.frame == fresh.recorder.frame
         assert added - set(game.world.bodies), "a body added by an undone action is gone"
         for a in log[len(game.actions):]:  # play the undone actions again: same outcome
-            game.apply(a)
+            game.apply(a, by=a.by)  # as it was issued (the script: the referee)
         assert game.state_hash() == final
 
 

@@ -64,8 +64,8 @@ BODY_NUMBERS = {
     "pieces": "pieces it broke into ('piece' events of its pieces)",
 }
 #: Columns every row has before the outcome fields (``fingerprint``: of the scene and actions
-#: the row was played from, :func:`run_key`).
-LEAD_COLUMNS = ("seed", "status", "error", "fingerprint")
+#: the row was played from, :func:`run_key`; ``winner``: the game's Outcome, "" with none).
+LEAD_COLUMNS = ("seed", "status", "error", "fingerprint", "winner")
 #: The lock file of an output folder an odds run writes to.
 LOCK_NAME = ".odds.lock"
 #: Seconds between checkpoints of runs.csv and odds.json while runs go on.
@@ -114,7 +114,9 @@ def outcome_row(game) -> dict[str, Any]:
     ``victory.F`` (0/1)
     per force and ``victory.outcome``; for a scene with expectations, ``expect.all`` and
     ``expect.NAME`` (1: met) per condition of :func:`~sandbox.app.headless.expectation_results`.
-    Always ``impacts``, ``collision_rolls``, ``turns`` and ``sim_seconds``.
+    Always ``winner`` (the game's :attr:`~sandbox.engine.game.Game.outcome`: the winning player
+    or side, ``"draw"``, or ``""`` with no winner), ``impacts``, ``collision_rolls``, ``turns``
+    and ``sim_seconds``.
     """
     from .headless import expectation_results
 
@@ -157,7 +159,8 @@ def outcome_row(game) -> dict[str, Any]:
         st = game.bodies.get(b)
         if st is not None and st.damage.destroyed:
             acc[b]["destroyed"] = 1
-    row: dict[str, Any] = {}
+    oc = game.outcome
+    row: dict[str, Any] = {"winner": oc.winner or ("draw" if oc.draw else "")}
     for b in bodies:
         for k, v in acc[b].items():
             row[f"{b}.{k}"] = round(v, 4) if isinstance(v, float) else v
@@ -375,6 +378,12 @@ def aggregate(rows: Sequence[dict]) -> dict:
             o = str(r.get("victory.outcome", ""))
             outcomes[o] = outcomes.get(o, 0) + 1
         out["victory"] = {"forces": vic, "outcomes": outcomes}
+    if "winner" in cols:  # win rates per side (the game's Outcome), draws, no winner
+        names = sorted({str(r.get("winner") or "") for r in ok} - {"", "draw"})
+        won = {w: rate(int(str(r.get("winner") or "") == w) for r in ok) for w in names}
+        won["draw"] = rate(int(str(r.get("winner") or "") == "draw") for r in ok)
+        won["no winner"] = rate(int(not r.get("winner")) for r in ok)
+        out["winners"] = won
     # a run without an expectation's column had nothing to check there: met
     exp = {c[len("expect."):]: rate(1 if r.get(c) in (None, "") else r[c] for r in ok)
            for c in cols if c.startswith("expect.")}
@@ -907,6 +916,10 @@ def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int 
     from ..engine.scene import scene_to_dict
 
     a = action if not isinstance(action, dict) else parse_action(action, "the previewed action")
+    try:  # as the table would issue it (a player's, or at a referee's table the referee's)
+        a = game.issue(a)
+    except SandboxError as exc:
+        raise SceneError(f"the previewed action: {exc}") from None
     log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
     doc = json.dumps(scene_to_dict(game.spec))
     ldraw = None if game.ldrawdir is None else str(game.ldrawdir)

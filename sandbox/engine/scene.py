@@ -108,6 +108,10 @@ class WeaponSpec(_Strict):
     variants: list[Annotated[str, Field(max_length=40)]] = Field(
         default_factory=list, max_length=40,
         description="a Rocket's combined Variants, one die each (8.4)")
+    on_hit: list[Literal["ignite", "knockback", "disrupt"]] | None = Field(
+        None, max_length=3, description="what a hit does besides its Damage (default: the "
+        "weapon table's: Fire dice 'ignite', 'knockback' by Size difference; 'disrupt': a "
+        "stunning weapon)")
 
     @model_validator(mode="after")
     def _known(self):
@@ -150,6 +154,12 @@ class Stats(_Strict):
     specialty_die: int = Field(8, description="die rolled for a Specialty (Gunnery, 8.5)")
     turret: Literal["S", "M"] | None = Field(None, description="a portable Small or Large "
                                               "Turret (8.1): Set Up by a minifig's Action")
+    plating: Literal["whole", "part"] | None = Field(
+        None, description="Armor Plating over the whole Creation or part of it (8.2): its "
+        "'deflection' layers meet every hit not aimed at an un-Armored section; Half Speed, no "
+        "Sprint")
+    joints: list[str] = Field(default_factory=list, max_length=20, description="hinges, joints "
+                              "and turret rings: weak points Armored one d10 lower (8.1, 7.1)")
 
     @field_validator("shield")
     @classmethod

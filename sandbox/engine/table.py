@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..physics.world import ImpactEvent, PhysicsWorld
     from .game import Game as Table  # the one interface a system gets: the Game is the table
+    from .outcome import Outcome
     from .scene import SceneSpec, Stats
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -164,6 +165,10 @@ class System:
         Why a player has no part in a turn ("" when they play it): the engine skips them.
     check() -> list of str
         The scene's expectations and victory conditions that failed, in words.
+    outcome(final) -> Outcome or None
+        How the game stands by this system's victory rules (None: it has none): asked after
+        every action (``final`` False: only a terminal outcome ends the game) and once when
+        the game is finished otherwise (``final`` True: who holds the victory then).
     state() -> dict
         What the state hash covers of this system (JSON-ready).
     """
@@ -268,6 +273,10 @@ class System:
     def state(self) -> dict:
         """JSON-ready state covered by the state hash."""
         return {}
+
+    def outcome(self, final: bool = False) -> "Outcome | None":
+        """The game's outcome by this system's victory rules (None: it decides none)."""
+        return None
 
     # actions -----------------------------------------------------------------------------
     @staticmethod

@@ -130,6 +130,38 @@ def exposed_size_in(size_in: float, cover_fraction: float = 0.0) -> float:
     return size_in * (1.0 - cover_fraction)
 
 
+#: A measured cover fraction under this is no cover (a stray arm or a weapon's tip).
+COVER_NOISE: float = 1.0 / 6.0
+#: A measured fraction from this up is "almost completely shielded": taken as measured.
+COVER_ALMOST_ALL: float = 5.0 / 6.0
+
+
+def cover_in_thirds(measured: float) -> float:
+    """The cover fraction a measured one counts as, read in thirds as the ShotGun Wedding reads
+    cover (8.3: "Virginia has 1/3 cover from babies"; Purity "almost completely shielded ...
+    With only tiny portions showing"): under 1/6 is no cover, then the nearest third, and from
+    5/6 up (only tiny portions showing) the fraction itself. Full cover (1) stays 1: no line of
+    fire.
+
+    Raises
+    ------
+    RulesError
+        Outside [0, 1].
+
+    Examples
+    --------
+    >>> [round(cover_in_thirds(f), 3) for f in (0.1, 0.3, 0.45, 0.6, 0.9, 1.0)]
+    [0.0, 0.333, 0.333, 0.667, 0.9, 1.0]
+    """
+    if not 0.0 <= measured <= 1.0:
+        raise RulesError(f"a cover fraction is in [0, 1], got {measured}")
+    if measured < COVER_NOISE:
+        return 0.0
+    if measured >= COVER_ALMOST_ALL:
+        return float(measured)
+    return round(measured * 3.0) / 3.0
+
+
 def target_modifier(
     size_in: float, cover_fraction: float = 0.0, *, affects_damage: bool = False
 ) -> Modifier | None:

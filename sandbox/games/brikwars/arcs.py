@@ -13,6 +13,12 @@ the chord of the Arc across it, at most its Size. A body spanning whole points o
 one more attack for each. Targets are taken from one end of the Arc to the other (by bearing,
 counter-clockwise).
 
+Cover (5.1, as 8.3's ShotGun Wedding reads it): the part of a body behind other bodies, by
+rays from the attacker's eye like line of sight (:func:`cover_fraction`), in thirds; Arc Fire
+takes it on the Action Roll and the Damage ("modifiers for cover and Target Size ... also apply
+to the Damage inflicted to each target"), single shots and Bursts on the Action Roll. A body
+whose centre is hidden but some of it shows is still in the Arc, behind its cover.
+
 Units: inches, radians.
 """
 
@@ -48,6 +54,8 @@ class ArcHit:
         Whole points of Firing Arc it spans.
     distance_in : float
         Edge to edge from the attacker, inches.
+    cover : float
+        Fraction of it behind other bodies, in thirds (:func:`cover_fraction`), [0, 1).
     """
 
     key: str
@@ -55,6 +63,7 @@ class ArcHit:
     size_in: float
     spanned: int
     distance_in: float
+    cover: float = 0.0
 
 
 def bodies_in_arc(game: "Table", attacker: str, aimed: str, points: int,
@@ -95,12 +104,72 @@ def bodies_in_arc(game: "Table", attacker: str, aimed: str, points: int,
         dist = game.measure(ruler_from, key).inches
         if reach is not None and dist > reach + 1e-9 and key != aimed:
             continue
-        if not game.line_of_sight(attacker, key).clear:
+        sight = game.line_of_sight(attacker, key)
+        if not sight.clear and sight.blocked_by == "smoke":
             continue
+        cover = cover_fraction(game, attacker, key)
+        if cover >= 1.0 or (cover == 0.0 and not sight.clear):
+            continue  # wholly behind other bodies: no line of fire
         size = float(st.stats.size)
         if a0 < -half or a1 > half:  # cut by the Arc's edge: the chord across it
             centre = float(np.linalg.norm((lo[:2] + hi[:2]) / 2 - origin))
             size = min(size, max(0.0, centre * (c1 - c0)))
         spanned = int(math.floor(max(0.0, c1 - c0) / ARC_POINT_RAD + 1e-9))
-        out.append(ArcHit(key, (c0 + c1) / 2.0, round(size, 4), spanned, dist))
+        out.append(ArcHit(key, (c0 + c1) / 2.0, round(size, 4), spanned, dist, cover))
     return sorted(out, key=lambda h: (h.bearing_rad, h.key))
+
+
+#: Cover rays across a target's face: columns (across the line of fire) x rows (up it).
+COVER_GRID: tuple[int, int] = (7, 9)
+
+
+def cover_fraction(game: "Table", attacker: str, target: str) -> float:
+    """Fraction of ``target`` hidden from ``attacker`` by other bodies, read in thirds
+    (:func:`~sandbox.rules.attacks.cover_in_thirds`; 5.1 cover as the ShotGun Wedding reads it).
+
+    Measured as line of sight is (:meth:`~sandbox.engine.game.Game.line_of_sight`: physics rays
+    from the attacker's eye): :data:`COVER_GRID` rays to points across the target's face (its
+    box seen from the attacker, 5% to 95% of its height). A ray whose first body is the target
+    shows it; one stopped first by another body covers it when the target lies further on that
+    ray; a ray that meets no part of the target (a gap between a minifig's legs) does not
+    count. Returns 0 when no ray meets the target, 1 when none shows it.
+    """
+    from ...physics.rays import ray_first_hit
+    from ...rules.attacks import cover_in_thirds
+
+    world = game.world
+    start = np.asarray(game.eye(attacker), float)
+    lo, hi = (np.asarray(v, float) for v in world.aabb(target))
+    centre = (lo + hi) / 2
+    d = centre[:2] - start[:2]
+    n = float(np.linalg.norm(d))
+    d = d / n if n > 1e-9 else np.array([1.0, 0.0])
+    across = np.array([-d[1], d[0]])
+    corners = np.array([[lo[0], lo[1]], [lo[0], hi[1]], [hi[0], lo[1]], [hi[0], hi[1]]])
+    widths = (corners - centre[:2]) @ across
+    depth = float(np.max(np.abs((corners - centre[:2]) @ d))) + 0.1
+    cols, rows = COVER_GRID
+    shown = hidden = 0
+    for i in range(cols):
+        u = widths.min() + (widths.max() - widths.min()) * (i + 0.5) / cols
+        for j in range(rows):
+            z = lo[2] + (hi[2] - lo[2]) * (0.05 + 0.9 * j / (rows - 1))
+            end = np.array([*(centre[:2] + across * u + d * depth), z])
+            skip = [attacker]
+            first = None
+            for _ in range(8):
+                hit = ray_first_hit(world, start, end, ignore=skip)
+                if hit is None or hit.key in (target, "ground"):
+                    break
+                if first is None:
+                    first = hit.key
+                skip.append(hit.key)
+            if hit is None or hit.key != target:
+                continue  # this ray meets no part of the target
+            if first is None:
+                shown += 1
+            else:
+                hidden += 1
+    if shown + hidden == 0:
+        return 0.0
+    return cover_in_thirds(hidden / (shown + hidden))

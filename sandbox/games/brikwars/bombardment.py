@@ -3,7 +3,8 @@
 A Commander spends Strategy bricks on a Payload of Explosives (one brick per die of Explosive
 Damage), Reinforcements (one per Unit Inch, a reserve unit's Size) and supplies (one per inch
 of Payload Size). The target must be Marked by an allied Scout (``marked_by``: a Scout of the
-same player within 8" of the target and seeing it, :meth:`Bombardment.mark_refusal`) or lie in
+same player or of an ally on his scene ``side``, within 8" of the target and seeing it,
+:meth:`Bombardment.mark_refusal`) or lie in
 a drop zone (bricks spent never above its Size). A marker is placed now; the Payload arrives
 at the beginning of the Commander's next turn (a full turn later, never in the same action):
 
@@ -19,6 +20,14 @@ at the beginning of the Commander's next turn (a full turn later, never in the s
 
 Unit and supply Payloads without Flight take Collision Damage on landing and are Disrupted
 (the game's impact handling); Explosives explode on their first impact.
+
+Non-Escapade Reinforcements (13.2, the ``reinforcements`` action): on a battlefield without
+friendly edges a Commander spends his Action and one Strategy brick per Unit Inch; the reserve
+units enter at a point of the battlefield edge "closer to a friendly or allied unit than it is
+to any enemy units, and with no enemy units within ten inches"
+(:func:`sandbox.rules.escapade_field.is_safe_entry_point`; allies: the players on the caller's
+scene ``side``) and appear at the end of the turn at their ``[[reserves]]`` positions, each
+within its Move of the entry point ("within one turn's movement").
 
 Smoke bombs (13.2: "Reinforcement units can be fired alongside ... Explosive variants like
 Smoke bombs"; 8.4 Alternate Damage Dice) cost one brick per die like Explosives. Every die is
@@ -45,15 +54,19 @@ from ...engine.table import System
 from ...rules import collision as collision_rules
 from ...rules.attacks import action_roll
 from ...rules.escapade_commander import bombardment_cost, check_drop_zone
+from ...rules.escapade_field import SAFE_ENTRY_ENEMY_CLEARANCE_INCHES, is_safe_entry_point
 from ...rules.hazards import MARK_RANGE_IN
+from . import effects
 from .hazard_scene import FieldEntry
 from .projectiles import MissContext, miss_distance
-from .scene_flight import BombardAction
+from .scene_flight import BombardAction, ReinforcementsAction
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.table import Table as Game
 
+#: How far from a side of the battlefield an entry point still lies "on the edge", inches.
+EDGE_TOLERANCE_IN: float = 0.5
 #: Height above the landing spot from which a rolled Bombardment Payload comes down, inches.
 ARRIVAL_HEIGHT_IN: float = 6.0
 #: How long a landing may take to come to rest, seconds.
@@ -90,7 +103,7 @@ class Bombardment(System):
     """The game's Strategy piles and Strategic Bombardments, The Big Drop included (13.2)."""
 
     name = "bombardment"
-    actions = (BombardAction,)
+    actions = (BombardAction, ReinforcementsAction)
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -99,6 +112,8 @@ class Bombardment(System):
         #: Smoke Fields of burst Smoke bombs: field id -> {"turn", "player", "size"}.
         self.smoke: dict[str, dict] = {}
         self._smoke_bombs: dict[str, Order] = {}
+        #: Non-Escapade Reinforcements called this turn: [player, [reserve ids]] (13.2).
+        self.entering: list[list] = []
 
     def strategy_pile(self, player: str | None = None) -> int:
         """Strategy bricks left in a player's pile (default: the current player's; 13.2)."""
@@ -112,23 +127,23 @@ class Bombardment(System):
         """Why ``a.marked_by`` cannot Mark the Bombardment's target ("" when he can).
 
         BrikWars 13.2 (Strategic Bombardment: the target "must be Marked by an allied Scout")
-        with F.3 Marking: the Marker is a Scout of the calling player, on the table, not
-        Disrupted, within 8" of the target point (edge of his base to the point) and with a
-        clear line of sight to it (from his eye; Smoke and bodies block it). Readings: Marking a
-        point needs no earlier ``mark`` action; the Scout Marks
-        it as the Bombardment is called in (logged as its own ``mark`` event). The point is
-        0.25" above whatever is on top at the target (:meth:`mark_point`), and the range is
-        measured to it. The Scout sees the target when nothing blocks his line of sight to
-        that point (a unit standing there is the target itself and does not hide it), or when
-        he sees the body on top there as he would for an attack (the engine's one line of
-        sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
+        with F.3 Marking: the Marker is a Scout of the calling player or of an ally (same
+        scene ``side``), on the table, not Disrupted, within 8" of the target point (edge of
+        his base to the point) and with a clear line of sight to it (from his eye; Smoke and
+        bodies block it). Readings: Marking a point needs no earlier ``mark`` action; the
+        Scout Marks it as the Bombardment is called in (logged as its own ``mark`` event).
+        The point is 0.25" above whatever is on top at the target (:meth:`mark_point`), and
+        the range is measured to it. The Scout sees the target when nothing blocks his line
+        of sight to that point (a unit standing there is the target itself and does not hide
+        it), or when he sees the body on top there as he would for an attack (the engine's one
+        line of sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
         """
         g = self.game
         scout = g.bodies.get(a.marked_by)
         if scout is None or a.marked_by not in g.world.bodies:
             return f"{a.marked_by!r} is not a unit on the table"
-        if scout.owner != a.player or scout.damage.destroyed:
-            return f"{scout.name} cannot Mark targets for {a.player}"
+        if not g.system("hazards").allied(a.player, scout.owner) or scout.damage.destroyed:
+            return f"{scout.name} cannot Mark targets for {a.player}"  # allies: same side
         if not getattr(scout.stats, "scout", False):
             return (f"{scout.name} is not a Scout: only an allied Scout Marks a Bombardment "
                     "target (13.2, F.3)")
@@ -153,9 +168,132 @@ class Bombardment(System):
         return ""
 
     def refusal(self, action) -> str:
-        """Why a Bombardment cannot be called now ("" when it can), without changing anything:
-        the Mark (or drop zone), the Payload and the Strategy bricks (13.2)."""
+        """Why a Bombardment (the Mark or drop zone, the Payload and the Strategy bricks) or
+        a call for Reinforcements (:meth:`reinforcements_refusal`) cannot be made now ("" when
+        it can), without changing anything (13.2)."""
+        if isinstance(action, ReinforcementsAction):
+            return self.reinforcements_refusal(action)
         return self.call_refusal(action)
+
+    # ------------------------------------------------------------------ Reinforcements
+    def entry_refusal(self, player: str, entry) -> str:
+        """Why ``entry`` (x, y inches) is no entry point for ``player``'s Reinforcements on a
+        battlefield without friendly edges ("" when it is one; 13.2 Non-Escapade
+        Reinforcements: "any part of the battlefield edge that's closer to a friendly or allied
+        unit than it is to any enemy units, and with no enemy units within ten inches").
+
+        Readings: "on the edge" is within :data:`EDGE_TOLERANCE_IN` of a side of the
+        battlefield; friendly and allied units are the units (not destroyed) of ``player`` and
+        of the players on his scene ``side``; enemy units are every other owned unit;
+        distances run centre to centre on the table (:func:`is_safe_entry_point`)."""
+        g = self.game
+        w, d = g.spec.battlefield.width / 2, g.spec.battlefield.depth / 2
+        x, y = float(entry[0]), float(entry[1])
+        off = min(abs(abs(x) - w), abs(abs(y) - d))
+        if abs(x) > w + EDGE_TOLERANCE_IN or abs(y) > d + EDGE_TOLERANCE_IN \
+                or off > EDGE_TOLERANCE_IN:
+            return (f"({x:g}, {y:g}) is not on the battlefield edge: Reinforcements enter from "
+                    "the edge (13.2)")
+        hz = g.system("hazards")
+        friends, enemies = [], []
+        for key, st in g.bodies.items():
+            if st.kind != "unit" or st.damage.destroyed or key not in g.world.bodies \
+                    or st.owner is None:
+                continue
+            c = g.footprint_centre(key)
+            (friends if hz.allied(player, st.owner) else enemies).append(
+                (float(c[0]), float(c[1])))
+        if is_safe_entry_point((x, y), friends, enemies):
+            return ""
+        if not friends:
+            return f"{player} has no unit on the table for Reinforcements to join (13.2)"
+        nf = min(np.hypot(x - f[0], y - f[1]) for f in friends)
+        ne = min(np.hypot(x - e[0], y - e[1]) for e in enemies)
+        if ne <= SAFE_ENTRY_ENEMY_CLEARANCE_INCHES:
+            return (f"an enemy unit is {ne:.1f}\" from ({x:g}, {y:g}): Reinforcements enter "
+                    f"with no enemy within {SAFE_ENTRY_ENEMY_CLEARANCE_INCHES:g}\" (13.2)")
+        return (f"({x:g}, {y:g}) is {nf:.1f}\" from the nearest friendly unit and {ne:.1f}\" "
+                "from the nearest enemy: the entry point must be closer to a friend (13.2)")
+
+    def reinforcements_refusal(self, a: ReinforcementsAction) -> str:
+        """Why Reinforcements cannot be called now ("" when they can): no Escapade (whose
+        friendly edges have their own rule, ``reinforce``), a Commander of the player with his
+        Action, reserve units not yet on the table, each within its Move of a lawful entry
+        point (:meth:`entry_refusal`), and one Strategy brick per Unit Inch (13.2)."""
+        g = self.game
+        if getattr(g.spec, "escapade", None) is not None:
+            return ("in an Escapade Reinforcements deploy from a friendly edge: a Commander "
+                    "calls them with 'reinforce' (13.2)")
+        cmd = g.bodies.get(a.commander)
+        if cmd is None or a.commander not in g.world.bodies or cmd.damage.destroyed:
+            return f"{a.commander!r} is not a unit on the table"
+        if cmd.owner != a.player:
+            return f"{cmd.name} is not one of {possessive(a.player)} units"
+        if "Commander" not in (getattr(cmd.stats, "specialties", None) or []):
+            return f"{cmd.name} is not a Commander: only a Commander calls Reinforcements (13.2)"
+        if cmd.damage.disrupted:
+            return f"{cmd.name} is Disrupted and cannot act this turn"
+        if effects.has_acted(g, a.commander):
+            return f"{cmd.name} has already used his Action this turn"
+        reserves = {r.id: r for r in g.spec.reserves}
+        called = {u for _, us in self.entering for u in us}
+        for u in a.units:
+            r = reserves.get(u)
+            if r is None:
+                return f"{u!r} is not a unit in 'reserves'"
+            if u in g.bodies or u in called:
+                return f"{u!r} is already on the table or called"
+            if r.owner != a.player:
+                return f"{u!r} is {r.owner or 'nobody'}'s reserve, not {possessive(a.player)}"
+            dist = float(np.hypot(r.position[0] - a.entry[0], r.position[1] - a.entry[1]))
+            if dist > r.stats.move + 1e-9:
+                return (f"{u!r} would appear {dist:.1f}\" from the entry point, beyond its "
+                        f"Move of {r.stats.move:g}\" (13.2: within one turn's movement)")
+        reason = self.entry_refusal(a.player, a.entry)
+        if reason:
+            return reason
+        bricks = self.reinforcement_cost(a)
+        if bricks > self.strategy_pile(a.player):
+            return (f"{bricks} Strategy brick(s) needed (one per Unit Inch), "
+                    f"{self.strategy_pile(a.player)} in {possessive(a.player)} pile (13.2)")
+        return ""
+
+    def reinforcement_cost(self, a: ReinforcementsAction) -> int:
+        """Strategy bricks for ``a``'s units: one per Unit Inch (13.2)."""
+        reserves = {r.id: r for r in self.game.spec.reserves}
+        return bombardment_cost(0, sum(reserves[u].stats.size for u in a.units), 0)
+
+    def call_reinforcements(self, a: ReinforcementsAction) -> None:
+        """Spend the bricks and the Commander's Action; the units appear at the end of the
+        turn (13.2: "Reinforcements appear at the end of the turn they're called in on")."""
+        g = self.game
+        bricks = self.reinforcement_cost(a)
+        self.piles[a.player] = self.piles.get(a.player, 0) - bricks
+        effects.spend_action(g, a.commander)
+        self.entering.append([a.player, list(a.units)])
+        g.log("reinforcements", f"{g.bodies[a.commander].name} calls Reinforcements for "
+              f"{bricks} Strategy brick(s): {', '.join(a.units)} enter at ({a.entry[0]:g}, "
+              f"{a.entry[1]:g}) at the end of the turn (13.2)", player=a.player,
+              commander=a.commander, units=list(a.units), entry=list(a.entry), bricks=bricks,
+              pile=self.piles[a.player])
+
+    def end_of_player_turn(self, turn: int, player: str) -> None:
+        """The player's called Reinforcements appear at their ``[[reserves]]`` positions."""
+        g = self.game
+        left = []
+        for who, units in self.entering:
+            if who != player:
+                left.append([who, units])
+                continue
+            for u in units:
+                entry = next(r for r in g.spec.reserves if r.id == u)
+                g.add_body(u, "unit", entry.name or entry.id, entry.owner, entry.stats,
+                           g.build_asset(entry))
+                g.log("arrival", f"{entry.name or u} arrives as Reinforcements at "
+                      f"({entry.position[0]:g}, {entry.position[1]:g}) (13.2)", unit=u,
+                      player=player)
+            g.record_frame(force=True)
+        self.entering = left
 
     def mark_point(self, target) -> tuple[float, float, float]:
         """The point a Scout Marks for a Bombardment aimed at ``target`` (x, y inches): 0.25"
@@ -273,15 +411,21 @@ class Bombardment(System):
         return any(o.status == "incoming" for o in self.orders)
 
     def to_dict(self) -> dict:
-        return {"piles": dict(self.piles), "orders": [o.to_dict() for o in self.orders],
-                "smoke": {k: dict(v) for k, v in self.smoke.items()}}
+        out = {"piles": dict(self.piles), "orders": [o.to_dict() for o in self.orders],
+               "smoke": {k: dict(v) for k, v in self.smoke.items()}}
+        if self.entering:  # Reinforcements called this turn (13.2)
+            out["entering"] = [list(x) for x in self.entering]
+        return out
 
     def marker_data(self) -> list[dict]:
         return [{"kind": "target", "point": [o.target[0], o.target[1], 0.0]}
                 for o in self.orders if o.status == "incoming"]
 
     def apply(self, a, index: int) -> None:
-        self.bombard(a, index)
+        if isinstance(a, ReinforcementsAction):
+            self.call_reinforcements(a)
+        else:
+            self.bombard(a, index)
 
     def bombard(self, a: BombardAction, index: int) -> None:
         """Call in a Bombardment (13.2), the one path for every dropped Payload: the Scout

@@ -84,6 +84,7 @@ from ...rules.explosives import (
     ring_damage,
     variant_rings,
 )
+from . import effects
 from .defences import Defences
 from .scene_blast import MissileStrike
 
@@ -239,10 +240,8 @@ class Blasts(System):
         for v in victims:
             defences.damage(v, damage, "Collision Damage",
                             dice=[(r.sides, r.result) for r in rolls])
-            if (v.kind == "payload" and not v.stats.flight and not v.damage.disrupted
-                    and not v.damage.destroyed):
-                v.damage.disrupted = True
-                g.log("disrupted", f"{v.name} is Disrupted by the landing", body=v.key)
+            if v.kind == "payload" and not v.stats.flight:
+                effects.disrupt(g, v, "is Disrupted by the landing")
         for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
             if src is not None and dst is not None and dst in victims:
                 defences.burning_strike(src.key, dst, "collision", at=ev.position)
@@ -868,10 +867,9 @@ class Blasts(System):
             body = g.world.bodies[key]
             up = quat_to_matrix(orn) @ body.frame_rotation.T @ np.array([0.0, 0.0, 1.0])
             tilt = math.acos(max(-1.0, min(1.0, float(up[2]))))
-            if tilt > DISRUPT_TILT_RAD and not st.damage.disrupted:
-                st.damage.disrupted = True
-                g.log("disrupted", f"{st.name} is Disrupted: Knocked Back and lying "
-                      f"{math.degrees(tilt):.0f}° from upright", body=key)
+            if tilt > DISRUPT_TILT_RAD:
+                effects.disrupt(g, st, f"is Disrupted: Knocked Back and lying "
+                                f"{math.degrees(tilt):.0f}° from upright")
         self.knocked_units.clear()
 
     def state(self) -> dict:

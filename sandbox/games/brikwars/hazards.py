@@ -22,10 +22,13 @@ it (its velocity driven step by step, so a wall stops it) by the Hazard inches b
 Move; a Thrust Field entered on the way pushes once the move is made. A unit whose move ends in
 a Slippery Field slides on its way by the inches the ice took from its Move, and a unit on foot
 that moved in one makes an Action Roll for its footing (a Scout: his Specialty die, F.3): a
-Critical Failure lays it down, Disrupted. Powered Concealed and Difficult Fields activate once
-per turn for an inch of Power a die, like Exposure Fields (a Concealed one when it would go
-off). Tracking (F.3): at the start of every turn, hidden Fields and Traps a Scout has a clear
-sight ray to are revealed to his side (the scene's players have no alliances, so his owner).
+Critical Failure lays it down, Disrupted. A unit that starts its first move of the turn
+standing in a Slippery Field "weren't moving": it stays stuck, spending Move inches equal to the
+Hazard inches, and walks only what is left (asked for more, it stops short, as on Slow ground).
+Powered Concealed and Difficult Fields activate once per turn for an inch of Power a die, like
+Exposure Fields (a Concealed one when it would go off). Tracking (F.3): at the start of every
+turn, hidden Fields and Traps a Scout has a clear sight ray to are revealed to his side (the
+scene's players have no alliances, so his owner).
 
 Units: inches, Z up.
 """
@@ -42,12 +45,13 @@ from ...core.dice import DiceExpression, DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
 from ...engine.measure import SmokeField, segment_in_smoke
-from ...engine.table import System, handles
+from ...engine.table import System, handles, refuses
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
 from ...rules.fire_field import PermanentFire
 from ...rules.weapons import weapon_profile
+from . import effects
 from .arcs import ArcHit, bodies_in_arc
 from .defences import Defences, dice_of
 from .explosions import Blasts
@@ -123,6 +127,8 @@ class Hazards(System):
         self.disrupted: list[str] = []  # units that fell over in a Slippery Field (F.1)
         self._ready = False
         self._thrusted: set[str] = set()
+        #: Units that have moved this player turn (F.1 Slippery: "if they weren't moving").
+        self.moving: set[str] = set()
 
     # ------------------------------------------------------------------ setup
     def setup(self) -> None:
@@ -171,20 +177,51 @@ class Hazards(System):
             self.game.log("field_gone", f"{pf.name} is gone" + (f": {why}" if why else ""),
                           field=field_id)
 
-    def refusal(self, action) -> str:
-        if isinstance(action, StopDropRoll):
-            g = self.game
-            st = g.bodies.get(action.unit)
-            if st is None or action.unit not in g.world.bodies:
-                return f"no body called {action.unit!r} on the table"
-            sk = g.system("skirmish")
-            reason = sk.move_refusal(action.unit, action.player)
+    @refuses(StopDropRoll)
+    def stop_drop_roll_refused(self, action: StopDropRoll) -> str:
+        g = self.game
+        st = g.bodies.get(action.unit)
+        if st is None or action.unit not in g.world.bodies:
+            return f"no body called {action.unit!r} on the table"
+        sk = g.system("skirmish")
+        reason = sk.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
+            return f"{st.name} is not a burning minifig"
+        if effects.has_acted(g, action.unit):
+            return f"{st.name} has already used its Action this turn"
+        return ""
+
+    @refuses(Cross)
+    def cross_refused(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        return "" if a.by == "referee" else self._cross_refusal(a)
+
+    def _cross_refusal(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        g = self.game
+        sk = g.system("skirmish")
+        units = [a.unit, *a.followers]
+        for k in units:
+            reason = sk.move_refusal(k, a.player)
             if reason:
                 return reason
-            if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
-                return f"{st.name} is not a burning minifig"
-            if action.unit in sk.turn_state.acted:
-                return f"{st.name} has already used its Action this turn"
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - g.footprint_centre(a.unit)))
+        for k in units:
+            left = sk.move_allowance(k)
+            if dist > left + 1e-9:
+                st = g.bodies[k]
+                return (f'{st.name} may move {left:.2f}" more this turn (Move '
+                        f'{st.stats.move:g}"), not {dist:.2f}" (a longer cross is the '
+                        "referee's)")
+        if a.careful and effects.has_acted(g, a.unit):
+            return (f"{g.bodies[a.unit].name} has already used its Action this turn: no "
+                    "careful move")
         return ""
 
     def _stop_drop_roll(self, a: StopDropRoll) -> None:
@@ -192,9 +229,9 @@ class Hazards(System):
         himself" puts a minifig's Fire out."""
         g = self.game
         st = g.bodies[a.unit]
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         self.fire.douse_minifig(a.unit)
-        st.damage.disrupted = True
+        effects.disrupt(g, st, "stops, drops and rolls", log=False)  # logged as the Fire's end
         g.log("extinguish", f"{st.name} stops, drops and rolls: the Fire is out, and he is "
               "Disrupted", body=a.unit, removed=1, size=0)
 
@@ -218,23 +255,40 @@ class Hazards(System):
                        "running and thrashing around on Fire (8.3)")
 
     def start_of_player_turn(self, turn: int, player: str) -> None:
-        """A Scout's Marks last until his next turn begins (F.3)."""
+        """A Scout's Marks last until his next turn begins (F.3); nobody is moving yet (F.1)."""
+        self.moving.clear()
         for target, (scout, mark) in list(self.marked.items()):
             st = self.game.bodies.get(scout)
             if (st is None or st.owner == player) and mark.turn < turn:
                 del self.marked[target]
 
-    def mark_bonus(self, attacker: str, target: str):
-        """The +1 Action of a Scout's Mark on ``target`` for an ally's Ranged attack (F.3), or
-        None. Allies: units of the Scout's own player (scenes have no alliances)."""
+    def allied(self, a: str | None, b: str | None) -> bool:
+        """Whether players ``a`` and ``b`` are allies: the same player, or players with the
+        same scene ``side`` (F.3 "all allies")."""
+        if a is None or b is None:
+            return False
+        return a == b or b in self.game.system("manning").allies(a)
+
+    def marked_by(self, player: str | None, target: str) -> str | None:
+        """The Scout whose Mark on ``target`` counts for ``player`` (his own or an ally's,
+        F.3: "the Marked target is considered visible to all allies"), or None."""
         got = self.marked.get(target)
         if got is None:
             return None
-        scout, mark = got
-        sst, ast = self.game.bodies.get(scout), self.game.bodies.get(attacker)
-        if sst is None or ast is None or sst.damage.destroyed or ast.owner != sst.owner:
+        scout = got[0]
+        sst = self.game.bodies.get(scout)
+        if sst is None or sst.damage.destroyed or not self.allied(player, sst.owner):
             return None
-        return mark.ranged_bonus
+        return scout
+
+    def mark_bonus(self, attacker: str, target: str):
+        """The +1 Action of a Scout's Mark on ``target`` for an ally's Ranged attack (F.3:
+        "all allies making Ranged attacks on a Marked target do so with a +1 Action Bonus"),
+        or None. Allies: the Scout's own player and the players on his scene ``side``."""
+        ast = self.game.bodies.get(attacker)
+        if ast is None or self.marked_by(ast.owner, target) is None:
+            return None
+        return self.marked[target][1].ranged_bonus
 
     def smoke_fields(self) -> list[SmokeField]:
         """Smoke Fields on the table now (scene Fields and Smoke bombs' clouds, F.1)."""
@@ -374,13 +428,11 @@ class Hazards(System):
                 continue
             if victim.damage.destroyed or key not in self.game.world.bodies:
                 continue
-            if shot.damage.total:
-                self.game.system(Defences).damage(victim, shot.damage.total,
-                                                  "Fire Damage (FlameThrower)")
             near = closest_points(self.game.world, a.attacker, key, 1e6)
             at = near[2] if near is not None else self.game.world.pose(key)[0]
-            self.fire.ignite(key, shot.damage, at=at, igniter=a.player,
-                             source="FlameThrower Fire Damage")
+            effects.strike(self.game, victim, shot.damage, "Fire Damage (FlameThrower)",
+                           weapon=weapon, attacker=a.attacker, igniter=a.player, at=at,
+                           fire_source="FlameThrower Fire Damage", knock=shot.knockback)
 
     def _sight(self, a: Sight, index: int, where: str) -> bool:
         v = self._body(a.viewer, where)
@@ -511,6 +563,12 @@ class Hazards(System):
             length = st.stats.move
         self.game.log("action", f"{st.name} moves {length:.2f}\" towards ({a.to[0]:g}, "
                       f"{a.to[1]:g})", action="cross", player=a.player, body=a.unit)
+        if a.by == "player":  # the unit's own move spends its Move (the referee's does not)
+            moved = self.game.system("skirmish").turn_state.moved_in
+            for k in (a.unit, *a.followers):
+                moved[k] = moved.get(k, 0.0) + length
+            if a.careful:
+                effects.spend_action(self.game, a.unit)
         self._thrusted = thrusted
         try:
             end = self.game.move_unit(a.unit, goal[:2], player=a.player, careful=a.careful,
@@ -547,6 +605,13 @@ class Hazards(System):
         crossings.sort(key=lambda c: (c[0], c[2].entry.id))
         travelled = length
         outcome = "safe"
+        # F.1 Slippery: a unit standing on the ice that has not moved yet this turn "weren't
+        # moving": it stays stuck, spending Move inches equal to the Hazard inches, and may
+        # then use what is left (read: its Move and Sprint of the turn, less the Hazard)
+        standing = key not in self.moving
+        self.moving.add(key)
+        sk = self.game.system("skirmish")
+        allowance = sk.move_of(key) + sk.turn_state.sprint_in.get(key, 0.0)
         scout = bool(getattr(st.stats, "scout", False))
         pushes: list[tuple[np.ndarray, float, PlacedField]] = []
         slips: list[tuple[PlacedField, float]] = []
@@ -585,16 +650,21 @@ class Hazards(System):
             elif k is hz.HazardKind.DIFFICULT:
                 if not self._activate(pf, key):
                     continue
+                stuck = (standing and t0 * length < 1e-6
+                         and pf.rules.terrain is hz.TerrainKind.SLIPPERY
+                         and pf.region.contains([start[0], start[1], 0.01]))
                 res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
-                                           victim=st.name, careful=careful,
+                                           victim=st.name, careful=careful, moving=not stuck,
                                            exposed_size_in=st.stats.size,
-                                           move_left_in=st.stats.move)
+                                           move_left_in=allowance if stuck else st.stats.move)
                 self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
                               f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
                 if res.damage is not None and res.damage.damage:
                     self.game.system(Defences).damage(st, res.damage.damage,
                                                       f"Spiked Obstacle ({pf.name})")
-                if res.move_lost_in:  # the Move left after the lost inches, not less than 0
+                if stuck:
+                    travelled = self._stuck(key, pf, res.move_lost_in, allowance, length)
+                elif res.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
                                                    st.stats.move - res.move_lost_in))
                 if res.thrust_in:  # entered on the way: carried once the move is made
@@ -619,6 +689,26 @@ class Hazards(System):
         if outcome == "stopped":
             self.crossings[key] = "stopped"
         return end
+
+    def _stuck(self, key: str, pf: PlacedField, lost_in: float, allowance_in: float,
+               length_in: float) -> float:
+        """A unit standing still in a Slippery Field stays stuck, spending ``lost_in`` of its
+        Move (F.1: "or to remain stuck in place if they weren't moving, spending their own Move
+        inches equal to the Hazard inches. They may then use whatever Move inches they have
+        remaining."). Returns the inches it may still walk of the ``length_in`` asked; the
+        spent inches join the turn's Move record (a move asked beyond what is left ends
+        short, as Slow ground does)."""
+        g = self.game
+        st = g.bodies[key]
+        walk = min(length_in, max(0.0, allowance_in - lost_in))
+        moved = g.system("skirmish").turn_state.moved_in
+        if key in moved:  # the table's Move counted the inches asked: count what was spent
+            moved[key] = moved[key] - length_in + walk + lost_in
+        g.log("stuck", f"{st.name} stands on {pf.name} and stays stuck in place: {lost_in:g}\" "
+              f"of Move spent, {max(0.0, allowance_in - lost_in):g}\" left to walk (F.1 "
+              "Slippery)", body=key, field=pf.entry.id, inches=lost_in,
+              left=max(0.0, allowance_in - lost_in))
+        return walk
 
     def _thrust_at_start(self, key: str, start: np.ndarray) -> set[str]:
         """Thrust Fields the unit stands in carry it before it moves (F.1): a physical push of
@@ -709,10 +799,9 @@ class Hazards(System):
         w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
         self.game.settle(max_seconds=1.0, quiet=True)
-        st.damage.disrupted = True
+        effects.disrupt(self.game, st, f"slips, falls over and is Disrupted ({pf.name}, F.1)",
+                        field=pf.entry.id)
         self.disrupted.append(key)
-        self.game.log("disrupted", f"{st.name} slips, falls over and is Disrupted ({pf.name}, "
-                      "F.1)", body=key, field=pf.entry.id)
         self.game.record_frame(force=True)
 
     # ------------------------------------------------------------------ tracking

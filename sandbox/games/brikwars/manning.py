@@ -11,7 +11,16 @@ Readings (the chapters leave these open):
 
 - A weapon is *mounted* (Power, Gunnery) or *hand-held* (8.1 Hand-Held categories): the scene's
   ``mount``, by default hand-held on units and mounted on creations. Minifig Bastard Guns and
-  Explosives keep their own rules (the 8.1 table's Hands; Payload Power in 8.4).
+  thrown Explosives keep their own rules (the 8.1 table's Hands; 8.4 Thrown Weapons).
+- Rockets (8.1 Explosive Size, 8.4): "When an Explosive or Rocket is dropped, thrown, or fired
+  directly by a Creation, the XSize is also the amount of Power it takes": a mounted Rocket
+  adds its XSize to the Creation's Power this turn, and so does one a Creation holds in its
+  hands. Held in hands (a minifig's or a Creation's) a Rocket is a Ranged hand-held weapon
+  whose Weapon Size is its XSize (8.1: XSize counts "as if they were inches of Weapon Size"):
+  a minifig (Size 1") fires an XSize 1 Rocket by hand as a Short weapon; XSize 2 would be Long,
+  which Ranged weapons are not allowed (a Heavy Compensating holds it as Bastard). Explosives
+  thrown by hand are the Thrown Weapons of 8.4 (the arm is a ½" Launcher, Teamwork adds
+  strength), not hand-held weapons, and a minifig has no Power limit (8.1 limits Creations).
 - Power (8.1): a body firing mounted weapons has ``2 × Size`` inches a turn (``1 ×`` while a
   Flying body is off the ground by more than :data:`AIRBORNE_IN`), or its scene ``power``
   (then shared with Energy Shields and Fields, F.1), less the Size of a Fire on it (F.1). Each
@@ -56,9 +65,17 @@ from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_to_matrix
 from ...engine.table import System
 from ...rules.attacks import ActionRoll, Modifier
+from ...rules.damage import explosive_power_in
 from ...rules.gunnery import ControlsLedger, HomingIn, gunnery_support, interfere
 from ...rules.power import PowerReserve, TurretSize, TurretState, check_power, power_limit
-from ...rules.weapons import HAND_HELD_USE, HandCategory, WeaponProfile, hand_held_category
+from ...rules.weapons import (
+    HAND_HELD_USE,
+    HandCategory,
+    WeaponProfile,
+    WeaponType,
+    hand_held_category,
+)
+from . import effects
 from .scene_manning import (
     DivertPowerAction,
     GunnerySupportAction,
@@ -385,7 +402,7 @@ class Manning(System):
         st = g.bodies[unit]
         if st.kind != "unit":
             return f"{st.name} is not a minifig: only a minifig {what}"
-        if unit in g.system("skirmish").turn_state.acted:
+        if effects.has_acted(g, unit):
             return f"{st.name} has already used its Action this turn"
         return ""
 
@@ -442,8 +459,9 @@ class Manning(System):
         st = g.body(unit)
         spec = st.stats.weapons[weapon]
         die = int(st.stats.action_die)
-        if spec.bastard is not None or w.explosive:
+        if spec.bastard is not None or w.weapon_type is WeaponType.EXPLOSIVE:
             return AttackTerms("", action_die=die, operator=unit)
+        rocket = w.weapon_type is WeaponType.ROCKET  # XSize as inches of Weapon Size (8.1)
         heavy = "Heavy" in (getattr(st.stats, "specialties", None) or [])
         moved = g.system("skirmish").turn_state.moved_in.get(unit, 0.0) > 0
         ranged = not w.close_combat
@@ -454,8 +472,11 @@ class Manning(System):
             comp = cat is not HandCategory.NOT_ALLOWED
         use = HAND_HELD_USE[cat][1 if ranged else 0]
         if cat is HandCategory.NOT_ALLOWED:
-            why = (f"the {w.name} (Size {w.size:g}\") is too big for {st.name} (Size "
-                   f"{st.stats.size:g}\") to hold: Not Allowed (8.1 Hand-Held Weapons)")
+            size = f"XSize {w.size:g}, as {w.size:g}\" of Weapon Size" if rocket \
+                else f"Size {w.size:g}\""
+            why = (f"the {w.name} ({size}) is too big for {st.name} (Size "
+                   f"{st.stats.size:g}\") to hold: Not Allowed (8.1 Hand-Held Weapons"
+                   + (", Explosive Size" if rocket else "") + ")")
             if heavy and moved:
                 why += "; a Heavy Compensates only on a turn he has not moved (8.1)"
             return AttackTerms(why, action_die=die, operator=unit)
@@ -468,7 +489,35 @@ class Manning(System):
                                operator=unit)
         note = f"Held as a {use}" + (" (Compensating: a Heavy standing still, 8.1)"
                                      if comp else "")
+        if rocket and st.kind == "creation":  # "fired directly by a Creation" (8.4): Power too
+            refusal, power, pnote = self._power_terms(unit, w, explosive_power_in(
+                w, from_launcher=False))
+            return AttackTerms(refusal, action_die=die, notes=(note, pnote), operator=unit,
+                               power_in=power, compensating=comp)
         return AttackTerms("", action_die=die, notes=(note,), operator=unit, compensating=comp)
+
+    def _power_terms(self, unit: str, w: WeaponProfile, power: float) -> tuple[str, float, str]:
+        """(refusal, Power needed, preview line) of one activation of ``w`` by ``unit`` against
+        this turn's Power (8.1 Power Limits, Divert All Power's saved Power)."""
+        st = self.game.body(unit)
+        limit, used = self.power_limit_in(unit), self.now.power.get(unit, [])
+        saved = self.saved_in(unit)
+        chk = check_power(list(used) + [power], 0.0, saved_in=saved, bonus_in=limit)
+        refusal = ""
+        if not chk.allowed:
+            refusal = (f"{st.name} has {limit:g}\" of Power this turn (8.1 Power Limits: "
+                       f"twice its Effective Size) and used {sum(used):g}\": the {w.name} "
+                       f"needs {power:g}\" more")
+            if w.explosive:
+                refusal += (" (8.4: an Explosive or Rocket fired directly by a Creation takes its "
+                            "XSize in Power)")
+            if power in chk.too_big:
+                refusal += (" - Too Big: Divert All Power first, or use Teamwork (8.1 "
+                            "Gathering Power)")
+        note = (f"Power: {power:g}\" of {limit:g}\" ({sum(used):g}\" used this turn"
+                + (f", +{chk.diverted_in:g}\" saved by Diverting" if chk.diverted_in else "")
+                + ")")
+        return refusal, power, note
 
     def attack_terms(self, unit: str, weapon: int, w: WeaponProfile, target: str,
                      mode: str, gunner: str | None = None) -> AttackTerms:
@@ -527,21 +576,14 @@ class Manning(System):
         power = 0.0
         if unit in self.turrets:
             notes.append(f"{st.name}: a Turret weapon operated by hand needs no Power (8.1)")
-        elif not w.explosive:
-            power = float(w.power_in)
-            limit, used = self.power_limit_in(unit), self.now.power.get(unit, [])
-            saved = self.saved_in(unit)
-            chk = check_power(list(used) + [power], 0.0, saved_in=saved, bonus_in=limit)
-            if not chk.allowed and not refusal:
-                refusal = (f"{st.name} has {limit:g}\" of Power this turn (8.1 Power Limits: "
-                           f"twice its Effective Size) and used {sum(used):g}\": the {w.name} "
-                           f"needs {power:g}\" more")
-                if power in chk.too_big:
-                    refusal += (" - Too Big: Divert All Power first, or use Teamwork (8.1 "
-                                "Gathering Power)")
-            notes.append(f"Power: {power:g}\" of {limit:g}\" ({sum(used):g}\" used this turn"
-                         + (f", +{chk.diverted_in:g}\" saved by Diverting" if chk.diverted_in
-                            else "") + ")")
+        else:
+            # 8.4: "When an Explosive or Rocket is dropped, thrown, or fired directly by a
+            # Creation, the XSize is also the amount of Power it takes"
+            power = (explosive_power_in(w, from_launcher=False) if w.explosive
+                     else float(w.power_in))
+            why, power, pnote = self._power_terms(unit, w, power)
+            refusal = refusal or why
+            notes.append(pnote)
         hi = copy.deepcopy(self.homing.get(wkey) or HomingIn(float(w.size)))
         sup = self.now.support.get(wkey, [])
         try:
@@ -594,15 +636,6 @@ class Manning(System):
         st = g.body(unit)
         if terms.compensating:
             self.now.compensated.add(unit)
-        if not terms.mounted:
-            return
-        wkey = f"{unit}#{weapon}"
-        player = g.current_player
-        if terms.operator != unit:
-            g.system("skirmish").turn_state.acted.add(terms.operator)
-        self.now.fired.setdefault(unit, []).append(weapon)
-        self.ledger.operate(wkey, player, self.allies(player))
-        self.now.first.setdefault(unit, (target, attack_kind(w, mode)))
         if terms.power_in:
             limit = self.power_limit_in(unit)
             used = self.now.power.setdefault(unit, [])
@@ -615,6 +648,15 @@ class Manning(System):
             g.log("power", f"{st.name} activates the {w.name}: {terms.power_in:g}\" of Power"
                   f"{saved}; {max(0.0, limit - sum(used)):g}\" left this turn (8.1)",
                   body=unit, inches=terms.power_in, left=max(0.0, limit - sum(used)))
+        if not terms.mounted:
+            return
+        wkey = f"{unit}#{weapon}"
+        player = g.current_player
+        if terms.operator != unit:
+            effects.spend_action(g, terms.operator)
+        self.now.fired.setdefault(unit, []).append(weapon)
+        self.ledger.operate(wkey, player, self.allies(player))
+        self.now.first.setdefault(unit, (target, attack_kind(w, mode)))
         hi = self.homing.get(wkey)
         if hi is not None and hi.bonus and any(r.critical_failure for r in rolls):
             hi.after_attack(next(r for r in rolls if r.critical_failure))
@@ -632,7 +674,7 @@ class Manning(System):
             st = g.bodies[action.unit]
             if not any(self.is_mounted(action.unit, i) for i in range(len(st.stats.weapons))):
                 return f"{st.name} has no mounted weapon or device to Divert All Power to (8.1)"
-            if (action.unit in sk.turn_state.acted or sk.turn_state.moved_in.get(action.unit)
+            if (effects.has_acted(g, action.unit) or sk.turn_state.moved_in.get(action.unit)
                     or self.now.fired.get(action.unit)):
                 return (f"{st.name} has already moved or acted this turn: Diverting All Power "
                         "is a Full Round Action (8.1)")
@@ -676,7 +718,6 @@ class Manning(System):
 
     def apply(self, action, index: int) -> None:
         g = self.game
-        sk = g.system("skirmish")
         if isinstance(action, DivertPowerAction):
             st = g.bodies[action.unit]
             res = self.reserves.setdefault(action.unit, PowerReserve())
@@ -686,7 +727,7 @@ class Manning(System):
             else:
                 res.divert(st.stats.size, flying=self.flying(action.unit))
             self.now.diverting.add(action.unit)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             g.log("divert_power", f"{st.name} Diverts All Power: {res.saved_in:g}\" saved for "
                   "one weapon next turn (8.1)", body=action.unit, saved=res.saved_in,
                   player=action.player)
@@ -695,7 +736,7 @@ class Manning(System):
         elif isinstance(action, GunnerySupportAction):
             wkey = f"{action.mount}#{action.weapon}"
             self.now.support.setdefault(wkey, []).append(action.unit)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             w = self._weapons(action.mount)[action.weapon]
             g.log("gunnery_support", f"{g.bodies[action.unit].name} gives Gunnery Support to "
                   f"the {w.name} of {g.bodies[action.mount].name}: +1 Action (8.5)",
@@ -705,7 +746,7 @@ class Manning(System):
             wkey = f"{action.mount}#{action.weapon}"
             station = self.station(action.unit, action.mount, action.weapon)
             self.interference[wkey] = (action.unit, action.player, station)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             g.log("interfere", f"{g.bodies[action.unit].name} takes the Controls at "
                   f"{g.bodies[station].name} to Interfere with the "
                   f"{self._weapons(action.mount)[action.weapon].name} (8.5)",
@@ -726,7 +767,7 @@ class Manning(System):
             pos, quat = g.world.pose(a.turret)
         t.set_up(g.turn)
         self.turret_pose[a.turret] = (np.asarray(pos, float), np.asarray(quat, float))
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         g.log("turret", f"{g.bodies[a.unit].name} Sets Up {g.bodies[a.turret].name}: it fires "
               f"from turn {g.turn + 1} (8.1 Turrets)", body=a.turret, unit=a.unit, set_up=True,
               player=a.player)

@@ -67,7 +67,7 @@ from ...rules.attacks import (
 )
 from ...rules.gunnery import WeaponState
 from ...rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
-from .defences import Defences
+from . import effects
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -395,7 +395,7 @@ class FlightControl(System):
             reason = sk.move_refusal(t, action.player)
             if reason:
                 return reason
-            if t in sk.turn_state.acted:
+            if effects.has_acted(self.game, t):
                 return f"{self.game.bodies[t].name} has already used its Action this turn"
         return ""
 
@@ -456,7 +456,8 @@ class FlightControl(System):
     @handles(ThrowAction)
     def _throw_action(self, action: ThrowAction, index: int) -> None:
         self._throw(action, index)
-        self.game.system("skirmish").turn_state.acted.update(action.throwers)
+        for t in action.throwers:
+            effects.spend_action(self.game, t)
 
     def _body(self, key: str, where: str):
         st = self.game.bodies.get(key)
@@ -750,7 +751,16 @@ class FlightControl(System):
         if f.target_body is not None:
             mods.append(target_modifier(f.target_size_in))
         if f.unseen:
-            mods.append(UNSEEN_TARGET)
+            # F.3: "the Marked target is considered visible to all allies" (8.4: the -5 "can be
+            # circumvented by using a Scout's Tracking ability")
+            scout = (g.hazards.marked_by(f.player, f.target_body)
+                     if f.target_body is not None else None)
+            if scout is None:
+                mods.append(UNSEEN_TARGET)
+            else:
+                g.log("mark_sight", f"{g.bodies[f.target_body].name} is Marked by "
+                      f"{g.bodies[scout].name}: visible to all his allies, no -5 for an unseen "
+                      "target (F.3)", flight=f.id, body=f.target_body, scout=scout)
         roll = action_roll(g.dice.stream("projectile"), f.action_die, f.use,
                            [m for m in mods if m is not None],
                            f"{f.weapon} ({g.bodies[f.body].name}): Action Roll")
@@ -975,8 +985,8 @@ class FlightControl(System):
         roll = crash.roll(g.dice.stream("collision"),
                           f"Crash Damage of {g.bodies[f.body].name} to {victim.name}",
                           per_die_modifier=f.per_die_modifier, bonus_dice=f.bonus_dice)
-        g.system(Defences).damage(victim, int(roll.total), "Crash Damage",
-                 dice=[(r.sides, r.result) for r in roll.rolls])
+        effects.strike(g, victim, roll, "Crash Damage", attacker=f.body,
+                       dice=[(r.sides, r.result) for r in roll.rolls])
 
     def _close_combat_damage(self, f: Flight, victim) -> None:
         """A launched or thrown Melee Weapon strikes: Close Combat Damage (BrikWars 8.4).
@@ -1001,7 +1011,8 @@ class FlightControl(System):
               + (f", +{f.bonus_dice} Over the Top" if f.bonus_dice else "") + ")",
               flight=f.id, body=f.body, victim=victim.key, damage=int(roll.total),
               weapon_size=f.melee_size)
-        g.system(Defences).damage(victim, int(roll.total), f"Close Combat Damage ({prof.name})")
+        effects.strike(g, victim, roll, f"Close Combat Damage ({prof.name})", weapon=prof,
+                       attacker=f.body, melee=True)
 
     def _point_along(self, f: Flight, velocity) -> None:
         """Turn a Rocket so its nose points along ``velocity`` (in/s), about its centre of mass.

@@ -25,7 +25,7 @@ Top-level tables
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from typing import ClassVar, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -114,6 +114,9 @@ class LaunchAction(_Shot):
     """Fire a Launcher or Cannon at a point (BrikWars 8.4); ``payload`` lists loaded bodies."""
 
     type: Literal["launch"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     weapon: str = Field(description="id of a [[launchers]] entry")
     payload: list[str] = Field(min_length=1, description="bodies in the loading area")
     arc: Literal["low", "high"] = "high"
@@ -129,6 +132,9 @@ class ReloadAction(Action):
     """Reload a Cannon with a round of Ammo lying by its loading area (BrikWars 8.4 Ammunition)."""
 
     type: Literal["reload"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=MAX_TURN)
     weapon: str
@@ -142,6 +148,9 @@ class RocketAction(_Shot):
     """Fire a Rocket body in a straight line (BrikWars 8.4; Tracking Rockets turn 45° a turn)."""
 
     type: Literal["rocket"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     rocket: str = Field(description="the Rocket body (listed in [[explosives]])")
     tracking: bool = False
     speed: float = Field(240.0, gt=0, le=1200, description="flight speed, in/s")
@@ -151,6 +160,8 @@ class ThrowAction(_Shot):
     """Minifigs throw an object: a Size ½" Launcher each, Range 3" (BrikWars 8.4 Thrown Weapons)."""
 
     type: Literal["throw"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("throwers",)
     throwers: list[str] = Field(min_length=1, description="units throwing together (Teamwork)")
     payload: str
     arc: Literal["low", "high"] = "low"
@@ -180,6 +191,9 @@ class BombardAction(Action):
     """
 
     type: Literal["bombard"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "strategy"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=MAX_TURN)
     target: Vec2
@@ -221,6 +235,24 @@ class BombardAction(Action):
         if not (self.explosive_dice or self.smoke_dice or self.units or self.supplies):
             raise ValueError("a Bombardment needs a Payload")
         return self
+
+
+class ReinforcementsAction(Action):
+    """A Commander calls Reinforcements onto a battlefield without friendly edges (BrikWars
+    13.2 Non-Escapade Reinforcements): ``units`` from ``[[reserves]]`` enter at ``entry``, a
+    point of the battlefield edge "closer to a friendly or allied unit than it is to any enemy
+    units, and with no enemy units within ten inches"; one Strategy brick per Unit Inch; they
+    appear at the end of the turn, each at its ``[[reserves]]`` position (within its Move of
+    the entry point: "within one turn's movement")."""
+
+    type: Literal["reinforcements"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("commander",)
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    commander: str = Field(description="the Commander calling them (his Action)")
+    units: list[str] = Field(min_length=1, max_length=50, description="ids in [[reserves]]")
+    entry: Vec2 = Field(description="the entry point on the battlefield edge (x, y), inches")
 
 
 class LandedNear(_Strict):

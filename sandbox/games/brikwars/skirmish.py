@@ -20,7 +20,10 @@ Rules read here (core rules not in the chapters shipped with the project are mar
 - Close Combat (8.2, :mod:`sandbox.games.brikwars.close_combat`): a Melee blow that hits meets the
   target's Parry (if it has a Parry order and may Parry) before its Damage lands; a weapon
   knocked away by a failed Parry cannot be used; a unit held by a Grab cannot move.
-- Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
+- Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height). A target
+  Marked by a Scout of the player or an ally (same scene ``side``) is "considered visible to all
+  allies" (F.3): Smoke no longer hides it from their Ranged attacks, which take the Mark's +1;
+  a body in the way still stops a straight shot (the Mark is about seeing, not passing).
 - Power and manned weapons (8.1, 8.5) are the ``manning`` system's
   (:mod:`.manning`): the attack and its preview take its terms (Power, Turrets,
   the Gunner's die, Gunnery Support / Homing In, Interfere, hand-held categories); a mounted
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -61,7 +64,8 @@ from ...rules.attacks import (
 )
 from ...rules.explosives import explosive_dice
 from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
-from .arcs import ArcHit, bodies_in_arc
+from . import effects
+from .arcs import ArcHit, bodies_in_arc, cover_fraction
 
 
 class FaceAction(Action):
@@ -70,6 +74,7 @@ class FaceAction(Action):
     faces is where its Firing Arcs point (8.3)."""
 
     type: Literal["face"]
+    cost: ClassVar[str] = "free"
     player: str
     turn: int = Field(1, ge=1, le=MAX_TURN)
     unit: str
@@ -182,6 +187,10 @@ def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
         # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
         prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
                                                    spec.variants))
+    if getattr(spec, "on_hit", None) is not None:  # the scene's on-hit effects (weapon data)
+        prof = replace(prof, ignites="ignite" in spec.on_hit,
+                       knocks_back="knockback" in spec.on_hit,
+                       disrupts="disrupt" in spec.on_hit)
     return replace(prof, name=spec.name) if spec.name else prof
 
 
@@ -222,10 +231,18 @@ class Skirmish(System):
         return [weapon_of(w) for w in self.game.body(key).stats.weapons]
 
     def move_allowance(self, key: str) -> float:
-        """Inches the unit may still move this turn (Move + Sprint bonus - moved), >= 0."""
-        st = self.game.body(key)
+        """Inches the unit may still move this turn (Move + Sprint bonus - moved), >= 0; a
+        Creation with Armor Plating moves at Half Speed (8.2: "permanently at Half Speed for
+        as long as the Armor Plating is attached")."""
         ts = self.turn_state
-        return max(0.0, st.stats.move + ts.sprint_in.get(key, 0.0) - ts.moved_in.get(key, 0.0))
+        return max(0.0, self.move_of(key) + ts.sprint_in.get(key, 0.0)
+                   - ts.moved_in.get(key, 0.0))
+
+    def move_of(self, key: str) -> float:
+        """A body's Move this turn, inches: its ``move``, halved by Armor Plating (8.2)."""
+        st = self.game.body(key)
+        half = getattr(st.stats, "plating", None) is not None
+        return float(st.stats.move) / (2.0 if half else 1.0)
 
     def move_refusal(self, key: str, player: str | None = None) -> str:
         """Why ``player`` (default: the current one) may not move or act with ``key`` now
@@ -291,6 +308,13 @@ class Skirmish(System):
             lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
         if not s.weapons:
             lines.append("no weapons")
+        plating = getattr(s, "plating", None)
+        if plating or s.deflection:
+            lines.append((f"Armor Plating ({plating}): " if plating else "Deflection: ")
+                         + f"{s.deflection} layer{'s' if s.deflection != 1 else ''}"
+                         + ("; Half Speed, no Sprint (8.2)" if plating else ""))
+        if getattr(s, "joints", None):
+            lines.append(f"Joints (Armor one d10 lower, 8.1): {', '.join(s.joints)}")
         lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
         dice = g.system("blasts").explosive_dice_of(key)
         if dice:  # an Explosive's Damage dice, Variants included (8.4)
@@ -369,14 +393,17 @@ class Skirmish(System):
             mine = next((h for h in hits if h.key == target), None)
             size = mine.size_in if mine is not None else tgt.stats.size
             spanned = mine.spanned if mine is not None else 0
-            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, arcs_spanned=spanned))
+            cover = mine.cover if mine is not None else 0.0
+            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, cover_fraction=cover,
+                                                      arcs_spanned=spanned))
         else:
             if mode == "burst":
                 mods.append(Modifier(f"Auto Penalty (Burst {n_shots})",
                                      auto_penalty(w, burst_shots=n_shots)))
             if not w.close_combat and w.range_in is not None:
                 mods.append(out_of_range_modifier(dist, w.range_in))
-            mods.append(target_modifier(tgt.stats.size))
+            cover = 0.0 if w.close_combat else self.cover(unit, target, sight)
+            mods.append(target_modifier(tgt.stats.size, min(cover, 0.999)))
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
                 mods.append(g.system("hazards").mark_bonus(unit, target))
             mods = [m for m in mods if m is not None]
@@ -423,7 +450,15 @@ class Skirmish(System):
         if w.close_combat and dist > 0.5:
             return (f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away '
                     "(touch it first)")
+        if not sight.clear and sight.blocked_by != "smoke" and not w.close_combat \
+                and self.cover(unit, target, sight) < 1.0:
+            return ""  # its centre is hidden but part of it shows: a shot at that part (5.1)
         if not sight.clear:
+            # F.3: "the Marked target is considered visible to all allies": a Mark lifts what
+            # only hides the target (Smoke); a body in the way still stops a straight shot
+            if (sight.blocked_by == "smoke" and not w.close_combat
+                    and g.hazards.marked_by(g.current_player, target) is not None):
+                return ""
             return f"no line of sight: blocked by {sight.blocked_by}"
         return ""
 
@@ -439,6 +474,9 @@ class Skirmish(System):
             or g.system("close_combat").held_refusal(action.unit)
         if reason:
             return reason
+        if action.sprint and getattr(g.bodies[action.unit].stats, "plating", None):
+            return (f"{g.bodies[action.unit].name} wears Armor Plating: no alternate forms "
+                    "of Movement (8.2), so no Sprint")
         if action.sprint and action.unit not in self.turn_state.sprint_in \
                 and action.unit in self.turn_state.acted:
             return (f"{g.bodies[action.unit].name} has already used its Action: "
@@ -454,9 +492,11 @@ class Skirmish(System):
             if dist <= left + 1e-9:
                 return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
             return ""
-        if dist > left + 1e-9:
+        if dist > left + 1e-9 and action.by != "referee":  # the Move binds players only
+            half = (", Half Speed under Armor Plating, 8.2"
+                    if getattr(st.stats, "plating", None) else "")
             return (f'{st.name} may move {left:.2f}" more this turn (Move '
-                    f'{st.stats.move:g}"), not {dist:.2f}"')
+                    f'{st.stats.move:g}"{half}), not {dist:.2f}"')
         return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
 
     @refuses(AttackAction)
@@ -475,7 +515,7 @@ class Skirmish(System):
                                      action.mode, action.shots, action.arc, action.gunner)
         except RulesError as exc:
             return str(exc)
-        return pv.reason
+        return pv.reason or self.part_refusal(action.target, action.part)
 
     @refuses(ReloadWeaponAction)
     def reload_refused(self, action: ReloadWeaponAction) -> str:
@@ -500,13 +540,43 @@ class Skirmish(System):
         g = self.game
         self.inoperative.discard(f"{action.unit}#{action.weapon}")
         self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
-        self.turn_state.acted.add(action.gunner or action.unit)
+        effects.spend_action(g, action.gunner or action.unit)
         w = self.weapons(action.unit)[action.weapon]
         name = g.bodies[action.unit].name
         text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
                 if action.gunner else f"{name} Reloads the {w.name}")
         g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
               gunner=action.gunner)
+
+    def cover(self, unit: str, target: str, sight: SightLine | None = None) -> float:
+        """Fraction of ``target`` behind other bodies as ``unit`` sees it, in thirds (5.1;
+        :func:`.arcs.cover_fraction`): 1 when none of it shows."""
+        g = self.game
+        if sight is not None and not sight.clear and sight.blocked_by == "smoke":
+            return 1.0
+        c = cover_fraction(g, unit, target)
+        if c == 0.0 and sight is not None and not sight.clear:
+            return 1.0  # no ray meets it and its centre is hidden
+        return c
+
+    def part_refusal(self, target: str, part: str | None) -> str:
+        """Why ``part`` of ``target`` cannot be aimed at ("" when it can; 8.2 Armor Plating:
+        "Attackers firing at an Armor Plated Creation should specify which part of the
+        Creation they're attacking"): an un-Armored section needs Plating over only part of
+        the body; a joint needs one in the body's ``joints`` and d10 Armor (8.1)."""
+        if part is None:
+            return ""
+        st = self.game.body(target)
+        if part == "unarmored" and getattr(st.stats, "plating", None) == "whole":
+            return (f"{st.name}'s Armor Plating covers all of it: there is no un-Armored "
+                    "section to aim at (8.2)")
+        if part == "joint":
+            if not getattr(st.stats, "joints", None):
+                return f"{st.name} has no hinge or joint to aim at (its stats list no joints)"
+            if not (isinstance(st.stats.armor, str) and st.stats.armor.lower().endswith("d10")):
+                return (f"{st.name}'s Armor ({st.stats.armor}) is not in d10s: a joint is "
+                        "'Armored at one d10 lower' only on a d10-Armored Creation (8.1)")
+        return ""
 
     def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
         """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
@@ -561,11 +631,11 @@ class Skirmish(System):
         if a.sprint and a.unit not in self.turn_state.sprint_in:
             sprint_roll = g.dice.stream("sprint").roll(st.stats.action_die, f"Sprint of {st.name}")
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         left = self.move_allowance(a.unit)
-        if dist > left + 1e-9 and sprint_roll is None:
+        if dist > left + 1e-9 and sprint_roll is None and a.by != "referee":
             raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
-        if dist > left + 1e-9:
+        if dist > left + 1e-9 and sprint_roll is not None:
             # the Sprint die is spent either way: log it, keep the Action spent
             g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\", still short of "
                   f'{dist:.2f}" ({left:.2f}" in all)', body=a.unit, bonus=sprint_roll.result)
@@ -596,7 +666,7 @@ class Skirmish(System):
         terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
         die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
         if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
@@ -621,16 +691,20 @@ class Skirmish(System):
         if marked is not None and pv.mode != "arc":
             extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
         reason = f"{st.name}'s {w.name}"
+        cover = 0.0 if w.close_combat or pv.mode == "arc" else \
+            min(self.cover(a.unit, a.target, pv.sight), 0.999)  # 5.1 cover (Target Size)
         if pv.mode == "arc":
             targets = [ArcTarget(g.bodies[h.key].name, h.size_in, h.distance_in,
-                                 arcs_spanned=h.spanned) for h in pv.arc_hits]
+                                 cover_fraction=h.cover, arcs_spanned=h.spanned)
+                       for h in pv.arc_hits]
             keys = [h.key for h in pv.arc_hits]
             fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
                                     action_die=die, modifiers=extra,
                                     reason=reason)
         elif pv.mode == "burst":
             fire = resolve_burst_fire(stream, w, pv.shots,
-                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
+                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in,
+                                                cover_fraction=cover),
                                       action_die=die, modifiers=extra,
                                       reason=reason)
             keys = [a.target]
@@ -639,8 +713,8 @@ class Skirmish(System):
             keys = [a.target]
             shots = [resolve_attack(stream, w, action_die=die,
                                     distance_in=pv.distance_in, target=tgt.name,
-                                    target_size_in=tgt.stats.size, modifiers=extra,
-                                    reason=reason)]
+                                    target_size_in=tgt.stats.size, cover_fraction=cover,
+                                    modifiers=extra, reason=reason)]
         if fire is not None:
             shots = list(fire.shots)
             if fire.inoperative:
@@ -672,16 +746,11 @@ class Skirmish(System):
                 blow = g.system("close_combat").blow_roll(shot.damage, parry, key)
                 if blow is None:
                     continue
-            g.system("defences").strike(a.unit, victim, blow, f"Damage from {st.name}'s {w.name} "
-                              f"({blow})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
-            if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
-                lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
-                g.system("hazards").fire.ignite(key, shot.damage, at=(lo + hi) / 2,
-                                                igniter=a.player,
-                                                source=f"{w.name} Fire Damage")
-            if (shot.knockback is not None and shot.knockback.inches > 0
-                    and not victim.damage.destroyed):
-                self.knockback(a.unit, key, shot.knockback.inches)
+            # the one strike: Armor (on Fire: F.1), the weapon's on-hit effects, KnockBack
+            effects.strike(g, victim, blow, f"Damage from {st.name}'s {w.name} ({blow})",
+                           weapon=w, attacker=a.unit,
+                           melee=w.weapon_type is WeaponType.MELEE_WEAPON,
+                           knock=shot.knockback, part=a.part if key == a.target else None)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
@@ -691,11 +760,4 @@ class Skirmish(System):
         g = self.game
         if target not in g.world.bodies or g.world.bodies[target].static:
             return
-        d = g.footprint_centre(target) - g.footprint_centre(source)
-        n = float(np.linalg.norm(d))
-        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
-        speed = math.sqrt(inches * g.world.gravity)  # 45 degree hop of range v^2/g
-        v = speed / math.sqrt(2.0)
-        g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
-        g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
-              body=target, inches=inches)
+        effects.knockback(g, target, inches, g.footprint_centre(source))
