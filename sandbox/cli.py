@@ -2,9 +2,17 @@
 
 Commands
 --------
-``sandbox run SCENE [--out DIR]``
+``sandbox run SCENE [--out DIR] [--quiet | --verbose | --json]``
     Run a scene headless: print the turn log, write ``events.jsonl``, ``<scene>.replay`` and
-    ``<scene>.png`` into DIR (default ``out/<scene name>``).
+    ``<scene>.png`` into DIR (default ``out/<scene name>``). SCENE is a scene file, a scene
+    pack (``.brikpack``) or the name of a shipped scene (``sandbox scenes``).
+``sandbox scenes [--copy DIR]``
+    List the scenes shipped in the package; copy them with their models into DIR.
+``sandbox schema [-o FILE]``
+    The scene file's JSON Schema (every field, its type, default and description).
+``sandbox pack SCENE -o FILE.brikpack``
+    One file holding a scene and its models (a zip with a manifest of SHA-256 checksums) that
+    ``run``, ``play`` and ``serve`` open directly.
 ``sandbox model info FILE [--json]``
     Part placements, distinct parts, submodels, bounding box in inches, warnings.
 ``sandbox serve SCENE|SAVE [--host 127.0.0.1] [--port 8765] [--seat A,B] [--save-every N]``
@@ -15,6 +23,11 @@ Commands
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
     seed and actions and report the largest pose difference; or export a video (1280x720,
     the turn's dice and events as captions).
+``sandbox export FILE --gltf out.glb [--ldraw out.mpd] [--frame N]``; ``sandbox export
+REPLAY --gltf out.glb --animate [--turn N | --moment N]``
+    The table as glTF / LDraw; a replay as an animated glTF (every body's recorded poses).
+``sandbox report REPLAY|SAVE --out DIR [--markdown]``
+    A battle report: index.html (opens from disk), moment pictures, turn maps, 3D viewer.
 ``sandbox odds SCENE [--runs N | --seeds A..B] [--workers K] [--ray [ADDRESS]] [--out DIR]
 [--actions FILE] [--replay SEED|dramatic]``
     Play the scene's turn for many seeds (local processes or Ray) and print the odds; write
@@ -26,6 +39,7 @@ clear message and exit with status 2; they never show a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -37,7 +51,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .core.errors import SandboxError
+from . import __version__
+from .core.errors import OutputError, SandboxError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="BrikWars physics tabletop sandbox.")
@@ -50,8 +65,16 @@ console = Console(highlight=False, soft_wrap=True, markup=False)
 err_console = Console(stderr=True, highlight=False, markup=False)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"brikwars-sandbox {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _limits(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit"),
     max_file_mb: Optional[int] = typer.Option(None, "--max-file-mb", min=1,
                                               help="Largest input file, MiB (default 64)"),
     max_parts: Optional[int] = typer.Option(None, "--max-parts", min=1,
@@ -83,6 +106,39 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(code=2)
 
 
+#: Optional features: (module, extra, what needs it).
+EXTRAS = {
+    "video": ("imageio_ffmpeg", "video", "MP4 video export"),
+    "plots": ("matplotlib", "plots", "the odds picture (odds.png)"),
+}
+
+
+def missing_extra(feature: str) -> str | None:
+    """The one-line hint for an optional feature whose extra is not installed, else None
+    (``"MP4 video export needs the video extra: pip install 'brikwars-sandbox[video]'"``)."""
+    import importlib.util
+
+    module, extra, what = EXTRAS[feature]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return f"{what} needs the {extra} extra: pip install 'brikwars-sandbox[{extra}]'"
+
+
+def _scene_arg(arg: Path) -> Path:
+    """A command's SCENE: a file, else a shipped scene by name (``big_drop_guard_tower``)."""
+    from .app.shipped import resolve_scene_arg
+
+    return resolve_scene_arg(arg)
+
+
+def _warn(text: str) -> None:
+    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", markup=True, soft_wrap=True)
+
+
 def _print_event(ev: dict) -> None:
     style = _EVENT_STYLE.get(ev["type"], "")
     text, kind = escape(str(ev["text"])), escape(f"{ev['type']:>9}")
@@ -91,35 +147,152 @@ def _print_event(ev: dict) -> None:
                   markup=True, soft_wrap=True)
 
 
+def _json_line(doc: dict) -> None:
+    sys.stdout.write(json.dumps(doc, sort_keys=True, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
 @app.command()
 def run(
-    scene: Path = typer.Argument(..., help="Scene file (.toml)"),
+    scene: Path = typer.Argument(..., help="Scene file (.toml), scene pack (.brikpack) or the "
+                                 "name of a shipped scene ('sandbox scenes')"),
     out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default out/<scene>)"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     png: bool = typer.Option(True, "--png/--no-png", help="Render a picture of the end state"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the turn log"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No turn log and no list of the "
+                               "files written: only warnings and errors (on stderr)"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every event, each impact "
+                                 "between debris too (summarised per wreck by default)"),
+    as_json: bool = typer.Option(False, "--json", help="Every event as one JSON object a line "
+                                 "on stdout, then one {\"type\": \"outputs\"} line"),
     edges: bool = typer.Option(False, "--edges/--no-edges",
                                help="Draw LDraw edge lines (type 2 and optional) in the PNG"),
 ) -> None:
-    """Run a scene headless and write the event log, a replay and a PNG."""
+    """Run a scene headless and write the event log, a replay and a PNG.
+
+    Warnings and errors go to stderr; --quiet, --verbose and --json choose what goes to
+    stdout."""
     from .app.headless import run_scene
 
+    if sum((quiet, verbose, as_json)) > 1:
+        _fail(ValueError("choose one of --quiet, --verbose and --json"))
+        return
+
+    def on_event(ev: dict) -> None:
+        if as_json:
+            _json_line(ev)
+        elif not quiet:
+            _print_event(ev)
+        if ev.get("type") == "warning":
+            _warn(str(ev.get("text", "")))
+
     try:
-        result = run_scene(scene, out_dir=out, seed=seed, ldrawdir=ldrawdir, png=png,
-                           on_event=None if quiet else _print_event, edges=edges)
+        result = run_scene(_scene_arg(scene), out_dir=out, seed=seed, ldrawdir=ldrawdir,
+                           png=png, on_event=on_event, edges=edges,
+                           summarise_debris=not (verbose or as_json))
     except SandboxError as exc:
         _fail(exc)
         return
-    console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
-    console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
-    console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
-    if result.png_path:
-        console.print(f"[bold]picture[/] {escape(str(result.png_path))}", markup=True)
+    if as_json:
+        _json_line({"type": "outputs", "events": str(result.events_path),
+                    "replay": str(result.replay_path),
+                    "picture": str(result.png_path) if result.png_path else None,
+                    "outcome": result.game.outcome.to_dict(),
+                    "expectation_failures": list(result.expectation_failures)})
+    else:  # the result: printed with --quiet too
+        console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
+    if not as_json and not quiet:
+        console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
+        console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
+        if result.png_path:
+            console.print(f"[bold]picture[/] {escape(str(result.png_path))}", markup=True)
     if result.expectation_failures:
         for f in result.expectation_failures:
             err_console.print(f"[bold red]expectation failed:[/] {escape(str(f))}", markup=True)
         raise typer.Exit(code=1)
+
+
+@app.command()
+def scenes(
+    copy: Optional[Path] = typer.Option(None, "--copy", help="Copy the scenes into DIR/scenes "
+                                        "and their models into DIR/models, to edit them"),
+) -> None:
+    """List the scenes shipped with the package (run one by name: sandbox run NAME)."""
+    from .app.shipped import copy_scenes, shipped_scenes
+
+    if copy is not None:
+        try:
+            copied, kept = copy_scenes(copy)
+        except SandboxError as exc:
+            _fail(exc)
+            return
+        console.print(f"copied {len(copied)} files into {copy}"
+                      + (f"; kept {len(kept)} already there" if kept else ""))
+        console.print(f"run one: sandbox run {copy / 'scenes' / 'skirmish.toml'}")
+        return
+    found = shipped_scenes()
+    width = max((len(s.name) for s in found), default=0)
+    for s in found:
+        line = f"{s.name:<{width}}  {s.title}"
+        if s.description:
+            line += f": {s.description}"
+        console.print(line, markup=False)
+    console.print(f"{len(found)} scenes; run one: sandbox run NAME; "
+                  "editable copies: sandbox scenes --copy DIR", markup=False, style="dim")
+
+
+@app.command()
+def schema(
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write it to FILE "
+                                          "(default: stdout)"),
+) -> None:
+    """Print or write the scene file's JSON Schema.
+
+    pydantic's schema of the scene model; its actions are every registered action type.
+    docs/SCENES.md is generated from it."""
+    from .app.scene_schema import scene_schema_text
+
+    text = scene_schema_text()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from .engine.replay import atomic_write_bytes
+
+    try:
+        atomic_write_bytes(output, text.encode("utf-8"))
+    except (OSError, SandboxError) as exc:
+        _fail(ValueError(f"{output}: cannot write the schema ({exc})"))
+        return
+    console.print(f"[bold]wrote[/] {escape(str(output))}", markup=True)
+
+
+@app.command()
+def pack(
+    scene: Path = typer.Argument(..., help="Scene file (.toml) or the name of a shipped scene"),
+    output: Path = typer.Option(..., "--output", "-o", help="The pack to write: FILE.brikpack"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder "
+                                            "(where the scene's library models are found)"),
+) -> None:
+    """Pack a scene and its models into one .brikpack file.
+
+    A zip with a manifest of SHA-256 checksums, holding the scene, its models and the files
+    beside them that they use; run, play and serve open it directly."""
+    from .app.pack import write_pack
+    from .core.brikpack import is_pack
+
+    if not is_pack(output):
+        _fail(ValueError(f"-o {output}: a scene pack's name ends in .brikpack"))
+        return
+    try:
+        result = write_pack(_scene_arg(scene), output, ldrawdir=ldrawdir)
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    for name, size in result.members.items():
+        console.print(f"  {size:>9} B  {name}", markup=False)
+    console.print(f"[bold]wrote[/] {escape(str(result.path))} ({len(result.members)} files, "
+                  f"{result.size} B; scene {escape(result.scene)})", markup=True)
 
 
 @model_app.command("info")
@@ -214,6 +387,9 @@ def replay(
             replay_cli.print_info(file, rp, console)
             return
         if export is not None:
+            if export.suffix.lower() == ".mp4" and (hint := missing_extra("video")):
+                _fail(ValueError(hint))
+                return
             replay_cli.export_with_progress(file, rp, export, console, ldrawdir=ldrawdir,
                                             size=(w, h), fps=fps, speed=speed, turn=turn,
                                             start=start, end=end, moment=moment, shadows=shadows,
@@ -236,7 +412,8 @@ def replay(
 
 @app.command()
 def play(
-    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml) or a saved game "
+    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml), scene pack "
+                                          "(.brikpack), shipped scene's name or a saved game "
                                           "(.save.json); with --join, optional: the scene"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
@@ -267,6 +444,10 @@ def play(
     if join is not None and not token:
         _fail(ValueError("--join needs --token (the seat's token 'sandbox serve' printed)"))
         return
+    if file is not None:
+        file = _scene_arg(file)
+        if save is None and file.name.lower().endswith(".brikpack"):
+            save = file.with_name(file.name[:-len(".brikpack")] + ".save.json")
     try:
         play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
                     join=join, token=token, ai=tuple(ai), referee=referee)
@@ -276,7 +457,8 @@ def play(
 
 @app.command()
 def serve(
-    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    file: Path = typer.Argument(..., help="Scene file (.toml), scene pack (.brikpack), shipped "
+                                "scene's name or a saved game (.save.json)"),
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every network; "
                              "127.0.0.1: this machine only)"),
     port: int = typer.Option(8765, min=0, max=65535, help="Port to listen on (0: any free port)"),
@@ -284,8 +466,9 @@ def serve(
     seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
                                    "comma-separated; repeatable. Default: a seat per player"),
     save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
-    save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
-                                   "(0: only when the server stops)"),
+    save_every: int = typer.Option(1, "--save-every", min=0, help="Save after every N accepted "
+                                   "changes (default 1: each; 0: only when the server stops); "
+                                   "the save is also written at start"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     referee: bool = typer.Option(False, "--referee", help="Add a referee's seat: its token (and "
                                  "only it) issues the referee's tools"),
@@ -297,11 +480,19 @@ def serve(
     from . import open_game
     from .net import GameServer
 
+    by_name = not file.exists()  # a shipped scene's name: its save goes in this folder
+    file = _scene_arg(file)
     try:
         game = open_game(file, seed=seed, ldrawdir=ldrawdir)
         if save is None:
-            name = file.name.removesuffix(".save.json").removesuffix(".toml")
-            save = file.with_name(name + ".save.json")
+            name = (file.name.removesuffix(".save.json").removesuffix(".toml")
+                    .removesuffix(".brikpack"))
+            # beside the scene, the pack or the save; a shipped scene named by name: here
+            # (never inside the installed package)
+            save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
+        if file.suffix.lower() == ".toml" and save.exists() and save.samefile(file):
+            raise OutputError(f"--save {str(save)!r} is the scene file: the server saves "
+                              "there at start and after every change; give another file")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every, referee=referee,
                             on_log=lambda line: console.print(line, markup=False))
@@ -324,20 +515,36 @@ def serve(
 @app.command()
 def export(
     file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
-    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or "
+                                        "out.gltf (JSON)"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
+    animate: bool = typer.Option(False, "--animate", help="Replays: an animated glTF of every "
+                                 "body's recorded poses (with --gltf)"),
+    turn: Optional[int] = typer.Option(None, "--turn", help="With --animate: only this turn"),
+    moment: Optional[int] = typer.Option(None, "--moment", help="With --animate: only the "
+                                         "N-th dramatic moment's clip"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
-    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io."""
+    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io; or (--animate) a
+    replay as an animated glTF."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
+    from .core.limits import recording_reads
 
+    if animate or turn is not None or moment is not None:
+        _export_animated(file, gltf, ldraw, frame, animate, turn, moment, ldrawdir)
+        return
     if gltf is None and ldraw is None:
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
         return
     try:
-        snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        _export_names(gltf, ldraw)
+        with recording_reads() as reads:
+            snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+            if out is not None:
+                _not_an_input(out, opt, [file], reads, ldrawdir)
         written = []
         if gltf is not None:
             written.append(write_gltf(snap, gltf))
@@ -349,6 +556,113 @@ def export(
     console.print(f"{len(snap.bodies)} bodies, {snap.part_count()} parts")
     for w in written:
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
+
+
+@app.command()
+def report(
+    file: Path = typer.Argument(..., help="Replay (.replay) or saved game (.save.json)"),
+    out: Path = typer.Option(..., "--out", help="Folder to write the report into"),
+    markdown: bool = typer.Option(False, "--markdown", help="Also write report.md (forums)"),
+    shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows in the "
+                                 "pictures"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """Write a battle report: index.html (turn by turn, every die explained, the moments'
+    pictures, a map per turn, casualties, the Outcome, a 3D viewer of the replay) that opens
+    from disk with no network; --markdown adds report.md with the pictures beside it."""
+    from .report import build_report
+
+    try:
+        res = build_report(file, out, markdown=markdown, ldrawdir=ldrawdir, shadows=shadows,
+                           progress=lambda msg: err_console.print(f"report: {msg}"))
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{res.turns} turn(s), {res.rolls} dice explained, {res.moments} moment(s); "
+                  f"{res.seconds:.1f} s")
+    console.print(f"[bold]wrote[/] {escape(str(res.files['index.html']))}", markup=True)
+    if "report.md" in res.files:
+        console.print(f"[bold]wrote[/] {escape(str(res.files['report.md']))}", markup=True)
+
+
+def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
+                     frame: Optional[int], animate: bool, turn: Optional[int],
+                     moment: Optional[int], ldrawdir: Optional[Path]) -> None:
+    """``export REPLAY --gltf out.glb --animate [--turn N | --moment N]``."""
+    from .app.gltf_anim import write_animated_gltf
+    from .engine.replay import load_replay
+
+    if not animate:
+        _fail(ValueError("--turn and --moment are for --animate (a still export takes "
+                         "--frame)"))
+        return
+    if gltf is None or ldraw is not None or frame is not None:
+        _fail(ValueError("--animate writes one animated glTF: give --gltf out.glb (and no "
+                         "--ldraw or --frame)"))
+        return
+    if file.suffix.lower() != ".replay":
+        _fail(ValueError(f"{file}: --animate needs a replay (.replay), which holds the poses"))
+        return
+    try:
+        rp = load_replay(file)
+        path, made = write_animated_gltf(rp, gltf, turn=turn, moment=moment,
+                                         base_dir=file.resolve().parent, ldrawdir=ldrawdir)
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{made.bodies} bodies, {made.keyframes} keyframes, "
+                  f"{made.duration_s:.2f} s from {made.start_s:.2f} s "
+                  f"(frames {made.first_frame}..{made.last_frame})")
+    console.print(f"[bold]wrote[/] {escape(str(path))}", markup=True)
+#: What ``sandbox export`` writes, by option: the file name endings each takes.
+EXPORT_SUFFIXES = {"--gltf": (".glb", ".gltf"), "--ldraw": (".mpd", ".ldr")}
+
+
+def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
+    """Refuse an export file name of another kind (``--gltf out.png``) or both outputs on one
+    path (OutputError, one line)."""
+    for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+        if out is not None and out.suffix.lower() not in EXPORT_SUFFIXES[opt]:
+            raise OutputError(f"{opt} {str(out)!r}: the file name must end in "
+                              f"{' or '.join(EXPORT_SUFFIXES[opt])} (got "
+                              f"{out.suffix or 'no ending'!r})")
+    if gltf is not None and ldraw is not None and gltf.resolve() == ldraw.resolve():
+        raise OutputError(f"--gltf and --ldraw name the same file {str(gltf)!r}")
+
+
+def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list,
+                  ldrawdir: Optional[Path] = None) -> None:
+    """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
+    model or part it used; the same file by another name (a link) too; or anything in the
+    LDraw library (parts read earlier in this process are not read again) (OutputError)."""
+    import os
+
+    from .bricks.library import library_dir
+
+    try:
+        target = os.path.realpath(out)
+        st = os.stat(out)
+    except OSError:
+        st = None  # nothing there yet (or unreadable: the write says why)
+    ids = {(d, i) for d, i, _ in reads}
+    paths = {p for _, _, p in reads} | {os.path.realpath(p) for p in inputs}
+    for p in inputs:
+        with contextlib.suppress(OSError):
+            s = os.stat(p)
+            ids.add((s.st_dev, s.st_ino))
+    if target in paths or (st is not None and (st.st_dev, st.st_ino) in ids):
+        raise OutputError(f"{opt} {str(out)!r} is one of the export's inputs (the scene, "
+                          "save, replay or a model it uses): refused, nothing written; give "
+                          "another file name")
+    lib = library_dir(ldrawdir)
+    inside = False
+    if lib is not None:
+        with contextlib.suppress(OSError, ValueError):
+            inside = Path(target).is_relative_to(os.path.realpath(lib))
+        if inside:
+            raise OutputError(f"{opt} {str(out)!r} is in the LDraw library "
+                              f"({str(lib)!r}): an export never writes there; give another "
+                              "file name")
 
 
 def _pct(r: dict | None):
@@ -437,6 +751,7 @@ def odds(
 
     from .app import odds as odds_mod
 
+    scene = _scene_arg(scene)
     try:
         seed_range = odds_mod.parse_seeds(seeds) if seeds is not None else range(1, runs + 1)
         if replay_seed not in (None, "dramatic"):
@@ -449,6 +764,9 @@ def odds(
         _fail(exc)
         return
     out_dir = out if out is not None else Path("out") / f"{scene.stem}-odds"
+    if png and (hint := missing_extra("plots")):
+        _warn(f"{hint} (the odds are written without it)")
+        png = False
     use_ray = ray or ray_address is not None
     t0 = _time.perf_counter()
     base = {"done": None}

@@ -2,10 +2,10 @@
 (``tests/data/scene_baseline.json``, written by ``tools/scene_baseline.py --write``): a
 restructuring of the engine changes nothing a game does.
 
-Re-baselined differences (documented): ``brigandine_joust``, ``brigandine_skirmish`` and
-``micro_brick_war`` no longer build BrikWars' nine systems (issue 25): their event logs are the
-same as on ff6cc7d, their state differs only by those systems' (idle) entries, so their state
-hashes were recorded again.
+Recorded on main 7c2fceb's behaviour (every BrikWars scene: the same event log and state hash
+as main itself gives). Documented difference: the Brigandine and Micro Brick War scenes no
+longer build BrikWars' nine systems (issue 25): their event logs are the same as on main,
+their state differs only by those systems' (idle) entries, so their state hashes differ.
 
 Issue 25 items 4-5 (engine-rules): every scene's event log now ends with an ``outcome`` event
 before ``end`` (the game's Outcome); less that event, every log and state hash is as recorded

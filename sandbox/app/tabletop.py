@@ -982,6 +982,10 @@ class TabletopApp:
     def __init__(self, session: GameSession, width: int = 1280, height: int = 720, *,
                  save_path: str | Path | None = None, screenshot_dir: str | Path | None = None,
                  shadows: bool = True, title: str = "BrikWars tabletop", ai_seats=()):
+        from ..render.view import display_refusal
+
+        if display_refusal("the tabletop window"):  # never a silent ":0"
+            raise SandboxError(display_refusal("the tabletop window"))
         self._prc = _window_prc(width, height, title, offscreen=False)
         from direct.showbase.ShowBase import ShowBase
 
@@ -2369,7 +2373,17 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
     """Open the tabletop window on a scene (.toml) or a save file and run it (``ai``: seats
     the computer plays, Micro Brick War); with ``join`` (``ws://host:port``) and ``token``,
     play one seat of a server's game instead (``path``, optional then: the scene, whose folder
-    holds its models)."""
+    holds its models).
+
+    Raises
+    ------
+    SandboxError
+        No display (``DISPLAY`` unset), before anything is loaded; a file or a seat refused.
+    """
+    from ..render.view import display_refusal
+
+    if display_refusal("the tabletop window"):
+        raise SandboxError(display_refusal("the tabletop window"))
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
     session = open_for_play(path, seed=seed, ldrawdir=ldrawdir, referee=referee)

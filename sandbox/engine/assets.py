@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bricks.ldraw import unsafe_reference
 from ..bricks.library import library_dir
 from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
 from ..bricks.model import Model, load_model
@@ -311,10 +312,12 @@ MODEL_SUFFIXES = (".ldr", ".mpd", ".dat", ".l3b")
 
 
 def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path:
-    """Find a scene's model file: relative to the scene's folder first, then to the LDraw
-    library (``LDRAWDIR``), whose ``models/`` folder holds user models by LDraw convention.
+    """Find a scene's model file: relative to the scene's folder first, then in the LDraw
+    library's ``models/`` folder (``LDRAWDIR/models``, where LDraw keeps models by
+    convention), then relative to the library itself (``models/6080.mpd``).
     Only LDraw file names (:data:`MODEL_SUFFIXES`) are opened: a scene naming
-    ``/etc/passwd`` or a device is refused before anything is read.
+    ``/etc/passwd`` or a device is refused before anything is read, and a library candidate
+    that would leave the library (an absolute path, ``..``, a link out) is not tried.
 
     Raises
     ------
@@ -326,11 +329,21 @@ def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path
                          f"{', '.join(MODEL_SUFFIXES)}); refused (not opened)")
     tried = [base_dir / model]
     lib = library_dir(ldrawdir)
-    if lib is not None:
-        tried.append(lib / model)
+    if lib is not None and not unsafe_reference(model):
+        for cand in (lib / "models" / model, lib / model):
+            try:
+                inside = cand.resolve().is_relative_to(lib.resolve())
+            except (OSError, RuntimeError):
+                inside = False
+            if inside:
+                tried.append(cand)
     for p in tried:
-        if p.is_file():
-            return p
+        try:
+            if p.is_file():
+                return p
+        except OSError as exc:  # a name over the file system's limit (ENAMETOOLONG), a loop
+            raise SceneError(f"{where}.model: cannot open {str(p)!r}: "
+                             f"{exc.strerror or exc}") from None
     for p in tried:
         if p.exists() and not p.is_file():
             raise SceneError(f"{where}.model: {str(p)!r} is "

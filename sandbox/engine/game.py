@@ -31,13 +31,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, overload
 
 import numpy as np
 
-from ..core.dice import Dice
+from ..core.brikpack import is_pack, open_pack, resolve_scene_dir, scene_dir_for_save
+from ..core.dice import Dice, seed_refusal
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
 from ..core.limits import (
     FileRefused,
@@ -51,7 +53,7 @@ from ..core.units import Vec
 from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
-from .actions import Action, EndTurnAction, action_dict, action_names, parse_action
+from .actions import MAX_TURN, Action, EndTurnAction, action_dict, action_names, parse_action
 from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event, possessive
 from .kinds import game_kind, system_names
@@ -152,6 +154,9 @@ class Game:
 
     #: The physics of the table (built by :meth:`_build`, rebuilt by undo and loads).
     world: PhysicsWorld
+    #: Where the scene's files came from when that is not ``base_dir``: the ``.brikpack`` it
+    #: was unpacked from (saves record it, so they reopen the pack).
+    scene_origin: Path | None = None
 
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
@@ -165,10 +170,13 @@ class Game:
         self._trusted = 0
         self.base_dir = Path(base_dir)
         self.ldrawdir = ldrawdir
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise SceneError(f"seed must be a whole number, got {seed!r}")
+        if seed is not None and seed_refusal(seed):
+            raise SceneError(seed_refusal(seed))
         self.seed = spec.seed if seed is None else int(seed)
         self.closed = False
+        #: Held while an action is applied: the Game API is not thread-safe, and a second
+        #: thread's :meth:`apply` meanwhile is refused (RulesError) rather than interleaved.
+        self._apply_lock = threading.RLock()
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
@@ -649,6 +657,9 @@ class Game:
             return "the game is closed"
         if self.over:
             return "the game is over" + (f": {self._outcome.text}" if self._outcome else "")
+        if self.turn > MAX_TURN:
+            return (f"the game reached the turn limit: turn {MAX_TURN} was the last a game may "
+                    "have, so nothing more can be played")
         if "turn" in action.model_fields_set and action.turn != self.turn:
             return f"it is turn {self.turn}, not turn {action.turn}"
         if action.player != self.current_player and not action.deployment:
@@ -731,21 +742,32 @@ class Game:
         Raises
         ------
         RulesError
-            The action is not allowed now, with the rule's reason and the numbers.
+            The action is not allowed now, with the rule's reason and the numbers; or another
+            thread is applying an action to this game (a Game is not thread-safe: one thread
+            plays it, or the callers take turns).
         SceneError
             A malformed action (naming the field) or an unknown id.
         """
+        if not self._apply_lock.acquire(blocking=False):
+            raise RulesError("another thread is applying an action to this game: a Game is not "
+                             "thread-safe, so apply one action at a time")
+        try:
+            return self._apply_as(action, by)
+        finally:
+            self._apply_lock.release()
+
+    def _apply_as(self, action, by: str | None) -> list[dict]:
         if not isinstance(action, Action):
             action = parse_action(action)
         if by == "referee":
             self._trusted += 1
         try:
-            return self._apply(self.issue(action, by), index)
+            return self._apply(self.issue(action, by))
         finally:
             if by == "referee":
                 self._trusted -= 1
 
-    def _apply(self, action: Action, index: int | None) -> list[dict]:
+    def _apply(self, action: Action) -> list[dict]:
         reason = self.refusal(action)
         if reason:
             raise RulesError(reason)
@@ -784,7 +806,7 @@ class Game:
     def end_turn(self) -> list[dict]:
         """The current player ends the turn (an ``end_turn`` action, logged like any other)."""
         return self.apply(EndTurnAction(type="end_turn", player=self.current_player,
-                                        turn=self.turn))
+                                        turn=min(self.turn, MAX_TURN)))  # past it: refused
 
     # ------------------------------------------------------------------ the turn machine
     def _begin_turn(self) -> None:
@@ -832,6 +854,10 @@ class Game:
             s.end_of_turn(self.turn)
         self.player_index = 0
         self.turn += 1
+        if self.turn > MAX_TURN:  # no turn begins past the limit: refusal() stops all play
+            self.log("turn_limit", f"Turn {MAX_TURN} was the last turn a game may have: "
+                     "the game stops here", limit=MAX_TURN)
+            return
         self._begin_turn()
 
     def pending(self) -> bool:
@@ -1119,7 +1145,16 @@ class Game:
         return action.describe({k: st.name for k, st in self.bodies.items()})
 
     def state_dict(self) -> dict:
-        """The state the hash covers: turn, player, every system's state, bodies, poses."""
+        """The state the hash covers: turn, player, every system's state, bodies, poses.
+
+        Raises
+        ------
+        SandboxError
+            The game is closed (its physics world is gone).
+        """
+        if self.closed:
+            raise SandboxError("the game is closed: its physics world is gone, so it has no "
+                               "state to read or hash")
         nd = CHECKSUM_DECIMALS
         poses = {}
         for k, (p, quat) in sorted(self.world.poses().items()):
@@ -1148,7 +1183,8 @@ class Game:
 
         A failed save leaves any previous file at ``path`` untouched.
         """
-        data = (json.dumps(self.save_doc(), indent=1, sort_keys=False, allow_nan=False)
+        doc = self.save_doc(relative_to=Path(path).parent)
+        data = (json.dumps(doc, indent=1, sort_keys=False, allow_nan=False)
                 + "\n").encode("utf-8")
         try:
             return atomic_write_bytes(path, data)
@@ -1156,13 +1192,15 @@ class Game:
             raise OutputError(f"{str(path)!r}: cannot write the save file "
                               f"({exc.strerror or exc})") from None
 
-    def save_doc(self) -> dict:
+    def save_doc(self, relative_to: str | Path | None = None) -> dict:
         """The save file's document (what :meth:`save` writes; the network sends it as JSON),
-        with a ``file_checksum`` over all of it, the embedded scene included."""
+        with a ``file_checksum`` over all of it, the embedded scene included. ``scene_dir``:
+        the scene's folder (or the pack it came from), relative to ``relative_to`` (the save's
+        folder) when given, else absolute."""
         doc = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
-            "scene_dir": str(self.base_dir.resolve()),
+            "scene_dir": scene_dir_for_save(self.scene_origin or self.base_dir, relative_to),
             "seed": self.seed,
             "forced_dice": self.forced_dice,
             "referee": self.referee,
@@ -1207,7 +1245,8 @@ class Game:
                       check: bool = True) -> "Game":
         """A game from a save document (a parsed save file, or one sent over the network):
         rebuild the scene, replay the log, compare the state hash. ``where`` names the source
-        in errors; ``base_dir``: model paths' folder when the save's ``scene_dir`` is not one.
+        in errors; ``base_dir``: the save's folder, which a relative ``scene_dir`` (a folder or
+        a ``.brikpack``) starts from, and model paths' folder when ``scene_dir`` is not usable.
 
         Raises
         ------
@@ -1236,8 +1275,8 @@ class Game:
                 raise TypeError("actions is not a list")
             actions = [parse_action(a, f"{p}:actions[{i}]") for i, a in enumerate(doc["actions"])]
             seed = doc["seed"]
-            if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
-                raise TypeError(f"seed must be a whole number, got {str(seed)[:40]}")
+            if seed_refusal(seed):
+                raise TypeError(seed_refusal(seed))
             forced = doc.get("forced_dice", True)
             if not isinstance(forced, bool):
                 raise TypeError(f"forced_dice must be true or false, got {str(forced)[:40]}")
@@ -1248,14 +1287,13 @@ class Game:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
             raise ReplayError(str(exc)) from None
-        base = Path(str(doc.get("scene_dir", base_dir)))
-        if "\x00" in str(base) or not base.is_dir():
-            base = Path(base_dir)
         try:
+            base, pack = resolve_scene_dir(doc.get("scene_dir"), base_dir)
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions,
                        forced_dice=forced, referee=referee)
         except SandboxError as exc:
             raise ReplayError(f"{p}: replaying the action log failed: {exc}") from None
+        game.scene_origin = pack
         if doc.get("over"):
             game.finish()
         if check and game.state_hash() != doc.get("checksum"):
@@ -1316,7 +1354,8 @@ def save_file_checksum(doc: dict) -> str:
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
               on_event: Callable[[dict], None] | None = None, forced_dice: bool = True,
               referee: bool = False) -> Game:
-    """A :class:`Game` from a scene file (.toml) or a saved game (.save.json).
+    """A :class:`Game` from a scene file (.toml), a scene pack (.brikpack) or a saved game
+    (.save.json).
 
     Parameters
     ----------
@@ -1339,11 +1378,14 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix == ".toml":
-        spec, base = load_scene(p)
-        with naming_the_file(p):
-            return Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
+    if suffix == ".toml" or is_pack(p):
+        scene = open_pack(p) if is_pack(p) else p
+        spec, base = load_scene(scene)
+        with naming_the_file(scene):
+            game = Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
                         forced_dice=forced_dice, referee=referee)
+        game.scene_origin = p.resolve() if is_pack(p) else None
+        return game
     expected = "expected a scene (.toml) or a saved game (.save.json)"
     if suffix == ".replay":
         raise SceneError(f"{p} is a replay, not a game to play ({expected}): watch it with "

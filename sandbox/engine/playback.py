@@ -329,12 +329,12 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     ReplayError
         When the scene cannot be rebuilt (a missing model names the folder looked in).
     """
+    from ..core.brikpack import resolve_scene_dir
     from .game import Game
     from .scene import scene_from_dict
 
-    base = Path(replay.meta.get("scene_dir") or base_dir or ".")
-    if not base.is_dir() and base_dir is not None:
-        base = Path(base_dir)
+    # the scene's folder, or the .brikpack it was run from (unpacked again)
+    base, _pack = resolve_scene_dir(replay.meta.get("scene_dir"), base_dir or ".")
     try:
         spec = scene_from_dict(replay.scene, "<replay scene>")
         game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed,

@@ -35,10 +35,11 @@ from pydantic import (
     model_validator,
 )
 
+from ..core.dice import MAX_SEED
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
-from .actions import RETIRED, Action, action_union, registry_key
+from .actions import MAX_TURN, RETIRED, Action, action_union, registry_key
 from .kinds import all_kinds
 from .scene_types import ColourCode, Vec3
 
@@ -181,25 +182,33 @@ class PartRef(_Strict):
 
     part: str = Field(description="LDraw part number or file name, e.g. '3001' or '3001.dat'")
     colour: ColourCode = Field(16, description="LDraw colour code")
-    position: Vec3 = (0.0, 0.0, 0.0)
-    rotation: Vec3 = (0.0, 0.0, 0.0)
+    position: Vec3 = Field((0.0, 0.0, 0.0), description="inches, in the body's frame")
+    rotation: Vec3 = Field((0.0, 0.0, 0.0), description="degrees about X, Y, Z (in that order)")
 
 
 class _Placed(_Strict):
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
-    name: str | None = None
-    model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the scene")
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$",
+                    description="the body's id (actions and [expect] name it)")
+    name: str | None = Field(None, description="name in the log (default: the id)")
+    model: str | None = Field(None, description="LDraw .ldr/.mpd/.dat file, relative to the "
+                              "scene file's folder (else the LDraw library's folder)")
     submodel: str | None = Field(None, description="embedded file of an MPD to take alone")
     instance: int | None = Field(
         None, ge=1, description="which placement of a submodel used more than once (1-based)")
-    keep_model_placement: bool = True
-    parts: list[PartRef] | None = None
+    keep_model_placement: bool = Field(True, description="a submodel stays where the whole "
+                                       "model puts it (then position and rotation move it "
+                                       "from there); false: it is centred on the origin first")
+    parts: list[PartRef] | None = Field(None, description="built-in or library parts placed "
+                                        "directly, instead of a model")
     colour: ColourCode = Field(16, description="colour of the whole model where its lines say 16")
-    position: Vec3 = (0.0, 0.0, 0.0)
-    rotation: Vec3 = (0.0, 0.0, 0.0)
-    owner: str | None = None
+    position: Vec3 = Field((0.0, 0.0, 0.0), description="inches: moves the placed model (which "
+                           "starts with its footprint centred on the origin and its lowest "
+                           "point on the table)")
+    rotation: Vec3 = Field((0.0, 0.0, 0.0), description="degrees about X, Y, Z (in that "
+                           "order), before the position")
+    owner: str | None = Field(None, description="the player it belongs to")
     fixed: bool = Field(False, description="nailed to the table (never moves)")
-    stats: Stats = Stats()
+    stats: Stats = Field(Stats(), description="BrikWars stats (ch. 8)")
 
     @model_validator(mode="after")
     def _one_source(self):
@@ -226,7 +235,7 @@ class Unit(_Placed):
 
 class Player(_Strict):
     name: str = Field(min_length=1, max_length=64)
-    colour: ColourCode = 4
+    colour: ColourCode = Field(4, description="LDraw colour code of the player's markers")
     strategy_bricks: int = Field(0, ge=0, description="Strategy pile at the start")
     side: str | None = Field(None, max_length=64, description="players with the same side are "
                              "allies (8.5 Controls: allies do not share a weapon turn by turn)")
@@ -235,7 +244,8 @@ class Player(_Strict):
 class Battlefield(_Strict):
     width: float = Field(36.0, gt=0, le=1000, description="inches along X")
     depth: float = Field(24.0, gt=0, le=1000, description="inches along Y")
-    ground_colour: tuple[float, float, float] = (0.36, 0.5, 0.3)
+    ground_colour: tuple[float, float, float] = Field(
+        (0.36, 0.5, 0.3), description="red, green, blue from 0 to 1")
 
 
 class Expect(_Strict):
@@ -269,6 +279,9 @@ class SceneSection:
         ValueError with one line naming the field.
     expect : bool
         A table of ``[expect]`` (``[expect.hazards]``) rather than of the scene.
+    sets_table : bool
+        The game builds the table from this section (a board): a scene with it and no
+        creations, units or actions still has something on the table.
     """
 
     name: str
@@ -277,12 +290,11 @@ class SceneSection:
     description: str = ""
     check: Callable[[Any], None] | None = None
     expect: bool = False
+    sets_table: bool = False
 
     def field(self) -> tuple[Any, Any]:
-        default = (Field(default_factory=list, description=self.description)
-                   if isinstance(self.default, list) else
-                   Field(self.default, description=self.description))
-        return self.annotation, default
+        # pydantic copies a mutable default for each scene
+        return self.annotation, Field(self.default, description=self.description or None)
 
 
 #: Scene sections the game kinds registered, by name (scene tables, ``[expect]`` tables).
@@ -314,11 +326,12 @@ class SceneSpec(_Strict):
     registered action type, so a spec's ``escapade``, ``traps`` … are read as attributes.
     """
 
-    name: str = "untitled"
-    description: str = ""
+    name: str = Field("untitled", description="the scene's title (sandbox scenes lists it)")
+    description: str = Field("", description="one line on what happens")
     game: str = Field("brikwars", min_length=1, max_length=64,
                       description="the game played: 'brikwars' or another registered game")
-    seed: int = Field(0, ge=-(2**63), lt=2**63)
+    seed: int = Field(0, ge=-MAX_SEED, le=MAX_SEED, description="seed of every dice stream "
+                      "(sandbox run --seed overrides it)")
     format: int = Field(1, description="scene file format version (this build reads 1)")
     battlefield: Battlefield = Battlefield()
     players: list[Player] = []
@@ -326,7 +339,7 @@ class SceneSpec(_Strict):
     units: list[Unit] = []
     reserves: list[Unit] = []
     actions: list[Action] = []
-    turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
+    turns: int | None = Field(None, ge=1, le=MAX_TURN, description="play at least this many turns")
     forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )
@@ -361,7 +374,8 @@ class SceneSpec(_Strict):
         for owner in [c.owner for c in self.creations + self.units + self.reserves]:
             if owner is not None and owner not in names:
                 raise ValueError(f"owner {owner!r} is not one of the players {names}")
-        if not (self.creations or self.units or self.actions):
+        if not (self.creations or self.units or self.actions
+                or any(getattr(self, n, None) for n, sec in SECTIONS.items() if sec.sets_table)):
             raise ValueError("the scene has nothing on the table: no creations, units or actions")
         if self.expect is not None:
             known = set(ids) | {str(aid) for a in self.actions if (aid := getattr(a, "id", None))}
@@ -387,11 +401,11 @@ def scene_model() -> type[SceneSpec]:
     if key not in _MODELS:
         _MODELS.clear()
         expect = create_model(  # type: ignore[call-overload]
-            "Expect", __base__=Expect, __module__=__name__,
+            "Expect", __base__=Expect, __module__=__name__, __doc__=Expect.__doc__,
             **{n: sec.field() for n, sec in EXPECT_SECTIONS.items()})
         _MODELS[key] = create_model(  # type: ignore[call-overload]
-            "SceneSpec", __base__=SceneSpec, __module__=__name__,
-            actions=(list[action_union()], Field(default_factory=list)),  # type: ignore[misc]
+            "SceneSpec", __base__=SceneSpec, __module__=__name__, __doc__=SceneSpec.__doc__,
+            actions=(list[action_union()], Field([])),  # type: ignore[misc]
             expect=(expect | None, None),
             **{n: sec.field() for n, sec in SECTIONS.items()})
     return _MODELS[key]

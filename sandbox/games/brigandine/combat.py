@@ -80,6 +80,9 @@ class BrigUnit:
     artillery: str | None = None
     side_arm: R.Weapon | None = None
     monster: R.MonsterMorale | None = None
+    #: The round an FC-only monster began to flee (0: it is not leaving; see
+    #: :meth:`BrigandineCombat._monster_flees`).
+    leaving_round: int = 0
     weary: bool = False
     defeated: bool = False
     fled: bool = False
@@ -108,6 +111,8 @@ class BrigUnit:
                               lau.declared, lau.lost]
         if self.monster is not None:
             st["monster"] = [self.monster.hits, self.monster.fleeing, self.monster.to_the_death]
+            if self.leaving_round:
+                st["leaving_round"] = self.leaving_round
         return st
 
 
@@ -162,6 +167,73 @@ class BrigandineCombat(System):
                 side_arm=R.weapon_from_table(self.tables, e.side_arm) if e.side_arm else None,
                 monster=R.MonsterMorale(stats.attk_n) if stats.fc_only else None)
 
+        self.side: dict[str, str] = {k: (u.owner or "") for k, u in self.units.items()}
+
+    def _initiative_sides(self) -> dict[str, str]:
+        """Each unit's initiative side: its owner, unless the referee combined players
+        (``initiative_groups``: one side named "A+B") or split a player's units
+        (``initiative_split``: sides named "Player (u1, u2)"). "Each player rolls, not each
+        soldier. The referee may split up or combine enemy initiative in a way that makes
+        sense" (003, Combat Phases). Reading: a side rolls the best IQ die among its standing
+        units, delaying applies to every side of the delaying player, and units left out of a
+        split keep the player's own side.
+
+        Raises
+        ------
+        SceneError
+            An unknown player or unit, or one named in two groups.
+        """
+        sec = self.section
+        players = list(self.game.players)
+        side = {k: (u.owner or "") for k, u in self.units.items()}
+        seen: set[str] = set()
+        for i, group in enumerate(sec.initiative_groups):
+            for p in group:
+                if p not in players or p in seen:
+                    raise SceneError(f"brigandine.initiative_groups[{i}]: {p!r} is not a player "
+                                     f"or is in two groups (players {players})")
+                seen.add(p)
+            for k, u in self.units.items():
+                if u.owner in group:
+                    side[k] = "+".join(group)
+        for p, groups in sec.initiative_split.items():
+            if p not in players:
+                raise SceneError(f"brigandine.initiative_split: {p!r} is not a player")
+            named: set[str] = set()
+            for i, keys in enumerate(groups):
+                for k in keys:
+                    if k not in self.units or self.units[k].owner != p or k in named:
+                        raise SceneError(f"brigandine.initiative_split.{p}[{i}]: {k!r} is not a "
+                                         f"unit of {p}'s or is named twice")
+                    named.add(k)
+                    side[k] = f"{p} ({', '.join(keys)})"
+        for p in sec.surprise:
+            if p not in players:
+                raise SceneError(f"brigandine.surprise: {p!r} is not a player ({players})")
+        return side
+
+    def sides(self) -> list[str]:
+        """The initiative sides in the players' order (see :meth:`_initiative_sides`)."""
+        order = {p: i for i, p in enumerate(self.game.players)}
+        out = dict.fromkeys(self.side[k] for k in sorted(
+            self.units, key=lambda k: (order.get(self.units[k].owner, 99), k)))
+        return list(out)
+
+    def surprised(self, player: str | None) -> bool:
+        """True while ``player`` is surprised: round 1, phases 1-5, of a scene whose
+        ``surprise`` names other players ("In a surprise round, only the surprising party may
+        act until the end of the melee phase", 003 Surprise)."""
+        rnd, phase = self.round_phase
+        return bool(self.section.surprise) and rnd == 1 and phase <= 5 \
+            and player not in self.section.surprise
+
+    def sits_out(self, turn: int, player: str) -> str:
+        rnd, phase = round_phase(max(1, turn))
+        if self.section.surprise and rnd == 1 and phase <= 5 and player not in \
+                self.section.surprise:
+            return "surprised: only the surprising party acts until the end of the melee phase"
+        return ""
+
     # ------------------------------------------------------------------ helpers
     @property
     def round_phase(self) -> tuple[int, int]:
@@ -183,14 +255,18 @@ class BrigandineCombat(System):
     def _gap(self, a: str, b: str) -> float:
         return footprint_gap(*self.game.bounds(a), *self.game.bounds(b))
 
-    def _init(self, player: str | None) -> int:
-        return self.initiative.get(player or "", 0)
+    def _init(self, unit: str | None) -> int:
+        """The initiative of ``unit``'s side."""
+        return self.initiative.get(self.side.get(unit or "", ""), 0)
 
     def groups(self) -> list[list[str]]:
-        """Players by initiative, highest first; ties in one group."""
-        players = list(self.game.players)
-        init = {p: self.initiative.get(p, 0) for p in players}
+        """Initiative sides by initiative, highest first; ties in one group."""
+        init = {p: self.initiative.get(p, 0) for p in self.sides()}
         return R.initiative_groups(init)
+
+    def _order_side(self, o) -> str:
+        key = o.units[0] if isinstance(o, BrigShoot) else getattr(o, "unit", None)
+        return self.side.get(key or "", o.player)
 
     def _own(self, action, key: str) -> tuple[BrigUnit | None, str]:
         u = self.units.get(key)
@@ -234,6 +310,7 @@ class BrigandineCombat(System):
 
     # ------------------------------------------------------------------ hooks
     def setup(self) -> None:
+        self.side = self._initiative_sides()
         for key in self.units:
             if key not in self.game.bodies:
                 raise SceneError(f"brigandine.units: {key!r} is not on the table")
@@ -318,6 +395,9 @@ class BrigandineCombat(System):
     # ------------------------------------------------------------------ phase 1
     def _new_round(self, rnd: int) -> None:
         for u in self.units.values():
+            if (u.monster is not None and u.monster.fleeing and u.standing
+                    and u.leaving_round < rnd - 1):
+                self._out(u, None, "fled")  # not attacked while it left: it is gone
             rested = not (u.moved or u.charged or u.in_melee)
             u.weary = u.charged or (u.weary and not rested)
             u.does, u.target = [], None
@@ -330,8 +410,8 @@ class BrigandineCombat(System):
         if self.initiative and self.section.keep_initiative:
             return
         iq = {}
-        for p in self.game.players:
-            dice = [u.stats.iq for u in self.units.values() if u.owner == p and u.standing]
+        for p in self.sides():
+            dice = [u.stats.iq for k, u in self.units.items() if self.side[k] == p and u.standing]
             if dice:
                 iq[p] = max(dice)
         self.initiative = R.roll_initiative(self.stream, iq)
@@ -340,7 +420,8 @@ class BrigandineCombat(System):
             round=rnd)
 
     def _phase1(self, orders) -> None:
-        for p in sorted(self.delayed):
+        delayed_sides = {self.side[k] for k, u in self.units.items() if u.owner in self.delayed}
+        for p in sorted(delayed_sides):
             if p in self.initiative:
                 self.initiative[p] = R.DELAY_INITIATIVE
         order = " > ".join(" = ".join(g) for g in self.groups())
@@ -357,6 +438,9 @@ class BrigandineCombat(System):
         if isinstance(a, BrigShoot):
             return self._shoot_refusal(a, phase)
         u, why = self._own(a, a.unit)
+        if why:
+            return why
+        why = self._acted_refusal(u, a)
         if why:
             return why
         if isinstance(a, BrigDeclare):
@@ -387,7 +471,7 @@ class BrigandineCombat(System):
             dist = float(np.linalg.norm(np.asarray(a.toward) - self._centre(a.unit)))
             if dist < 0.1:
                 return "a charge needs a direction: 'toward' is where the unit stands"
-            return ""
+            return self._charge_line_refusal(u, np.asarray(a.toward, float))
         if isinstance(a, BrigDraw):
             if phase != 3:
                 return "side arms are drawn in the first movement phase (3), not during melee"
@@ -408,11 +492,13 @@ class BrigandineCombat(System):
                 return why
             if u.charged:
                 return f"{u.name} charged this round and may not act further"
-            if self._ordered(a.unit, (BrigMelee, BrigDefend)):
-                return f"{u.name} already has a melee order"
+            why = self._melee_order_refusal(a, u)
+            if why:
+                return why
             if isinstance(a, BrigDefend):
-                mine = self._init(a.player)
-                if not any(self._init(p) > mine for p in self.initiative if p != a.player):
+                mine = self._init(a.unit)
+                own = self.side.get(a.unit)
+                if not any(v > mine for p, v in self.initiative.items() if p != own):
                     return (f"Defensive Action is refused: {a.player}'s initiative {mine} is not "
                             f"lower than an attacker's")
                 return ""
@@ -430,6 +516,86 @@ class BrigandineCombat(System):
             return ""
         return f"{a.type} is not a Brigandine order"
 
+    def _acted_refusal(self, u: BrigUnit, a) -> str:
+        """Why ``u`` may give no more orders this round: it charged ("The charging unit may not
+        act further this round", 003 Charges) or fought ("Any combatant engaging in melee (even
+        if only defending) may not take any further actions this round", 003 Clarifications on
+        combat order). Declarations and joust choices (phase 2) come before either."""
+        if u.monster is not None and u.monster.fleeing:
+            return f"{u.name} is leaving the fight (it flees; 003, Fantasy Combat)"
+        if isinstance(a, (BrigDeclare, BrigJoust)):
+            return ""
+        if u.charged:
+            return f"{u.name} charged this round and may not act further (003, Charges)"
+        if u.in_melee:
+            return (f"{u.name} engaged in melee this round and may not take any further actions "
+                    "(003, Clarifications on combat order)")
+        return ""
+
+    def _melee_order_refusal(self, a, u: BrigUnit) -> str:
+        """One melee order a unit, except Man-to-Man against several foes: "Each combatant has
+        attacks equal to his #attk, which he decides how to split this amongst the enemy
+        combatants" (003, Man-to-Man), so a unit may give one ``man_to_man`` order a foe, each
+        naming its ``attacks``, together at most its #attk."""
+        mine = [o for o in self.orders if isinstance(o, (BrigMelee, BrigDefend))
+                and o.unit == a.unit]
+        if not mine:
+            return ""
+        split = isinstance(a, BrigMelee) and a.system == "man_to_man" and all(
+            isinstance(o, BrigMelee) and o.system == "man_to_man" for o in mine)
+        if not split:
+            return f"{u.name} already has a melee order"
+        if any(o.target == a.target for o in mine):
+            return f"{u.name} already fights {self._name(a.target)}"
+        if a.attacks is None or any(o.attacks is None for o in mine):
+            return (f"{u.name} fights several foes: name how many of its #attk "
+                    f"{u.stats.attk_n} attacks go to each ('attacks')")
+        used = sum(o.attacks for o in mine)
+        if used + a.attacks > u.stats.attk_n:
+            return (f"{u.name} has #attk {u.stats.attk_n}: {used} already go to other foes, "
+                    f"{a.attacks} more is too many")
+        return ""
+
+    def _sweep(self, u: BrigUnit, d: np.ndarray, reach: float, ignore: set[str]):
+        """The first body on ``u``'s charge line: rays along ``d`` ((2,) unit vector), ``reach``
+        inches beyond its front, across its width (5 lines) at a quarter and at 60% of its
+        height (legs and torso: a ray between a figure's legs must not miss it). Returns the
+        nearest :class:`~sandbox.physics.rays.RayHit` or None."""
+        lo, hi = self.game.bounds(u.key)
+        pos = self._centre(u.key)
+        perp = np.array([-d[1], d[0]])
+        half = 0.5 * float(abs(d[0]) * (hi[0] - lo[0]) + abs(d[1]) * (hi[1] - lo[1]))
+        width = 0.4 * float(abs(perp[0]) * (hi[0] - lo[0]) + abs(perp[1]) * (hi[1] - lo[1]))
+        best = None
+        for frac in (0.25, 0.6):
+            z = float(lo[2] + frac * (hi[2] - lo[2]))
+            for off in (-width, -0.5 * width, 0.0, 0.5 * width, width):
+                a = pos + perp * off
+                b = a + d * (reach + half)
+                hit = ray_first_hit(self.game.world, [a[0], a[1], z], [b[0], b[1], z],
+                                    ignore=ignore | {"ground"})
+                if hit is not None and (best is None or hit.distance < best.distance):
+                    best = hit
+        return best
+
+    def _charge_line_refusal(self, u: BrigUnit, toward: np.ndarray) -> str:
+        """A charge "must come into contact with enemy forces" (003, Charges): the first body
+        on the straight line toward ``toward`` within the unit's full movement must be a
+        standing enemy (read now, when the order is given; by the time it resolves others may
+        have moved, and a charge that then meets no one rides its full movement for nothing)."""
+        d = toward - self._centre(u.key)
+        d = d / float(np.linalg.norm(d))
+        ignore = {u.key} | {k for k, v in self.units.items() if not v.standing}
+        hit = self._sweep(u, d, u.stats.move, ignore)
+        if hit is None:
+            return (f"a charge must come into contact with enemy forces (003, Charges): nothing "
+                    f"stands within {u.stats.move:g}\" on that line")
+        t = self.units.get(hit.key)
+        if t is None or t.owner == u.owner:
+            return (f"a charge must come into contact with enemy forces (003, Charges): "
+                    f"{self._name(hit.key)} stands first on that line")
+        return ""
+
     def _declare_refusal(self, a: BrigDeclare, u: BrigUnit) -> str:
         lau = u.launcher
         if "shoot" in a.does and (lau is None or lau.artillery):
@@ -440,6 +606,10 @@ class BrigandineCombat(System):
             return f"{u.name} is weary and may not charge"
         if "charge" in a.does and "move" in a.does:
             return "a charge is the unit's whole movement: declare 'charge' or 'move'"
+        after = [d for d in a.does if d in ("shoot", "melee", "artillery", "reload")]
+        if "charge" in a.does and after:
+            return (f"the charging unit may not act further this round (003, Charges): "
+                    f"declare 'charge' without {after}")
         if "artillery" in a.does:
             if lau is None or not lau.artillery:
                 return f"{u.name} crews no artillery"
@@ -487,7 +657,7 @@ class BrigandineCombat(System):
             u, why = self._own(a, key)
             if why:
                 return why
-            why = self._declared(u, "shoot")
+            why = self._acted_refusal(u, a) or self._declared(u, "shoot")
             if why:
                 return why
             if u.launcher is None or u.launcher.artillery:
@@ -527,7 +697,7 @@ class BrigandineCombat(System):
 
     def _by_initiative(self, orders) -> list[list]:
         """Orders grouped by their player's initiative (highest first; ties one group)."""
-        return [[o for o in orders if o.player in group] for group in self.groups()]
+        return [[o for o in orders if self._order_side(o) in group] for group in self.groups()]
 
     # ------------------------------------------------------------------ phase 2
     def _phase2(self, orders) -> None:
@@ -555,6 +725,12 @@ class BrigandineCombat(System):
         self._movement(orders, 7)
 
     def _movement(self, orders, phase: int) -> None:
+        self._movement_orders(orders, phase)
+        for m in self.units.values():  # a leaving monster runs once the others have moved
+            if m.monster is not None and m.monster.fleeing and m.standing:
+                self._run_away(m)
+
+    def _movement_orders(self, orders, phase: int) -> None:
         for group in self._by_initiative(orders):
             for o in group:
                 u = self.units[o.unit]
@@ -588,55 +764,67 @@ class BrigandineCombat(System):
             return False
 
     def _charge(self, u: BrigUnit, toward: np.ndarray, player: str) -> None:
-        """Full movement in a straight line; each body struck on the way, first one first."""
-        world = self.game.world
+        """Full movement in a straight line (003, Charges): the charger rides toward
+        ``toward`` until it comes into contact with the first body on its line; an enemy there
+        fights it at once (:meth:`_charge_melee`); "if the charging unit is victorious, the
+        unit must continue moving in the same direction for the rest of its full movement",
+        meeting the next enemy likewise, "until the charging unit is detained or exhausts its
+        full movement". ``toward`` gives the direction only. Contact is reached from the
+        bodies' bounds along the line (a figure's arms and shield, not only the legs a ray
+        meets), so a facing enemy is reached as surely as one turned away."""
         start = self._centre(u.key)
         d = toward - start
-        remaining = min(float(np.linalg.norm(d)), u.stats.move)
         d = d / np.linalg.norm(d)
-        perp = np.array([-d[1], d[0]])
+        remaining = float(u.stats.move)
         u.charged = u.moved = u.in_melee = True
         if u.launcher is not None:
             u.launcher.crew_acted("charging")
-        self.game.log("brig_charge", f"{u.name} charges {remaining:.2f}\" toward "
-                      f"({toward[0]:.2f}, {toward[1]:.2f})", unit=u.key,
-                      toward=[round(float(v), 4) for v in toward], inches=round(remaining, 4))
+        self.game.log("brig_charge", f"{u.name} charges toward ({toward[0]:.2f}, "
+                      f"{toward[1]:.2f}), up to its full movement of {remaining:g}\"",
+                      unit=u.key, toward=[round(float(v), 4) for v in toward],
+                      inches=round(remaining, 4))
         ignore = {u.key} | {k for k, v in self.units.items() if not v.standing}
+        met = False
         for _ in range(16):
             if remaining <= 0.05:
-                return
+                break
+            best = self._sweep(u, d, remaining, ignore)
             pos = self._centre(u.key)
-            lo, hi = self.game.bounds(u.key)
-            half = 0.5 * float(abs(d[0]) * (hi[0] - lo[0]) + abs(d[1]) * (hi[1] - lo[1]))
-            width = 0.4 * float(abs(perp[0]) * (hi[0] - lo[0]) + abs(perp[1]) * (hi[1] - lo[1]))
-            z = float(lo[2] + 0.25 * (hi[2] - lo[2]))
-            best = None
-            for off in (-width, 0.0, width):
-                a = pos + perp * off
-                b = a + d * (remaining + half)
-                hit = ray_first_hit(world, [a[0], a[1], z], [b[0], b[1], z],
-                                    ignore=ignore | {"ground"})
-                if hit is not None and (best is None or hit.distance < best.distance):
-                    best = hit
             if best is None:
                 self._move_to(u, pos, d, remaining, player)
-                return
-            travel = max(0.0, best.distance - half - CHARGE_GAP_IN)
-            if travel > 0.01:
-                if self._move_to(u, pos, d, travel, player) < travel:
-                    return
-            remaining -= travel
+                break
+            travel = min(remaining, self._contact_travel(u.key, best.key, d))
+            moved = self._move_to(u, pos, d, travel, player) if travel > 0.01 else 0.0
+            remaining -= moved
             t = self.units.get(best.key)
             if t is None or t.owner == u.owner or not t.standing:
                 self.game.log("brig_charge", f"{u.name}'s charge is stopped by "
                               f"{self._name(best.key)}", unit=u.key, struck=best.key)
                 return
+            gap = self._gap(u.key, t.key)
+            if gap > CONTACT_IN:
+                self.game.log("brig_charge", f"{u.name}'s charge ends {gap:.2f}\" short of "
+                              f"{t.name}", unit=u.key, struck=t.key)
+                return
+            met = True
             self.game.log("brig_charge", f"{u.name}'s charge strikes {t.name}", unit=u.key,
                           struck=t.key, at=[round(float(v), 4) for v in best.point])
-            if not self._charge_melee(u, t):
+            if not self._charge_melee(u, t, d):
                 self.game.log("brig_charge", f"{u.name} is detained by {t.name}", unit=u.key)
                 return
             ignore.add(t.key)
+        if not met:
+            self.game.log("brig_charge", f"{u.name}'s charge meets no enemy", unit=u.key)
+
+    def _contact_travel(self, key: str, other: str, d: np.ndarray) -> float:
+        """Inches ``key`` must go along ``d`` for its bounds to come :data:`CHARGE_GAP_IN`
+        short of ``other``'s bounds (projected on the line; 0 when already that close)."""
+        lo, hi = self.game.bounds(key)
+        olo, ohi = self.game.bounds(other)
+        c, oc = (lo[:2] + hi[:2]) / 2, (olo[:2] + ohi[:2]) / 2
+        half = 0.5 * float(abs(d[0]) * (hi[0] - lo[0]) + abs(d[1]) * (hi[1] - lo[1]))
+        ohalf = 0.5 * float(abs(d[0]) * (ohi[0] - olo[0]) + abs(d[1]) * (ohi[1] - olo[1]))
+        return max(0.0, float(np.dot(oc - c, d)) - half - ohalf - CHARGE_GAP_IN)
 
     def _move_to(self, u: BrigUnit, pos: np.ndarray, d: np.ndarray, travel: float,
                  player: str) -> float:
@@ -657,8 +845,14 @@ class BrigandineCombat(System):
         self.game.log("brig_blocked", f"{u.name} cannot charge on: {reason}", unit=u.key)
         return 0.0
 
-    def _charge_melee(self, u: BrigUnit, t: BrigUnit) -> bool:
-        """The melee a charge makes at once; True when the charger wins and goes on."""
+    def _charge_melee(self, u: BrigUnit, t: BrigUnit, d: np.ndarray | None = None) -> bool:
+        """The melee a charge makes at once; True when the charger wins and goes on. A figure
+        ridden down falls aside of the charge line ``d`` (the charger rides on past it)."""
+        aside = None
+        if d is not None:
+            perp = np.array([-d[1], d[0]])
+            side = float(np.dot(self._centre(t.key) - self._centre(u.key), perp))
+            aside = perp * (1.0 if side >= 0 else -1.0) + 0.3 * d
         t.in_melee = True
         if t.launcher is not None:
             t.launcher.meleed()
@@ -669,39 +863,42 @@ class BrigandineCombat(System):
                           + ("stands" if m.passed else "flees"), unit=t.key, dice=list(m.dice),
                           morale=m.morale, passed=m.passed)
             if not m.passed:
-                self._out(t, u, "fled")
+                self._out(t, u, "fled", away=aside)
                 return True
         if u.stats.fc_only or t.stats.fc_only:
             self._fantasy(u, t, cornered=False)
         else:
             r = R.skirmish_attack(self.stream, self.tables, u.stats, t.stats, t.def_left)
             self._skirmish_log(r, "charge")
-            self._hits(t, r.hits, u)
-            if t.standing:
+            self._hits(t, r.hits, u, away=aside)
+            if t.standing and not self.surprised(t.owner):
                 back = R.skirmish_attack(self.stream, self.tables, t.stats, u.stats, u.def_left)
                 self._skirmish_log(back, "stands and strikes back")
                 self._hits(u, back.hits, t)
         return u.standing and not t.standing
 
     # ------------------------------------------------------------------ casualties
-    def _hits(self, t: BrigUnit, hits: int, by: BrigUnit | None, what: str = "") -> None:
+    def _hits(self, t: BrigUnit, hits: int, by: BrigUnit | None, what: str = "",
+              away: np.ndarray | None = None) -> None:
         if hits <= 0 or not t.standing:
             return
         t.def_left = max(0, t.def_left - hits)
         self.game.log("brig_hits", f"{t.name} takes {hits} hit(s){what}: #def {t.def_left} left",
                       unit=t.key, hits=hits, def_left=t.def_left, by=by.key if by else None)
         if t.def_left == 0:
-            self._out(t, by, "defeated")
+            self._out(t, by, "defeated", away=away)
 
-    def _out(self, t: BrigUnit, by: BrigUnit | None, how: str) -> None:
+    def _out(self, t: BrigUnit, by: BrigUnit | None, how: str,
+             away: np.ndarray | None = None) -> None:
         setattr(t, how, True)
         body = self.game.bodies.get(t.key)
         if how in ("defeated",) and body is not None:
             body.damage.destroyed = True
         self.game.log("brig_" + how, f"{t.name} is {how}", unit=t.key, by=by.key if by else None)
         if t.key in self.game.world.bodies:
-            away = self._centre(t.key) - (self._centre(by.key) if by is not None and
-                                          by.key in self.game.world.bodies else 0.0)
+            if away is None:
+                away = self._centre(t.key) - (self._centre(by.key) if by is not None and
+                                              by.key in self.game.world.bodies else 0.0)
             n = float(np.linalg.norm(away))
             away = away / n if n > 1e-9 else np.array([1.0, 0.0])
             if how == "fled":  # it runs half its movement away; where it cannot, it falls
@@ -765,6 +962,11 @@ class BrigandineCombat(System):
     def _phase5(self, orders) -> None:
         defending = {o.unit for o in orders if isinstance(o, BrigDefend)}
         done_pairs: set[str] = set()
+        # Man-to-Man attacks left this round: a unit's #attk split among its foes (003)
+        m2m_left = {k: u.stats.attk_n for k, u in self.units.items()}
+        m2m_orders = {k for k in self.units if any(
+            isinstance(o, BrigMelee) and o.system == "man_to_man" and o.unit == k
+            for o in orders)}
         for group in self._by_initiative(orders):
             pending = []
             for o in group:
@@ -780,14 +982,14 @@ class BrigandineCombat(System):
                 if o.system == "skirmish":
                     da = t.key in defending and not t.charged
                     if da:
-                        why = R.defensive_action_refusal(self._init(a.owner), self._init(t.owner))
+                        why = R.defensive_action_refusal(self._init(a.key), self._init(t.key))
                         if why:
                             self.game.log("brig_skirmish", f"{t.name}: {why}", unit=t.key)
                             da = False
                     r = R.skirmish_attack(self.stream, self.tables, a.stats, t.stats, t.def_left,
                                           defensive_action=da,
-                                          attacker_initiative=self._init(a.owner),
-                                          defender_initiative=self._init(t.owner))
+                                          attacker_initiative=self._init(a.key),
+                                          defender_initiative=self._init(t.key))
                     self._skirmish_log(r, "skirmish")
                     pending.append((t, r.hits, a))
                 elif o.system == "man_to_man":
@@ -798,12 +1000,23 @@ class BrigandineCombat(System):
                     self.pair_rounds[pair] = self.pair_rounds.get(pair, 0) + 1
                     back = next((x for x in orders if isinstance(x, BrigMelee) and
                                  x.unit == t.key and x.target == a.key), None)
-                    fa = R.Fighter(a.stats, a.def_left, o.parry)
+                    a_att = min(m2m_left[a.key], o.attacks or m2m_left[a.key])
+                    if back is not None:
+                        t_att = min(m2m_left[t.key], back.attacks or m2m_left[t.key])
+                    else:  # no order of its own against a: strikes back with what is left,
+                        # unless its attacks all go to the foes it named
+                        t_att = 0 if t.key in m2m_orders else m2m_left[t.key]
+                    if self.surprised(t.owner):
+                        t_att = 0  # a surprised defender does not act (003, Surprise)
+                    m2m_left[a.key] -= a_att
+                    m2m_left[t.key] -= t_att
+                    fa = R.Fighter(a.stats, a.def_left, o.parry, attacks=a_att)
                     ft = R.Fighter(t.stats, t.def_left, back.parry if back else True,
-                                   can_defend=not t.charged, strikes=not t.charged)
+                                   can_defend=not t.charged, strikes=not t.charged,
+                                   attacks=t_att)
                     res = R.man_to_man_round(self.stream, self.tables, fa, ft,
-                                             self.pair_rounds[pair], self._init(a.owner),
-                                             self._init(t.owner))
+                                             self.pair_rounds[pair], self._init(a.key),
+                                             self._init(t.key))
                     for b in res.blows:
                         self.game.log("brig_blow", f"{self._name(b.attacker)} strikes at "
                                       f"{self._name(b.defender)}: d6 {b.d6} + ATK {b.atk}"
@@ -844,11 +1057,47 @@ class BrigandineCombat(System):
                     out.append((victim, 0, by, "fled"))
         for item in out:
             if len(item) == 4:
-                self._out(item[0], item[2], "fled")
+                self._monster_flees(item[0], item[2])
             elif pending is not None:
                 pending.append(item)
             else:
                 self._hits(*item)
+
+    def _monster_flees(self, m: BrigUnit, by: BrigUnit | None) -> None:
+        """An FC-only monster struck as often as its #attk turns to leave (003, Fantasy Combat:
+        "it will attempt to flee. If it is further attacked while leaving, or cornered, the
+        monster will fight to the death"). Reading: it stays on the table while it leaves,
+        running half its movement away from the nearest enemy at once and at the end of each
+        movement phase (after the others' moves: a charge can still catch it), and gives no
+        orders; attacked in that time it fights to the death
+        (:class:`~sandbox.rules.brigandine.MonsterMorale`); where it cannot run it is
+        cornered and fights to the death; not attacked through the round after it turned, it
+        has left the fight (fled) when the next round begins."""
+        rnd, _ = self.round_phase
+        m.leaving_round = m.leaving_round or rnd
+        self.game.log("brig_fantasy", f"{m.name} turns to flee: it leaves the fight unless "
+                      "attacked again or cornered", unit=m.key, monster="leaving")
+        self._run_away(m, by)
+
+    def _run_away(self, m: BrigUnit, by: BrigUnit | None = None) -> None:
+        """A leaving monster runs half its movement from ``by`` (else the nearest enemy)."""
+        if m.key not in self.game.world.bodies:
+            return
+        foes = [u for u in self.units.values() if u.owner != m.owner and u.standing
+                and u.key in self.game.world.bodies]
+        if by is None and foes:
+            by = min(foes, key=lambda u: float(np.linalg.norm(self._centre(u.key)
+                                                              - self._centre(m.key))))
+        away = self._centre(m.key) - (self._centre(by.key) if by is not None else 0.0)
+        n = float(np.linalg.norm(away))
+        away = away / n if n > 1e-9 else np.array([1.0, 0.0])
+        try:
+            self.game.move_unit(m.key, self._centre(m.key) + away * m.stats.move / 2,
+                                note=" (fleeing)")
+        except RulesError as exc:
+            m.monster.fleeing, m.monster.to_the_death = False, True
+            self.game.log("brig_fantasy", f"{m.name} is cornered ({exc}): it fights to the "
+                          "death", unit=m.key, monster="fights to the death")
 
     def _jousts(self) -> None:
         seen = set()
@@ -920,7 +1169,7 @@ class BrigandineCombat(System):
     def _phase6(self, orders) -> None:
         for group in self.groups():
             pending = []
-            for u in [u for u in self.units.values() if u.owner in group]:
+            for u in [u for k, u in self.units.items() if self.side[k] in group]:
                 lau = u.launcher
                 if lau is None or not lau.artillery or not lau.declared or not u.standing:
                     continue

@@ -32,4 +32,5 @@ KIND = GameKind("brigandine", systems=(BrigandineCombat,), body_condition=Damage
 register_game(KIND)
 register_scene_section(SceneSection(
     "brigandine", BrigandineSection | None, None,
-    "a Brigandine battle (game = 'brigandine'; rules/003 Combat)", check=_check))
+    "a Brigandine battle (game = 'brigandine'; rules/003 Combat)", check=_check,
+    sets_table=True))

@@ -120,6 +120,15 @@ class BrigandineSection(_Strict):
 
     tables: str | None = Field(None, description="folder of the group's own table files")
     keep_initiative: bool = False
+    surprise: list[str] = Field(default_factory=list, description="players whose surprise "
+                                "succeeded: round 1 is a surprise round in which only they act "
+                                "until the end of the melee phase (003, Surprise)")
+    initiative_groups: list[list[str]] = Field(
+        default_factory=list, description="players the referee combines: each group rolls "
+        "one IQ die for initiative and acts together (003, Combat Phases)")
+    initiative_split: dict[str, list[list[str]]] = Field(
+        default_factory=dict, description="a player's units the referee splits into groups "
+        "that each roll initiative: {player = [[unit ids], [unit ids]]}")
     units: list[BrigUnitEntry] = Field(min_length=1)
     expect: BrigExpect | None = None
 
@@ -209,6 +218,8 @@ class BrigMelee(Action):
     system: Literal["skirmish", "man_to_man", "fantasy"] = "skirmish"
     parry: bool = True
     cornered: bool = False
+    attacks: int | None = Field(None, ge=1, le=20, description="Man-to-Man: how many of the "
+                                "unit's #attk attacks go to this foe (None: all it has left)")
 
 
 class BrigDefend(Action):

@@ -38,7 +38,13 @@ from pydantic import Field
 
 from ...core.errors import RulesError
 from ...core.transforms import quat_mul
-from ...engine.actions import Action, AttackAction, MoveAction, ReloadWeaponAction
+from ...engine.actions import (
+    MAX_TURN,
+    Action,
+    AttackAction,
+    MoveAction,
+    ReloadWeaponAction,
+)
 from ...engine.events import possessive  # noqa: F401 - the window takes it from here
 from ...engine.measure import SightLine
 from ...engine.table import ActionSpent, System, handles, refuses
@@ -67,7 +73,7 @@ class FaceAction(Action):
     type: Literal["face"]
     cost: ClassVar[str] = "free"
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     unit: str
     degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
 

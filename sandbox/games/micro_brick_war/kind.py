@@ -26,4 +26,5 @@ KIND = GameKind("micro_brick_war", systems=(MicroBrickWar,), body_condition=Dama
 register_game(KIND)
 register_scene_section(SceneSection(
     "micro_brick_war", MicroBrickWarSection | None, None,
-    "the board of a Micro Brick War game (game = 'micro_brick_war')", check=_check))
+    "the board of a Micro Brick War game (game = 'micro_brick_war')", check=_check,
+    sets_table=True))
