@@ -157,10 +157,13 @@ def test_several_man_to_man_orders_must_split_within_attk(ldrawdir):
 def _troll_scene() -> dict:
     data = charge_scene(0.0)
     data["battlefield"] = {"width": 40.0, "depth": 40.0}
-    data["units"] = [fig("s1", "A", -1.0, 0), fig("s2", "A", 0.0, -1.0), fig("troll", "B", 0, 0)]
+    # the goblin keeps B in the field (else the troll's flight decides it: the game's Outcome)
+    data["units"] = [fig("s1", "A", -1.0, 0), fig("s2", "A", 0.0, -1.0), fig("troll", "B", 0, 0),
+                     fig("goblin", "B", -15.0, 15.0)]
     data["brigandine"]["units"] = [
         {"id": "s1"}, {"id": "s2"},
-        {"id": "troll", "strength": "attk 2HF, def 2FC", "fc_class": "lesser", "move": 8.0}]
+        {"id": "troll", "strength": "attk 2HF, def 2FC", "fc_class": "lesser", "move": 8.0},
+        {"id": "goblin"}]
     # initiative A 5, B 2; s1 rolls 5 (>= lesser 5), troll 1; s2 rolls 5, troll 1
     data["forced_dice"] = {"brigandine": [5, 2, 5, 1, 5, 1]}
     data["actions"] = [

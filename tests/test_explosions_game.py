@@ -31,7 +31,7 @@ def demolition():
 
     g._on_step = on_step
     g.turn = 1
-    g.apply(spec.actions[0], 0)
+    g.apply(spec.actions[0], 0, by="referee")  # the scene script's missile: a referee's tool
     yield g, start, top
     g.close()
 
