@@ -22,13 +22,13 @@ def open_game(path, seed=None, ldrawdir=None, on_event=None):
     The scripting entry point: ``game.apply(action_or_dict)``, ``game.end_turn()``,
     ``game.turn``, ``game.current_player``, ``game.events``, ``game.state_hash()``,
     ``game.save(path)``, ``game.close()`` (or ``with``). See
-    :func:`sandbox.game.engine.open_game`.
+    :func:`sandbox.engine.game.open_game`.
 
     Raises
     ------
     SceneError, ReplayError
         One line naming the file and what is wrong.
     """
-    from .game.engine import open_game as _open
+    from .engine.game import open_game as _open
 
     return _open(path, seed=seed, ldrawdir=ldrawdir, on_event=on_event)

@@ -2,9 +2,17 @@
 
 Commands
 --------
-``sandbox run SCENE [--out DIR]``
+``sandbox run SCENE [--out DIR] [--quiet | --verbose | --json]``
     Run a scene headless: print the turn log, write ``events.jsonl``, ``<scene>.replay`` and
-    ``<scene>.png`` into DIR (default ``out/<scene name>``).
+    ``<scene>.png`` into DIR (default ``out/<scene name>``). SCENE is a scene file, a scene
+    pack (``.brikpack``) or the name of a shipped scene (``sandbox scenes``).
+``sandbox scenes [--copy DIR]``
+    List the scenes shipped in the package; copy them with their models into DIR.
+``sandbox schema [-o FILE]``
+    The scene file's JSON Schema (every field, its type, default and description).
+``sandbox pack SCENE -o FILE.brikpack``
+    One file holding a scene and its models (a zip with a manifest of SHA-256 checksums) that
+    ``run``, ``play`` and ``serve`` open directly.
 ``sandbox model info FILE [--json]``
     Part placements, distinct parts, submodels, bounding box in inches, warnings.
 ``sandbox serve SCENE|SAVE [--host 127.0.0.1] [--port 8765] [--seat A,B] [--save-every N]``
@@ -37,6 +45,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from . import __version__
 from .core.errors import SandboxError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -50,8 +59,16 @@ console = Console(highlight=False, soft_wrap=True, markup=False)
 err_console = Console(stderr=True, highlight=False, markup=False)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"brikwars-sandbox {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _limits(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit"),
     max_file_mb: Optional[int] = typer.Option(None, "--max-file-mb", min=1,
                                               help="Largest input file, MiB (default 64)"),
     max_parts: Optional[int] = typer.Option(None, "--max-parts", min=1,
@@ -83,6 +100,39 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(code=2)
 
 
+#: Optional features: (module, extra, what needs it).
+EXTRAS = {
+    "video": ("imageio_ffmpeg", "video", "MP4 video export"),
+    "plots": ("matplotlib", "plots", "the odds picture (odds.png)"),
+}
+
+
+def missing_extra(feature: str) -> str | None:
+    """The one-line hint for an optional feature whose extra is not installed, else None
+    (``"MP4 video export needs the video extra: pip install 'brikwars-sandbox[video]'"``)."""
+    import importlib.util
+
+    module, extra, what = EXTRAS[feature]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return f"{what} needs the {extra} extra: pip install 'brikwars-sandbox[{extra}]'"
+
+
+def _scene_arg(arg: Path) -> Path:
+    """A command's SCENE: a file, else a shipped scene by name (``big_drop_guard_tower``)."""
+    from .app.shipped import resolve_scene_arg
+
+    return resolve_scene_arg(arg)
+
+
+def _warn(text: str) -> None:
+    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", markup=True, soft_wrap=True)
+
+
 def _print_event(ev: dict) -> None:
     style = _EVENT_STYLE.get(ev["type"], "")
     text, kind = escape(str(ev["text"])), escape(f"{ev['type']:>9}")
@@ -91,34 +141,149 @@ def _print_event(ev: dict) -> None:
                   markup=True, soft_wrap=True)
 
 
+def _json_line(doc: dict) -> None:
+    sys.stdout.write(json.dumps(doc, sort_keys=True, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
 @app.command()
 def run(
-    scene: Path = typer.Argument(..., help="Scene file (.toml)"),
+    scene: Path = typer.Argument(..., help="Scene file (.toml), scene pack (.brikpack) or the "
+                                 "name of a shipped scene ('sandbox scenes')"),
     out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default out/<scene>)"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     png: bool = typer.Option(True, "--png/--no-png", help="Render a picture of the end state"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the turn log"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No turn log and no list of the "
+                               "files written: only warnings and errors (on stderr)"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every event, each impact "
+                                 "between debris too (summarised per wreck by default)"),
+    as_json: bool = typer.Option(False, "--json", help="Every event as one JSON object a line "
+                                 "on stdout, then one {\"type\": \"outputs\"} line"),
     edges: bool = typer.Option(False, "--edges/--no-edges",
                                help="Draw LDraw edge lines (type 2 and optional) in the PNG"),
 ) -> None:
-    """Run a scene headless and write the event log, a replay and a PNG."""
+    """Run a scene headless and write the event log, a replay and a PNG.
+
+    Warnings and errors go to stderr; --quiet, --verbose and --json choose what goes to
+    stdout."""
     from .app.headless import run_scene
 
+    if sum((quiet, verbose, as_json)) > 1:
+        _fail(ValueError("choose one of --quiet, --verbose and --json"))
+        return
+
+    def on_event(ev: dict) -> None:
+        if as_json:
+            _json_line(ev)
+        elif not quiet:
+            _print_event(ev)
+        if ev.get("type") == "warning":
+            _warn(str(ev.get("text", "")))
+
     try:
-        result = run_scene(scene, out_dir=out, seed=seed, ldrawdir=ldrawdir, png=png,
-                           on_event=None if quiet else _print_event, edges=edges)
+        result = run_scene(_scene_arg(scene), out_dir=out, seed=seed, ldrawdir=ldrawdir,
+                           png=png, on_event=on_event, edges=edges,
+                           summarise_debris=not (verbose or as_json))
     except SandboxError as exc:
         _fail(exc)
         return
-    console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
-    console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
-    if result.png_path:
-        console.print(f"[bold]picture[/] {escape(str(result.png_path))}", markup=True)
+    if as_json:
+        _json_line({"type": "outputs", "events": str(result.events_path),
+                    "replay": str(result.replay_path),
+                    "picture": str(result.png_path) if result.png_path else None,
+                    "expectation_failures": list(result.expectation_failures)})
+    elif not quiet:
+        console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
+        console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
+        if result.png_path:
+            console.print(f"[bold]picture[/] {escape(str(result.png_path))}", markup=True)
     if result.expectation_failures:
         for f in result.expectation_failures:
             err_console.print(f"[bold red]expectation failed:[/] {escape(str(f))}", markup=True)
         raise typer.Exit(code=1)
+
+
+@app.command()
+def scenes(
+    copy: Optional[Path] = typer.Option(None, "--copy", help="Copy the scenes into DIR/scenes "
+                                        "and their models into DIR/models, to edit them"),
+) -> None:
+    """List the scenes shipped with the package (run one by name: sandbox run NAME)."""
+    from .app.shipped import copy_scenes, shipped_scenes
+
+    if copy is not None:
+        try:
+            copied, kept = copy_scenes(copy)
+        except SandboxError as exc:
+            _fail(exc)
+            return
+        console.print(f"copied {len(copied)} files into {copy}"
+                      + (f"; kept {len(kept)} already there" if kept else ""))
+        console.print(f"run one: sandbox run {copy / 'scenes' / 'skirmish.toml'}")
+        return
+    found = shipped_scenes()
+    width = max((len(s.name) for s in found), default=0)
+    for s in found:
+        line = f"{s.name:<{width}}  {s.title}"
+        if s.description:
+            line += f": {s.description}"
+        console.print(line, markup=False)
+    console.print(f"{len(found)} scenes; run one: sandbox run NAME; "
+                  "editable copies: sandbox scenes --copy DIR", markup=False, style="dim")
+
+
+@app.command()
+def schema(
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write it to FILE "
+                                          "(default: stdout)"),
+) -> None:
+    """Print or write the scene file's JSON Schema.
+
+    pydantic's schema of the scene model; its actions are every registered action type.
+    docs/SCENES.md is generated from it."""
+    from .app.scene_schema import scene_schema_text
+
+    text = scene_schema_text()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from .engine.replay import atomic_write_bytes
+
+    try:
+        atomic_write_bytes(output, text.encode("utf-8"))
+    except (OSError, SandboxError) as exc:
+        _fail(ValueError(f"{output}: cannot write the schema ({exc})"))
+        return
+    console.print(f"[bold]wrote[/] {escape(str(output))}", markup=True)
+
+
+@app.command()
+def pack(
+    scene: Path = typer.Argument(..., help="Scene file (.toml) or the name of a shipped scene"),
+    output: Path = typer.Option(..., "--output", "-o", help="The pack to write: FILE.brikpack"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder "
+                                            "(where the scene's library models are found)"),
+) -> None:
+    """Pack a scene and its models into one .brikpack file.
+
+    A zip with a manifest of SHA-256 checksums, holding the scene, its models and the files
+    beside them that they use; run, play and serve open it directly."""
+    from .app.pack import write_pack
+    from .core.brikpack import is_pack
+
+    if not is_pack(output):
+        _fail(ValueError(f"-o {output}: a scene pack's name ends in .brikpack"))
+        return
+    try:
+        result = write_pack(_scene_arg(scene), output, ldrawdir=ldrawdir)
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    for name, size in result.members.items():
+        console.print(f"  {size:>9} B  {name}", markup=False)
+    console.print(f"[bold]wrote[/] {escape(str(result.path))} ({len(result.members)} files, "
+                  f"{result.size} B; scene {escape(result.scene)})", markup=True)
 
 
 @model_app.command("info")
@@ -200,7 +365,7 @@ def replay(
     difference), or --export a video of a turn, a time range or a dramatic moment."""
     from .app import replay_cli
     from .app.headless import verify_replay
-    from .game.replay import load_replay
+    from .engine.replay import load_replay
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))
@@ -213,6 +378,9 @@ def replay(
             replay_cli.print_info(file, rp, console)
             return
         if export is not None:
+            if export.suffix.lower() == ".mp4" and (hint := missing_extra("video")):
+                _fail(ValueError(hint))
+                return
             replay_cli.export_with_progress(file, rp, export, console, ldrawdir=ldrawdir,
                                             size=(w, h), fps=fps, speed=speed, turn=turn,
                                             start=start, end=end, moment=moment, shadows=shadows,
@@ -235,7 +403,8 @@ def replay(
 
 @app.command()
 def play(
-    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml) or a saved game "
+    file: Optional[Path] = typer.Argument(None, help="Scene file (.toml), scene pack "
+                                          "(.brikpack), shipped scene's name or a saved game "
                                           "(.save.json); with --join, optional: the scene"),
     seed: Optional[int] = typer.Option(None, help="Override the scene's seed"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
@@ -269,6 +438,10 @@ def play(
     if join is not None and not token:
         _fail(ValueError("--join needs --token (the seat's token 'sandbox serve' printed)"))
         return
+    if file is not None:
+        file = _scene_arg(file)
+        if save is None and file.name.lower().endswith(".brikpack"):
+            save = file.with_name(file.name[:-len(".brikpack")] + ".save.json")
     try:
         play_window(file, ldrawdir=ldrawdir, seed=seed, width=w, height=h, save_path=save,
                     join=join, token=token, ai=tuple(ai), referee=referee,
@@ -279,7 +452,8 @@ def play(
 
 @app.command()
 def serve(
-    file: Path = typer.Argument(..., help="Scene file (.toml) or a saved game (.save.json)"),
+    file: Path = typer.Argument(..., help="Scene file (.toml), scene pack (.brikpack), shipped "
+                                "scene's name or a saved game (.save.json)"),
     host: str = typer.Option("127.0.0.1", help="Address to listen on (0.0.0.0: every network; "
                              "127.0.0.1: this machine only)"),
     port: int = typer.Option(8765, min=0, max=65535, help="Port to listen on (0: any free port)"),
@@ -298,11 +472,16 @@ def serve(
     from . import open_game
     from .net import GameServer
 
+    by_name = not file.exists()  # a shipped scene's name: its save goes in this folder
+    file = _scene_arg(file)
     try:
         game = open_game(file, seed=seed, ldrawdir=ldrawdir)
         if save is None:
-            name = file.name.removesuffix(".save.json").removesuffix(".toml")
-            save = file.with_name(name + ".save.json")
+            name = (file.name.removesuffix(".save.json").removesuffix(".toml")
+                    .removesuffix(".brikpack"))
+            # beside the scene, the pack or the save; a shipped scene named by name: here
+            # (never inside the installed package)
+            save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every,
                             on_log=lambda line: console.print(line, markup=False))
@@ -434,6 +613,7 @@ def odds(
 
     from .app import odds as odds_mod
 
+    scene = _scene_arg(scene)
     try:
         seed_range = odds_mod.parse_seeds(seeds) if seeds is not None else range(1, runs + 1)
         if replay_seed not in (None, "dramatic"):
@@ -446,6 +626,9 @@ def odds(
         _fail(exc)
         return
     out_dir = out if out is not None else Path("out") / f"{scene.stem}-odds"
+    if png and (hint := missing_extra("plots")):
+        _warn(f"{hint} (the odds are written without it)")
+        png = False
     use_ray = ray or ray_address is not None
     t0 = _time.perf_counter()
     base = {"done": None}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sandbox import open_game
 from sandbox.app.table.app import TabletopApp
-from sandbox.game.actions import EndTurnAction, MoveAction
+from sandbox.engine.actions import EndTurnAction, MoveAction
 from sandbox.net import GameServer, HeadlessClient
 from sandbox.net.window import NetLink
 

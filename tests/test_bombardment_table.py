@@ -21,8 +21,8 @@ from conftest import REPO
 
 from sandbox.app.headless import run_scene
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.actions import action_dict
-from sandbox.game.engine import open_game
+from sandbox.engine.actions import action_dict
+from sandbox.engine.game import open_game
 
 SCENE = REPO / "scenes" / "big_drop_guard_tower.toml"
 BF = "Black Falcons"
@@ -84,8 +84,8 @@ def test_a_scout_marks_only_within_8_inches(ldrawdir):
     """F.3: "a single target he can see within 8"": the Scout 9" back cannot Mark the tower."""
     import tomllib
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads(SCENE.read_text())
     data.pop("expect")
@@ -141,7 +141,7 @@ def test_the_call_pays_at_once_and_the_payload_arrives_a_full_turn_later(game):
 def test_the_preview_shows_the_cost_the_mark_and_the_arrival(table):
     """What the window's B shows before the call: who Marks, the bricks and the pile, when it
     falls and from how high; and the rule's reason when it would be refused."""
-    from sandbox.game.actions import parse_action
+    from sandbox.engine.actions import parse_action
 
     lines = table.bombardment.preview(parse_action(_crate()))
     text = "\n".join(lines)

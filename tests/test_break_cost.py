@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from sandbox.core.transforms import quat_to_matrix
-from sandbox.game.assets import BodyAsset, PieceAsset, rigid_matrix
+from sandbox.engine.assets import BodyAsset, PieceAsset, rigid_matrix
 from sandbox.physics.breakage import boxes_now
 from sandbox.physics.world import BoxShape, PhysicsWorld
 

@@ -10,7 +10,7 @@ import pytest
 
 from sandbox.bricks.connectivity import connection_graph, pieces
 from sandbox.bricks.model import load_model
-from sandbox.game.assets import _asset_from_model, _select_submodel, build_part_asset
+from sandbox.engine.assets import _asset_from_model, _select_submodel, build_part_asset
 from sandbox.physics.breakage import (
     PiecePlan,
     boxes_now,

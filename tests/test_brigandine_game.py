@@ -10,8 +10,8 @@ import pytest
 import sandbox
 from sandbox.app.headless import verify_replay
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 SKIRMISH = REPO / "scenes" / "brigandine_skirmish.toml"
@@ -201,9 +201,12 @@ def test_fantasy_combat_drives_off_an_fc_only_monster(ldrawdir):
         game.play_turns(5)
         game.finish()                       # the melee phase resolves when it ends
         troll = game.system("brigandine").units["troll"]
-        assert troll.fled and troll.def_left == 2 and troll.monster.hits == 2
+        # it turns to flee and leaves (issue 27: still on the table while leaving, so that it
+        # can be "further attacked while leaving"; tests/test_brigandine_third_pass.py)
+        assert troll.monster.fleeing and troll.standing and not troll.fled
+        assert troll.def_left == 2 and troll.monster.hits == 2 and troll.leaving_round == 1
         said = [e.monster for e in game.events if e.type == "brig_fantasy" and e.monster]
-        assert said == ["fights", "flees"]
+        assert said == ["fights", "flees", "leaving"]
 
 
 def test_window_gestures_become_brigandine_orders(ldrawdir):

@@ -13,8 +13,8 @@ import pytest
 
 from sandbox.core.dice import Dice, DiceExpression
 from sandbox.core.errors import RulesError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 from sandbox.rules.close_combat import (
     Combatant,
     angry_inch_refusal,

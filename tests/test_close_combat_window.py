@@ -14,7 +14,7 @@ pytestmark = pytest.mark.window
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("close_combat_window")
     session = open_game(REPO / "scenes" / "creation_close_combat.toml", ldrawdir=ldrawdir)

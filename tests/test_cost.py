@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sandbox.game.assets import build_asset
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.assets import build_asset
+from sandbox.engine.scene import scene_from_dict
 from sandbox.physics.world import BoxShape, PhysicsWorld
 
 EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))

@@ -17,7 +17,7 @@ from sandbox.bricks.ldraw import parse_ldraw
 pytest.importorskip("panda3d")
 from imaging import assert_matches_golden, rms  # noqa: E402
 
-from sandbox.game.assets import build_part_asset  # noqa: E402
+from sandbox.engine.assets import build_part_asset  # noqa: E402
 from sandbox.render import (  # noqa: E402
     Camera,
     OffscreenRenderer,
@@ -167,7 +167,7 @@ def test_run_picture_option_draws_the_lines(ldrawdir):
     from PIL import Image
 
     from sandbox.app.headless import render_game_png_bytes
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     scene = Path(__file__).resolve().parents[1] / "scenes" / "skirmish.toml"
     with open_game(scene, ldrawdir=ldrawdir) as game:

@@ -15,7 +15,7 @@ W, H = 480, 360
 @pytest.fixture(scope="module")
 def app(window_display):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     a = TabletopApp(open_game(REPO / "scenes" / "skirmish.toml"), W, H)
     a.step(3)

@@ -12,9 +12,9 @@ import pytest
 
 import sandbox
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.actions import REGISTRY, action_dict
-from sandbox.game.engine import open_game
-from sandbox.game.events import EVENT_TYPES
+from sandbox.engine.actions import REGISTRY, action_dict
+from sandbox.engine.events import EVENT_TYPES
+from sandbox.engine.game import open_game
 
 REPO = Path(__file__).resolve().parents[1]
 SCENES = sorted((REPO / "scenes").glob("*.toml"))
@@ -199,8 +199,8 @@ def _skirmish_with_rocket(tmp_path, **knight_at):
     if knight_at:
         u["position"] = knight_at["position"]
     data["forced_dice"] = {"projectile": [5]}  # the Rocket's Action Roll: 5 against Use 2
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     return Game(scene_from_dict(data), REPO / "scenes")
 
@@ -242,8 +242,8 @@ def test_a_bombardment_is_marked_only_by_an_allied_scout_in_range_and_sight(spot
     F.3: a Scout Marks what he sees within 8"."""
     import tomllib
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads((REPO / "scenes" / "bombardment_big_drop.toml").read_text())
     data.pop("expect")
@@ -272,8 +272,8 @@ def test_a_scouts_mark_gives_allies_plus_one_until_his_next_turn():
     """F.3 Marking: "allies get +1 to Ranged attacks on it until his next turn"."""
     import tomllib
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
     scout = next(u for u in data["units"] if u["id"] == "knight2")
@@ -319,8 +319,8 @@ def test_a_launched_explosive_takes_the_action_rolls_over_the_top_dice():
     a Rocket's roll of 6 (and 3) adds a bonus die to its 1d10 Explosion (4 + 5 here)."""
     import tomllib
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
     u = next(u for u in data["units"] if u["id"] == "knight1")
@@ -342,8 +342,8 @@ def test_an_exploding_payload_pushes_only_by_its_knockback():
     inches (1" per Explosive die), not across the table."""
     import tomllib
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
     u = next(u for u in data["units"] if u["id"] == "knight1")

@@ -11,8 +11,8 @@ from conftest import REPO
 
 from sandbox.app.headless import run_scene
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 SCENE = REPO / "scenes" / "escapade_raid.toml"
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 BLUD, HECTOR, MAGS = "Baron Blud", "Lord Hector", "Mad Mags"

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene
+from sandbox.engine.game import Game
+from sandbox.engine.scene import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 

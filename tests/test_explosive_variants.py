@@ -19,11 +19,11 @@ import pytest
 
 from sandbox.core.dice import Dice, DiceExpression, DiceSum, parse_dice, roll_expression
 from sandbox.core.errors import DiceError, RulesError, SceneError
-from sandbox.game.actions import parse_action
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
-from sandbox.game.scene_flight import ExplosiveBody
-from sandbox.game.trap_scene import TrapEntry
+from sandbox.engine.actions import parse_action
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.scene_flight import ExplosiveBody
+from sandbox.games.brikwars.trap_scene import TrapEntry
 from sandbox.rules.damage import damage_after_deflection
 from sandbox.rules.explosives import explosive_dice, ring_damage, variant_rings
 
@@ -284,7 +284,7 @@ to = [0.0, 0.0]
 hazard = [2]
 explosion = [9, 4]
 ''')
-    from sandbox.game.scene import load_scene
+    from sandbox.engine.scene import load_scene
 
     spec, base = load_scene(scene)
     with Game(spec, base) as g:

@@ -11,8 +11,8 @@ import pytest
 
 from sandbox.core.dice import DiceExpression
 from sandbox.core.errors import RulesError
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 LK = "Lion Knights"

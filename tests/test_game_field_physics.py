@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene
+from sandbox.engine.game import Game
+from sandbox.engine.scene import load_scene
 
 HEAD = """
 name = "field physics"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import SceneError
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene, scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import load_scene, scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -11,9 +11,9 @@ import pytest
 
 from sandbox.app.headless import run_scene, verify_replay
 from sandbox.core.errors import RulesError
-from sandbox.game.engine import Game
-from sandbox.game.replay import load_replay
-from sandbox.game.scene import load_scene
+from sandbox.engine.game import Game
+from sandbox.engine.replay import load_replay
+from sandbox.engine.scene import load_scene
 from sandbox.rules.collision import COLLISION_MIN_SPEED_IN_S
 
 STACK = textwrap.dedent(

@@ -11,10 +11,10 @@ import pytest
 from sandbox.app.headless import check_expectations
 from sandbox.core.dice import DiceExpression
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction
-from sandbox.game.engine import Game
-from sandbox.game.engine import Game as GameSession
-from sandbox.game.scene import load_scene, scene_from_dict
+from sandbox.engine.actions import AttackAction, EndTurnAction, MoveAction
+from sandbox.engine.game import Game
+from sandbox.engine.game import Game as GameSession
+from sandbox.engine.scene import load_scene, scene_from_dict
 from sandbox.rules import hazards as hz
 
 REPO = Path(__file__).resolve().parents[1]
@@ -311,7 +311,7 @@ def test_burning_creation_strikes_with_plus_one_fire_and_burning_target_loses_ar
 def test_burning_minifig_attacks_at_minus_1d4_and_adds_fire_in_a_session():
     import tomllib
 
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.scene import scene_from_dict
 
     data = tomllib.loads((REPO / "scenes" / "skirmish.toml").read_text())
     # a burning minifig uses one Hand at most (8.3): Sir Bors carries a one-handed Gun here

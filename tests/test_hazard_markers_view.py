@@ -6,8 +6,8 @@ import tomllib
 
 from conftest import REPO
 
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 from sandbox.render.hazard_markers import hazard_markers
 from sandbox.render.view import MarkerKind
 

@@ -14,9 +14,9 @@ import pytest
 
 from sandbox.app.commands import TableCommands
 from sandbox.core.errors import RulesError
-from sandbox.game.engine import Game
-from sandbox.game.manning import TURRET_TILT_RAD, tilt_between
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.manning import TURRET_TILT_RAD, tilt_between
 
 REPO = Path(__file__).resolve().parents[1]
 IL, RR = "Iron Legion", "Red Raiders"

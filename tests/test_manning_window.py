@@ -16,7 +16,7 @@ W, H = 800, 600
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("manning")
     session = open_game(REPO / "scenes" / "machinegun_nest.toml", ldrawdir=ldrawdir)

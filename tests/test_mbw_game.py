@@ -11,10 +11,10 @@ import pytest
 import sandbox
 from sandbox.app.headless import verify_replay
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.actions import parse_action
-from sandbox.game.engine import Game
-from sandbox.game.micro_brick_war import ai_action, ai_play_turn
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.actions import parse_action
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.micro_brick_war.system import ai_action, ai_play_turn
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "micro_brick_war.toml"

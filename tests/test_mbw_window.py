@@ -27,8 +27,8 @@ SCENE = {
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory, ldrawdir):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     out = tmp_path_factory.mktemp("mbw_window")
     session = Game(scene_from_dict(SCENE), REPO, ldrawdir=ldrawdir)
@@ -46,8 +46,8 @@ def fresh(app, ldrawdir):
     in a window just opened (any order, any test alone)."""
     from conftest import fresh_table
 
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     fresh_table(app, Game(scene_from_dict(SCENE), REPO, ldrawdir=ldrawdir))
 

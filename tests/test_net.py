@@ -14,7 +14,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sandbox import open_game
 from sandbox.core.errors import NetError
-from sandbox.game.actions import action_dict
+from sandbox.engine.actions import action_dict
 from sandbox.net import GameServer, HeadlessClient, Limits
 from sandbox.net.protocol import PROTOCOL_VERSION, first_difference, state_digest
 

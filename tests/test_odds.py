@@ -249,7 +249,7 @@ def test_cli_odds_table_files_replay_and_bad_range(dice_scene, tmp_path):
 
 def test_replay_of_one_seed_verifies(dice_scene, tmp_path):
     from sandbox.app.headless import verify_replay
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.replay import load_replay
 
     path = odds.write_replay(dice_scene / "drop.toml", 7, tmp_path / "seed7.replay")
     rp = load_replay(path)
@@ -285,7 +285,7 @@ def test_action_odds_of_a_drop_played_now(one_worker, dice_scene):
     """The window's O: the game so far (Red ended turn 1) plus the previewed Big Drop."""
     import tomllib
 
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     with open_game(dice_scene / "bare.toml", seed=99) as game:
         game.end_turn()

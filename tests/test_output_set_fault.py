@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.game.replay import load_replay
+from sandbox.engine.replay import load_replay
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = """name = "fault"

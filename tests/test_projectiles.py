@@ -18,9 +18,14 @@ from conftest import REPO
 
 from sandbox.core.errors import RulesError
 from sandbox.core.units import GRAVITY_IN_S2
-from sandbox.game.engine import Game
-from sandbox.game.projectiles import TURN_FLIGHT_IN, Flight, default_miss_spot, miss_distance
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.projectiles import (
+    TURN_FLIGHT_IN,
+    Flight,
+    default_miss_spot,
+    miss_distance,
+)
 from sandbox.physics import projectiles as pj
 from sandbox.physics.world import BoxShape, PhysicsWorld
 
@@ -238,7 +243,7 @@ def test_missed_shot_lands_where_the_defender_chooses(ldrawdir):
 
 
 def test_default_miss_spot_is_an_overshoot():
-    from sandbox.game.projectiles import MissContext
+    from sandbox.games.brikwars.projectiles import MissContext
 
     ctx = MissContext(None, np.array([10.0, 0.0, 0.0]), 3.0, np.array([0.6, 0.8]))
     assert default_miss_spot(ctx) == pytest.approx((11.8, 2.4))

@@ -13,8 +13,8 @@ from sandbox.app.export import export_replay, plan_export
 from sandbox.app.headless import run_scene
 from sandbox.cli import app
 from sandbox.core.errors import ReplayError
-from sandbox.game.playback import replay_assets
-from sandbox.game.replay import load_replay
+from sandbox.engine.playback import replay_assets
+from sandbox.engine.replay import load_replay
 
 W, H = 160, 120
 
@@ -151,7 +151,7 @@ def test_default_export_is_1280x720(recorded, tmp_path):
 
 
 def test_captions_burn_the_turns_dice_and_events(recorded, tmp_path):
-    from sandbox.game.playback import ReplayPlayback
+    from sandbox.engine.playback import ReplayPlayback
     from sandbox.render.captions import CaptionPainter, caption_text
 
     _, replay, assets = recorded
@@ -203,7 +203,7 @@ def test_each_camera_gives_different_frames(recorded, tmp_path):
 
 def test_camera_paths(recorded):
     from sandbox.app.export import ORBIT_DEG_PER_S, clip_cameras
-    from sandbox.game.playback import ReplayPlayback
+    from sandbox.engine.playback import ReplayPlayback
     from sandbox.render.replay_view import ReplayDrawing
 
     _, replay, assets = recorded

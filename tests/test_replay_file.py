@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import ReplayError
-from sandbox.game import replay as rp
+from sandbox.engine import replay as rp
 
 
 def sample() -> rp.Replay:

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from sandbox.app.headless import run_scene
 from sandbox.cli import app
 from sandbox.core.errors import ReplayError
-from sandbox.game import replay as rp
-from sandbox.game.playback import SPEEDS, ReplayPlayback
-from sandbox.game.replay_index import ReplayIndex
+from sandbox.engine import replay as rp
+from sandbox.engine.playback import SPEEDS, ReplayPlayback
+from sandbox.engine.replay_index import ReplayIndex
 
 Q = (0.0, 0.0, 0.0, 1.0)
 
@@ -194,7 +194,7 @@ def test_cli_info_lists_moments(guard_tower_replay):
 @pytest.fixture(scope="module")
 def wall_demolition(tmp_path_factory):
     """The rule book's Wall Demolition (8.4): the wall breaks into pieces in turn 1."""
-    from sandbox.game.playback import replay_assets
+    from sandbox.engine.playback import replay_assets
 
     out = tmp_path_factory.mktemp("wd")
     res = run_scene(REPO / "scenes" / "wall_demolition.toml", out_dir=out, png=False)

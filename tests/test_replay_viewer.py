@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO
 
 from sandbox.app.headless import run_scene
-from sandbox.game.playback import replay_assets
-from sandbox.game.replay import load_replay
+from sandbox.engine.playback import replay_assets
+from sandbox.engine.replay import load_replay
 
 pytestmark = pytest.mark.window
 

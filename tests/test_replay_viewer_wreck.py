@@ -15,9 +15,9 @@ import pytest
 from conftest import REPO
 
 from sandbox.app.headless import run_scene
-from sandbox.game.playback import replay_assets
-from sandbox.game.replay import load_replay
-from sandbox.game.replay_index import is_wreck_impact, wreck_of
+from sandbox.engine.playback import replay_assets
+from sandbox.engine.replay import load_replay
+from sandbox.engine.replay_index import is_wreck_impact, wreck_of
 
 pytestmark = pytest.mark.window
 W, H = 480, 320
@@ -103,7 +103,7 @@ def test_wreck_impacts_are_filtered_and_toggled(viewer):
     assert not viewer.show_wreck_impacts
     assert _log(viewer) == [_line(e) for e in shown[-len(viewer.log_texts):]]
     # n / p skip the hidden impacts: every stop is the frame of an event the log shows
-    from sandbox.game.playback import STORY_EVENTS
+    from sandbox.engine.playback import STORY_EVENTS
 
     idx = pb.index
     story = [(e, int(f)) for e, f in zip(pb.replay.events, idx.event_frames, strict=True)

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from sandbox.core.errors import SceneError
-from sandbox.game.scene import load_scene, parse_armor, scene_from_dict, scene_to_dict
+from sandbox.engine.scene import load_scene, parse_armor, scene_from_dict, scene_to_dict
 
 GOOD = textwrap.dedent(
     """
@@ -82,7 +82,7 @@ def test_the_retired_big_drop_action_is_refused_with_what_to_write(tmp_path):
     with pytest.raises(SceneError, match=r"actions\[0\]: the 'big_drop' action is gone.*"
                                          r"type = \"bombard\" with big_drop = true"):
         load_scene(write(tmp_path, old))
-    from sandbox.game.actions import parse_action
+    from sandbox.engine.actions import parse_action
 
     with pytest.raises(SceneError, match="'big_drop' action is gone"):
         parse_action({"type": "big_drop", "player": "Red", "target": [0, 0]})

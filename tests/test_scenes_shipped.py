@@ -12,9 +12,9 @@ from conftest import REPO
 from imaging import assert_matches_golden
 
 from sandbox.app.headless import run_scene, verify_replay
-from sandbox.game.engine import Game
-from sandbox.game.replay import load_replay
-from sandbox.game.scene import load_scene
+from sandbox.engine.game import Game
+from sandbox.engine.replay import load_replay
+from sandbox.engine.scene import load_scene
 from sandbox.render.from_game import scene_view
 from sandbox.render.offscreen import OffscreenRenderer
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import ReplayError, RulesError, SceneError
-from sandbox.game.actions import AttackAction, EndTurnAction, MoveAction, parse_action
-from sandbox.game.engine import Game as GameSession
-from sandbox.game.hazard_scene import FieldEntry
-from sandbox.game.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
-from sandbox.game.scene import Stats, load_scene
+from sandbox.engine.actions import AttackAction, EndTurnAction, MoveAction, parse_action
+from sandbox.engine.game import Game as GameSession
+from sandbox.engine.measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from sandbox.engine.scene import Stats, load_scene
+from sandbox.games.brikwars.hazard_scene import FieldEntry
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "skirmish.toml"
@@ -82,6 +82,29 @@ def test_move_within_allowance_then_refused(session):
     assert len(session.actions) == 1
     lo, _ = session.bounds("knight1")
     assert lo[2] == pytest.approx(0.0, abs=0.03)  # it stands on the table again
+
+
+def test_a_clamped_move_stops_at_the_limit_and_loads_the_same(session, tmp_path):
+    """Issue 31 item 4: ``clamp=True`` shortens a move a hair (or more) over the limit to the
+    limit along its line; without it the same move is refused; a save replays it the same."""
+    c0 = session.footprint_centre("knight1")
+    far = (c0[0] + 3.0, c0[1] + 4.05)  # 5.04" for a Move of 5"
+    with pytest.raises(RulesError, match="may move 5.00"):
+        session.apply(move("knight1", far))
+    clamped = MoveAction(type="move", player=LK, unit="knight1", to=far, clamp=True)
+    assert clamped.refusal(session) == ""
+    session.apply(clamped)
+    step = session.footprint_centre("knight1") - c0
+    assert float(np.linalg.norm(step)) == pytest.approx(5.0, abs=0.1)
+    assert step[1] / step[0] == pytest.approx(4.05 / 3.0, rel=0.05)  # along the line
+    assert session.skirmish.move_allowance("knight1") < 1e-3
+    assert session.actions[-1].to == pytest.approx(far)  # the log keeps what was asked
+    path = session.save(tmp_path / "clamp.save.json")
+    again = GameSession.load(path)
+    try:
+        assert again.state_hash() == session.state_hash()
+    finally:
+        again.close()
 
 
 def test_move_into_the_wall_is_refused(session):
@@ -233,7 +256,7 @@ def test_parse_action_names_the_field():
 def test_big_drop_is_refused_without_strategy_bricks_and_never_logged(tmp_path):
     """BrikWars 13.2: a Bombardment's Payload costs Strategy bricks from the pile (one per
     Explosive die); a drop the pile cannot pay for is refused, changes nothing, is not logged."""
-    from sandbox.game.scene_flight import BombardAction, DropZone
+    from sandbox.games.brikwars.scene_flight import BombardAction, DropZone
 
     def drop(bricks, player=LK):
         return BombardAction(type="bombard", player=player, target=(8.0, 5.0), drop_zone="pad",
@@ -274,7 +297,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     import subprocess
     import sys
 
-    from sandbox.game.scene_flight import BombardAction
+    from sandbox.games.brikwars.scene_flight import BombardAction
 
     s = session
 
@@ -313,7 +336,7 @@ def test_long_mixed_session_saves_and_loads_in_a_fresh_process(session, tmp_path
     assert s.turn == 2 and s.current_player == BF
     path = s.save(tmp_path / "long.save.json")
     assert json.loads(path.read_text())["checksum"] == s.state_hash()
-    code = ("import sys; from sandbox.game.engine import Game as GameSession; "
+    code = ("import sys; from sandbox.engine.game import Game as GameSession; "
             "print(GameSession.load(sys.argv[1], check=False).state_hash())")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                          cwd=REPO, timeout=120)
@@ -336,7 +359,7 @@ def test_entry_colour_paints_the_main_colour_of_its_model(session):
 
 
 def test_open_game_says_what_files_it_takes(tmp_path):
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     (tmp_path / "x.replay").write_bytes(b"PK\x03\x04junk")
     with pytest.raises(SceneError, match=r"is a replay.*\.toml.*\.save\.json.*sandbox replay"):

@@ -1,6 +1,6 @@
 """Firing a Launcher from the table through the session layer (issue 7): the action is the
-scene's own ``launch`` record, applied by :mod:`sandbox.game.projectiles`, kept in the action
-log so undo, save and load replay it. Scene: scenes/catapult_over_wall.toml."""
+scene's own ``launch`` record, applied by :mod:`sandbox.games.brikwars.projectiles`, kept in
+the action log so undo, save and load replay it. Scene: scenes/catapult_over_wall.toml."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from sandbox.core.errors import RulesError
-from sandbox.game.actions import EndTurnAction, parse_action
-from sandbox.game.engine import Game as GameSession
-from sandbox.game.scene import load_scene
-from sandbox.game.scene_flight import LaunchAction
+from sandbox.engine.actions import EndTurnAction, parse_action
+from sandbox.engine.game import Game as GameSession
+from sandbox.engine.scene import load_scene
+from sandbox.games.brikwars.scene_flight import LaunchAction
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "catapult_over_wall.toml"

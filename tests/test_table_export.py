@@ -21,9 +21,10 @@ from sandbox.app.table_export import (
     write_ldraw,
 )
 from sandbox.bricks import load_model
+from sandbox.bricks.colours import srgb_to_linear
 from sandbox.cli import app
 from sandbox.core.errors import ReplayError, SceneError
-from sandbox.game.replay import save_replay
+from sandbox.engine.replay import save_replay
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "scenes" / "wall_demolition.toml"
@@ -102,21 +103,23 @@ def test_glb_round_trip_nodes_poses_and_colours(blasted, tmp_path):
         # the mesh itself, back in the world, where the body's mesh is
         children = [n for n in colour_nodes if n.startswith(b.name + "/")]
         assert children
-        verts = []
+        verts, faces = [], 0
         for child in children:
             m, geom = scene.graph.get(child, frame_from="table")
             verts.append(np.asarray(scene.geometry[geom].vertices) @ m[:3, :3].T + m[:3, 3])
+            faces += len(scene.geometry[geom].faces)
         world = np.concatenate(verts)
         want = b.asset.local_vertices.astype(float) @ b.pose[:3, :3].T + b.pose[:3, 3]
-        assert len(world) == len(want)
+        assert faces * 3 == len(want)  # indexed: every triangle, shared corners once
         assert np.abs(world.min(axis=0) - want.min(axis=0)).max() < TOL_IN
         assert np.abs(world.max(axis=0) - want.max(axis=0)).max() < TOL_IN
-    # LDraw colours as materials: the wall is Light_Bluish_Grey (71, #969696)
+    # LDraw colours as materials: the wall is Light_Bluish_Grey (71, #969696), linear light
     wall_piece = next(b for b in snap.bodies if b.group == "wall" and "#" in b.key)
     geom = scene.graph.get(f"{wall_piece.name}/Light_Bluish_Grey", frame_from="table")[1]
     mat = scene.geometry[geom].visual.material
     assert mat.name == "Light_Bluish_Grey"
-    assert list(np.asarray(mat.baseColorFactor)[:4]) == [150, 150, 150, 255]
+    grey = round(float(srgb_to_linear(150 / 255)) * 255)  # 78: trimesh reads 8-bit factors
+    assert list(np.asarray(mat.baseColorFactor)[:4]) == [grey, grey, grey, 255]
     names = {scene.geometry[g].visual.material.name for g in scene.geometry}
     assert "battlefield" in names and len(names) >= 4  # the minifigs add their colours
 
@@ -153,8 +156,8 @@ def test_mpd_round_trip_part_counts_colours_and_poses(blasted, ldrawdir, tmp_pat
 
 def test_replay_frames_export_the_wall_whole_then_broken(blasted, ldrawdir):
     snap, replay_path, _ = blasted
-    from sandbox.game.playback import replay_assets
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.playback import replay_assets
+    from sandbox.engine.replay import load_replay
 
     rp = load_replay(replay_path)
     assets = replay_assets(rp, ldrawdir=ldrawdir)

@@ -10,8 +10,8 @@ import pytest
 from conftest import REPO
 
 from sandbox.core.errors import RulesError, SceneError
-from sandbox.game.engine import Game, open_game
-from sandbox.game.table_tools import parse_tray
+from sandbox.engine.game import Game, open_game
+from sandbox.engine.table_tools import parse_tray
 
 
 def _round_trip(g: Game, tmp_path) -> Game:
@@ -165,7 +165,7 @@ def test_a_unit_destroyed_as_a_turn_begins_falls_at_once():
     """A Bombardment lands at the beginning of the caller's turn (BrikWars 13.2): a unit it
     destroys falls over then, before the player acts, not at the end of that turn. The default
     scene's crate with Collision Damage forced to 6 against Private Reale's Armor 4."""
-    from sandbox.game.scene import load_scene
+    from sandbox.engine.scene import load_scene
 
     spec, base = load_scene(REPO / "scenes" / "big_drop_guard_tower.toml")
     spec = spec.model_copy(update={"forced_dice": {"collision": [6] * 40}})

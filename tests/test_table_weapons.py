@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from sandbox.core.errors import RulesError
-from sandbox.game.arcs import ARC_POINT_RAD, bodies_in_arc
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.arcs import ARC_POINT_RAD, bodies_in_arc
 
 REPO = Path(__file__).resolve().parents[1]
 LK, BF = "Lion Knights", "Black Falcons"

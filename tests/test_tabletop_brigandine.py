@@ -11,7 +11,7 @@ pytestmark = pytest.mark.window
 
 def test_banner_prompt_and_hidden_orders_from_keys(window_display, tmp_path):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     session = open_game(REPO / "scenes" / "brigandine_joust.toml")
     app = TabletopApp(session, 640, 480, save_path=tmp_path / "game.save.json",

@@ -78,7 +78,7 @@ def refusals(app):
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("commands_window")
     # a test re-enacts the scene's script: its forced dice are kept (the window's own
@@ -101,7 +101,7 @@ def fresh(app):
     in a window just opened (any order, any test alone)."""
     from conftest import fresh_table
 
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 
@@ -212,7 +212,7 @@ def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
     assert app.session is not s and app.session.forced_dice is False
     assert app.session.state_hash() == want
     # a scripted run of the same scene keeps its forced dice (the book's example)
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     with open_game(scene) as scripted:
         scripted.apply({"type": "attack", "player": "Baron Blud", "unit": "gunner",
@@ -230,7 +230,7 @@ def _thrown(app):
 
 
 def _adopt(app, scene):
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     old = app.session
     app.adopt(open_game(REPO / "scenes" / scene))

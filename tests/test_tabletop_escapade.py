@@ -15,7 +15,7 @@ W, H = 800, 600
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("escapade_window")
     session = open_game(REPO / "scenes" / "escapade_raid.toml")
@@ -33,7 +33,7 @@ def fresh(app):
     in a window just opened (any order, any test alone)."""
     from conftest import fresh_table
 
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 
@@ -78,7 +78,7 @@ def test_edges_and_zones_are_drawn(app):
 
 
 def test_panel_updates_after_a_witnessed_kill(app):
-    from sandbox.game.actions import AttackAction
+    from sandbox.engine.actions import AttackAction
 
     app.submit(AttackAction(type="attack", player="Baron Blud", unit="gunner", target="guard1"))
     app.wait_idle(60)

@@ -70,7 +70,7 @@ def refusals(app):
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("hands_window")
     session = open_game(REPO / "scenes" / "skirmish.toml", forced_dice=False)
@@ -89,7 +89,7 @@ def fresh(app):
     in a window just opened (any order, any test alone)."""
     from conftest import fresh_table
 
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     fresh_table(app, open_game(REPO / "scenes" / "skirmish.toml", forced_dice=False))
 
@@ -236,7 +236,7 @@ def test_named_save_slots_and_the_load_dialog(app):
 
 
 def test_pick_up_carry_and_put_down_through_the_window(app):
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     old = app.session
     app.adopt(open_game(REPO / "scenes" / "escapade_raid.toml"))

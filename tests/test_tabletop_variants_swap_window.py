@@ -16,7 +16,7 @@ W, H = 800, 600
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("swap_window")
     session = open_game(REPO / "scenes" / "escapade_raid.toml")
@@ -33,7 +33,7 @@ def fresh(app):
     in a window just opened (any order, any test alone)."""
     from conftest import fresh_table
 
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     fresh_table(app, open_game(REPO / "scenes" / "escapade_raid.toml"))
 

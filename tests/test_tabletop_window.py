@@ -21,7 +21,7 @@ W, H = 640, 480
 @pytest.fixture(scope="module")
 def app(window_display, tmp_path_factory):
     from sandbox.app.table.app import TabletopApp
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     out = tmp_path_factory.mktemp("tabletop")
     session = open_game(REPO / "scenes" / "skirmish.toml")
@@ -35,7 +35,7 @@ def app(window_display, tmp_path_factory):
 def fresh(app):
     """Each test starts from the scene as shipped in a window just opened (any order, any
     test alone): a new game adopted, the window's input, messages and help reset."""
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     app.reset()
     old = app.session
@@ -47,16 +47,18 @@ def fresh(app):
 
 
 
-def drag(app, world_from, world_to, steps=6):
+def drag(app, world_from, world_to, steps=6, shift=False, labels=None):
     a = point_at(app, world_from)
     b = app.world_to_screen(world_to)
-    app.base.messenger.send("mouse1")
+    app.base.messenger.send("shift-mouse1" if shift else "mouse1")
     app.step(1)
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
         move_pointer(app, *screen_px(app, (x, y)), frames=1)
     shot = app.frame_array()
+    if labels is not None:  # the ruler's label as the drag ends
+        labels.append(app.ruler_label.node().get_text())
     app.base.messenger.send("mouse1-up")
     app.step(1)
     return shot
@@ -100,13 +102,34 @@ def test_drag_moves_with_a_live_ruler_and_refuses_too_far(app):
     # the ruler was drawn in green while dragging (the overlay shows in the frame)
     green = (during[:, :, 1] > 200) & (during[:, :, 0] < 140) & (during[:, :, 2] < 140)
     assert green.sum() > 20
-    # now drag far beyond the Move left: refused, nothing changes
+    # now drag far beyond the Move left with Shift held: refused, nothing changes
     n = len(s.actions)
     start = centre(app, "knight1")
-    drag(app, start, start + np.array([0.0, 6.0, 0.0]))
+    drag(app, start, start + np.array([0.0, 6.0, 0.0]), shift=True)
     app.wait_idle()
     assert len(s.actions) == n
     assert "may move" in app.flashline.getText()
+
+
+def test_a_drag_past_the_limit_stops_at_it_along_the_line(app):
+    """Issue 31 item 4: 5" of Move, a drag to about 6.5" away: the knight stops at 5.00" on
+    the dragged line (the ruler says where), one move action with clamp=True."""
+    s = app.session
+    c0 = s.footprint_centre("knight1")
+    start = centre(app, "knight1")
+    labels: list[str] = []
+    during = drag(app, start, start + np.array([0.0, 6.5, 0.0]), labels=labels)
+    assert 'stops at 5.00"' in labels[0], labels
+    # the ruler in green up to the stop point (not red: the move will be made)
+    green = (during[:, :, 1] > 200) & (during[:, :, 0] < 140) & (during[:, :, 2] < 140)
+    assert green.sum() > 20
+    app.wait_idle()
+    assert len(s.actions) == 1 and s.actions[-1].clamp
+    c1 = s.footprint_centre("knight1")
+    step = c1 - c0
+    assert 4.6 < float(np.linalg.norm(step)) <= 5.0 + 1e-6  # settled where it was set down
+    assert abs(step[0]) < 0.5 and step[1] > 4.5  # along the dragged line
+    assert s.skirmish.move_allowance("knight1") < 1e-3
 
 
 def test_attack_preview_then_fire(app):
@@ -125,7 +148,7 @@ def test_attack_preview_then_fire(app):
 
 
 def test_undo_save_load_and_end_turn(app, tmp_path):
-    from sandbox.game.actions import MoveAction
+    from sandbox.engine.actions import MoveAction
 
     s = app.session
     for to in ((-4.0, -3.0), (-3.5, -2.5)):
@@ -240,9 +263,9 @@ def test_hud_stays_inside_a_resized_window(app):
 
 def test_launcher_key_previews_the_arc_then_fires(app, tmp_path):
     """L on the catapult scene (loaded as a save): click the guard for the arc, again to fire."""
-    from sandbox.game.actions import EndTurnAction
-    from sandbox.game.engine import open_game
-    from sandbox.game.scene_flight import LaunchAction
+    from sandbox.engine.actions import EndTurnAction
+    from sandbox.engine.game import open_game
+    from sandbox.games.brikwars.scene_flight import LaunchAction
 
     home = app.save(tmp_path / "home.save.json")
     cat = open_game(REPO / "scenes" / "catapult_over_wall.toml")

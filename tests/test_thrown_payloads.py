@@ -18,9 +18,9 @@ from conftest import REPO
 
 from sandbox.core.errors import RulesError, SceneError
 from sandbox.core.units import GRAVITY_IN_S2
-from sandbox.game.engine import Game
-from sandbox.game.projectiles import _rotation_between
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.projectiles import _rotation_between
 from sandbox.physics.world import quat_to_matrix
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import sandbox
-from sandbox.game.engine import Game
+from sandbox.engine.game import Game
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_an_action_that_removed_a_body_is_undone_by_rebuilding():
 
 
 def test_undo_without_a_snapshot_rebuilds(monkeypatch):
-    monkeypatch.setattr("sandbox.game.engine.UNDO_SNAPSHOTS", 0)
+    monkeypatch.setattr("sandbox.engine.game.UNDO_SNAPSHOTS", 0)
     with sandbox.open_game(REPO / "scenes" / "trap_corridor.toml") as game:
         game.play_turns()
         world = game.world

@@ -21,10 +21,10 @@ import pytest
 from sandbox.bricks import load_model
 from sandbox.bricks.ldraw import parse_ldraw
 from sandbox.core.errors import LDrawError, OutputError, ReplayError, SceneError
-from sandbox.game import replay as rp
-from sandbox.game.actions import parse_action
-from sandbox.game.engine import Game
-from sandbox.game.scene import load_scene, scene_from_dict
+from sandbox.engine import replay as rp
+from sandbox.engine.actions import parse_action
+from sandbox.engine.game import Game
+from sandbox.engine.scene import load_scene, scene_from_dict
 
 CORPUS = Path(__file__).parent / "corpus"
 BRICK = "1 4 0 {y} 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
@@ -494,7 +494,7 @@ def test_outputs_are_never_written_over_a_device_or_fifo(tmp_path):
     import stat
 
     from sandbox.core.errors import OutputError
-    from sandbox.game.replay import atomic_write_bytes
+    from sandbox.engine.replay import atomic_write_bytes
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -523,7 +523,7 @@ def test_odds_actions_file_that_is_a_fifo_is_refused_unread(tmp_path):
 def test_a_scene_model_that_is_not_an_ldraw_file_name_is_refused_unopened(tmp_path, model):
     """A scene naming a system file or a device as a model is refused by its name, before
     anything is read: one line naming the entry."""
-    from sandbox.game.assets import resolve_model_path
+    from sandbox.engine.assets import resolve_model_path
 
     with pytest.raises(SceneError, match=r"units\[spy\]\.model: .* is not an LDraw file name"):
         resolve_model_path(model, tmp_path, None, "units[spy]")
@@ -532,7 +532,7 @@ def test_a_scene_model_that_is_not_an_ldraw_file_name_is_refused_unopened(tmp_pa
 def test_scene_errors_are_one_line_naming_the_file_and_field(tmp_path, ldrawdir):
     """A single problem is one line, ``file: field: what (got value)``, whether it is found
     while reading the file or while its table is built (a missing model)."""
-    from sandbox.game.engine import open_game
+    from sandbox.engine.game import open_game
 
     bad = write(tmp_path / "w.toml", scene_text().replace("width = 20.0", "width = -20.0"))
     with pytest.raises(SceneError) as err:

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from sandbox.bricks.ldraw import parse_ldraw
 from sandbox.core.errors import LDrawError, ReplayError, SandboxError, SceneError
-from sandbox.game import replay as rp
-from sandbox.game.engine import Game, save_file_checksum
-from sandbox.game.scene import load_scene, scene_from_dict
+from sandbox.engine import replay as rp
+from sandbox.engine.game import Game, save_file_checksum
+from sandbox.engine.scene import load_scene, scene_from_dict
 
 FAST = settings(max_examples=40, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,

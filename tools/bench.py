@@ -175,8 +175,8 @@ def fig_rest(count: int, seconds: float, tmp: Path, sleeping: bool) -> dict:
 
 
 def castle_game(ldraw: Path = LDRAW):
-    from sandbox.game.engine import Game
-    from sandbox.game.scene import scene_from_dict
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
 
     spec = scene_from_dict({
         "name": "bench explosion", "seed": 1, "battlefield": {"width": 60, "depth": 60},
@@ -314,8 +314,8 @@ def fig_export(size: str, seconds: float, tmp: Path) -> dict:
     """Video export frames per second of the default scene's replay (GIF, no shadows)."""
     from sandbox.app.export import export_replay
     from sandbox.app.headless import run_scene
-    from sandbox.game.playback import replay_assets
-    from sandbox.game.replay import load_replay
+    from sandbox.engine.playback import replay_assets
+    from sandbox.engine.replay import load_replay
 
     res = run_scene(REPO / "scenes" / "big_drop_guard_tower.toml", out_dir=tmp, png=False)
     replay = load_replay(res.replay_path)
@@ -360,7 +360,7 @@ def fig_main_job(tmp: Path) -> dict:
     wall, cpu, peak, rc = run_cli(["run", str(REPO / "scenes" / "big_drop_guard_tower.toml"),
                                    "--out", str(tmp / "out")], tmp)
     t = time.perf_counter()
-    subprocess.run([PY, "-c", "import sandbox.cli, sandbox.game.engine"], cwd=tmp,
+    subprocess.run([PY, "-c", "import sandbox.cli, sandbox.engine.game"], cwd=tmp,
                    env={**os.environ, "PYTHONPATH": str(REPO)})
     imports = time.perf_counter() - t
     return {"figure": "main_job", "label": "headless main job (`sandbox run` default scene)",

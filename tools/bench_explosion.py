@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from sandbox.core.dice import DiceExpression
-from sandbox.game.engine import Game
-from sandbox.game.explosions import Blasts
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.explosions import Blasts
 from sandbox.physics.breakage import boxes_now, part_distances
 from sandbox.rules.explosives import Variant, variant_rings
 

@@ -26,8 +26,8 @@ sys.path.insert(0, str(REPO))
 
 from sandbox.app.export import export_replay  # noqa: E402
 from sandbox.app.headless import run_scene, verify_replay  # noqa: E402
-from sandbox.game.playback import replay_assets  # noqa: E402
-from sandbox.game.replay import _arrays, load_replay  # noqa: E402
+from sandbox.engine.playback import replay_assets  # noqa: E402
+from sandbox.engine.replay import _arrays, load_replay  # noqa: E402
 
 
 def moving_body_frames(replay) -> int:

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from sandbox.game.assets import build_part_asset
-from sandbox.game.engine import open_game
+from sandbox.engine.assets import build_part_asset
+from sandbox.engine.game import open_game
 from sandbox.render.from_game import scene_view
 from sandbox.render.offscreen import OffscreenRenderer
 from sandbox.render.view import Camera, RenderBody, RenderMesh, SceneView

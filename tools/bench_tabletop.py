@@ -43,7 +43,7 @@ def main() -> int:
         os.environ["DISPLAY"] = f":{num}"
     try:
         from sandbox.app.table.app import TabletopApp
-        from sandbox.game.engine import open_game
+        from sandbox.engine.game import open_game
 
         w, h = (int(v) for v in args.size.split("x"))
         t0 = time.perf_counter()

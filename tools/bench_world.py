@@ -23,8 +23,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from sandbox.game.engine import Game
-from sandbox.game.scene import scene_from_dict
+from sandbox.engine.game import Game
+from sandbox.engine.scene import scene_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,7 @@ def main() -> None:
     t0 = time.perf_counter()
     spec = scene_from_dict(castle_spec(ldrawdir))
     game = Game(spec, REPO, ldrawdir=ldrawdir)
-    from sandbox.game.assets import build_asset
+    from sandbox.engine.assets import build_asset
 
     asset = build_asset(spec.creations[0], REPO, ldrawdir)
     t_load = time.perf_counter() - t0

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..game.scene_brigandine import (
+from ..games.brigandine.scene import (
     BrigCharge,
     BrigDeclare,
     BrigDefend,

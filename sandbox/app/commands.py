@@ -1,7 +1,7 @@
 """The tabletop's command keys: engine actions the window builds from a selection and a click.
 
 Every command here only *builds* an action of the engine's registry
-(:mod:`sandbox.game.actions`); the window hands it to ``session.apply`` through
+(:mod:`sandbox.engine.actions`); the window hands it to ``session.apply`` through
 :meth:`~sandbox.app.table.app.TabletopApp.submit`, so the rules refuse or play it exactly as in a
 scripted run. A command that cannot be built says why in one line (:class:`CommandRefused`),
 which the window shows as a refusal.
@@ -22,7 +22,7 @@ weapon (8.2). Power and Manning Guns (8.1, 8.5): Shift+D Divert All Power, Shift
 Turret, Shift+G Gunnery Support, Shift+I Interfere; an attack with a Turret's weapon is manned
 by the player's nearest free minifig at it (a Gunner first).
 
-The players' own hands (:mod:`sandbox.game.table_tools`): Shift-R the dice tray (``roll_dice``),
+The players' own hands (:mod:`sandbox.engine.table_tools`): Shift-R the dice tray (``roll_dice``),
 Shift-E mark the selected unit done (``mark_done``), Shift-M lay a ruler and Shift-C a circular
 template that stay on the table (``place_marker``), Delete take one off (``remove_marker``), C
 pick up a loose object or put down what the selected unit carries (``pick_up`` / ``put_down``).
@@ -33,11 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import RulesError, SandboxError
-from ..game.actions import AttackAction, ReloadWeaponAction
-from ..game.close_combat import AngryInchAction, GrabAction, ParryOrder, ShoveAction
-from ..game.hazard_scene import Ignite, MarkTarget, StopDropRoll
-from ..game.scene_blast import MissileStrike
-from ..game.scene_escapade import (
+from ..engine.actions import AttackAction, ReloadWeaponAction
+from ..engine.table_tools import MarkDone, PickUp, PlaceMarker, PutDown, RemoveMarker, RollDice
+from ..games.brikwars.close_combat import AngryInchAction, GrabAction, ParryOrder, ShoveAction
+from ..games.brikwars.hazard_scene import Ignite, MarkTarget, StopDropRoll
+from ..games.brikwars.scene_blast import MissileStrike
+from ..games.brikwars.scene_escapade import (
     AmbushAction,
     DeclareAction,
     ReinforceAction,
@@ -45,15 +46,14 @@ from ..game.scene_escapade import (
     SwapAction,
     WalkAction,
 )
-from ..game.scene_flight import BombardAction, ThrowAction
-from ..game.scene_manning import (
+from ..games.brikwars.scene_flight import BombardAction, ThrowAction
+from ..games.brikwars.scene_manning import (
     DivertPowerAction,
     GunnerySupportAction,
     InterfereAction,
     SetUpTurretAction,
 )
-from ..game.table_tools import MarkDone, PickUp, PlaceMarker, PutDown, RemoveMarker, RollDice
-from ..game.trap_scene import Interact
+from ..games.brikwars.trap_scene import Interact
 from ..rules.explosives import Variant, explosive_dice
 
 #: The Close Combat moves ``;`` cycles through (8.2).
@@ -385,7 +385,7 @@ class TableCommands:
 
     def face(self, degrees: float):
         """, and .: the selected unit turns 45° left or right in place (4.1, 8.3)."""
-        from ..game.skirmish import FaceAction
+        from ..games.brikwars.skirmish import FaceAction
 
         unit = self._selected_unit("Turn")
         return FaceAction(type="face", player=self._player(), turn=self.s.turn, unit=unit,

@@ -39,9 +39,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.errors import ReplayError
-from ..game.playback import ReplayPlayback
-from ..game.replay import Replay, new_file_mode
-from ..game.replay_index import ReplayIndex, bodies_present
+from ..engine.playback import ReplayPlayback
+from ..engine.replay import Replay, new_file_mode
+from ..engine.replay_index import ReplayIndex, bodies_present
 from ..render.orbit_camera import OrbitCamera
 from ..render.view import Camera
 
@@ -370,7 +370,7 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
     out : path
         Target file; its suffix picks the format.
     assets : dict of str to BodyAsset
-        Body meshes (:func:`~sandbox.game.playback.replay_assets`).
+        Body meshes (:func:`~sandbox.engine.playback.replay_assets`).
     width, height : int
         Pixels (even for MP4); 1280x720 by default.
     fps : float

@@ -13,10 +13,12 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.brikpack import is_pack, open_pack, resolve_scene_dir
 from ..core.errors import ReplayError
-from ..game.engine import Game
-from ..game.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
-from ..game.scene import load_scene, naming_the_file, scene_from_dict
+from ..engine.game import Game
+from ..engine.replay import Replay, _angle_between, atomic_write_bytes, replay_bytes
+from ..engine.replay_index import is_wreck_impact, wreck_of
+from ..engine.scene import load_scene, naming_the_file, scene_from_dict
 from .outputs import check_output_dir, write_output_set
 
 
@@ -30,6 +32,74 @@ class RunResult:
     replay_path: Path
     png_path: Path | None
     expectation_failures: list[str] = field(default_factory=list)
+
+
+class DebrisSummary:
+    """Passes a run's events on, holding back impacts between the pieces of one wreck
+    (rubble settling: two bodies broken from one creation, or a body and its own pieces) and
+    pieces landing on the ground; in their place it passes one summary event per wreck,
+    ``"N impacts between pieces of blast wall"`` (type ``impact``, ``summary: true``, the
+    time of the last one held), before the next event shown that is later than them, when the
+    turn changes, at the end and on :meth:`flush`.
+
+    Parameters
+    ----------
+    on_event : callable
+        Receives every event passed on.
+    names : dict of str to str
+        Scene ids to names (``wall`` → ``blast wall``), for the summary's text.
+    """
+
+    def __init__(self, on_event: Callable[[dict], None], names: dict[str, str]):
+        self.on_event = on_event
+        self.names = names
+        #: wreck id → [impacts between its pieces, its pieces' impacts on the ground]
+        self.held: dict[str, list[int]] = {}
+        self.last: dict | None = None
+
+    @staticmethod
+    def debris_of(ev: dict) -> str | None:
+        """The wreck an impact is debris of, or None when it is a hit worth showing."""
+        if ev.get("type") != "impact":
+            return None
+        if is_wreck_impact(ev):
+            return wreck_of(ev["body_a"])
+        a, b = str(ev.get("body_a", "")), str(ev.get("body_b", ""))
+        for piece, other in ((a, b), (b, a)):
+            if other == "ground" and wreck_of(piece) != piece:
+                return wreck_of(piece)
+        return None
+
+    def __call__(self, ev: dict) -> None:
+        wreck = self.debris_of(ev)
+        if self.held and self.last is not None and (
+                ev.get("turn") != self.last.get("turn") or ev.get("type") in ("turn", "end")
+                or (wreck is None and ev.get("time", 0.0) > self.last.get("time", 0.0))):
+            self.flush()  # the log stays in time order
+        if wreck is None:
+            self.on_event(ev)
+            return
+        counts = self.held.setdefault(wreck, [0, 0])
+        counts[0 if is_wreck_impact(ev) else 1] += 1
+        self.last = ev
+
+    def flush(self) -> None:
+        """Pass on the summaries of what is held."""
+        last, held = self.last, self.held
+        self.held, self.last = {}, None
+        for wreck, (between, ground) in held.items():
+            name = self.names.get(wreck, wreck)
+            parts = []
+            if between:
+                parts.append(f"{between} impact{'s' if between != 1 else ''} between pieces "
+                             f"of {name}")
+            if ground:
+                parts.append(f"{ground} of its pieces on the ground" if between else
+                             f"{ground} impact{'s' if ground != 1 else ''} of pieces of "
+                             f"{name} on the ground")
+            self.on_event({"type": "impact", "time": last["time"], "turn": last.get("turn"),
+                           "text": ", ".join(parts),
+                           "summary": True, "body": wreck, "impacts": between + ground})
 
 
 def _slug(name: str) -> str:
@@ -69,7 +139,7 @@ def expectation_results(game: Game) -> list[tuple[str, list[str]]]:
         out.append((f"standing:{key}", [f"expected {key!r} still standing"]
                     if st is None or st.damage.destroyed else []))
     if exp.landed:
-        from ..game.scene_flight import check_landed
+        from ..games.brikwars.scene_flight import check_landed
 
         poses = {k: list(p) for k, (p, _) in game.final_poses().items()}
         for i, entry in enumerate(exp.landed):
@@ -131,39 +201,54 @@ def render_game_png_bytes(game: Game, width: int = 960, height: int = 720, *,
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,
               ldrawdir: str | Path | None = None, png: bool = True,
-              on_event: Callable[[dict], None] | None = None, edges: bool = False) -> RunResult:
+              on_event: Callable[[dict], None] | None = None, edges: bool = False,
+              summarise_debris: bool = False) -> RunResult:
     """Run a scene file headless and write ``events.jsonl``, a replay and a PNG.
 
     Parameters
     ----------
     scene : path
-        TOML scene file.
+        TOML scene file, or a scene pack (``.brikpack``, :mod:`sandbox.core.brikpack`).
     out_dir : path, optional
         Output folder (default ``out/<scene name>`` under the current folder).
     seed : int, optional
         Overrides the scene's seed.
     edges : bool
         Draw the LDraw edge lines in the PNG.
+    summarise_debris : bool
+        Pass ``on_event`` impacts between debris as one summary per wreck
+        (:class:`DebrisSummary`); ``events.jsonl`` always holds every event.
 
     Raises
     ------
     SceneError, LDrawError, RulesError
         With a message naming the file, field or line.
     """
-    spec, base = load_scene(scene)
-    slug = _slug(Path(scene).stem)
+    pack = Path(scene).resolve() if is_pack(scene) else None
+    scene_file = open_pack(scene) if pack is not None else Path(scene)
+    spec, base = load_scene(scene_file)
+    slug = _slug(Path(scene).name.removesuffix(".brikpack").removesuffix(".toml")
+                 if pack is not None else Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
     check_output_dir(out)  # before the run: a bad folder is reported at once
+    summary = None
+    if on_event is not None and summarise_debris:
+        names = {e.id: e.name or e.id for e in list(spec.creations) + list(spec.units)
+                 + list(spec.reserves)}
+        on_event = summary = DebrisSummary(on_event, names)
     with naming_the_file(scene):
         game = Game(spec, base, ldrawdir=ldrawdir, seed=seed, on_event=on_event)
     game.undo_snapshots = 0  # a scripted run is never undone
+    game.scene_origin = pack
     try:
         with naming_the_file(scene):
             game.run()
+        if summary is not None:
+            summary.flush()
         text = "".join(json.dumps(ev, sort_keys=True, allow_nan=False) + "\n"
                        for ev in game.events)
         rp = game.replay()
-        rp.meta["scene_dir"] = str(base)
+        rp.meta["scene_dir"] = str(pack or base)  # the pack is unpacked again to re-simulate
         files = {"events.jsonl": text.encode("utf-8"), f"{slug}.replay": replay_bytes(rp)}
         if png:
             files[f"{slug}.png"] = render_game_png_bytes(game, edges=edges)
@@ -190,9 +275,7 @@ def verify_replay(replay: Replay, base_dir: str | Path | None = None,
         timeline, poses within the quantum).
     """
     spec = scene_from_dict(replay.scene, "<replay scene>")
-    base = Path(replay.meta.get("scene_dir") or base_dir or ".")
-    if not base.is_dir() and base_dir is not None:
-        base = Path(base_dir)
+    base, _pack = resolve_scene_dir(replay.meta.get("scene_dir"), base_dir or ".")
     game = Game(spec, base, ldrawdir=ldrawdir, seed=replay.seed,
                     forced_dice=replay.meta.get("forced_dice", True) is not False)
     try:

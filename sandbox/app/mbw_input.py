@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..game.actions import EndTurnAction, parse_action
+from ..engine.actions import EndTurnAction, parse_action
 from ..render.view import Marker
 from ..rules import micro_brick_war as mbw
 
@@ -162,7 +162,7 @@ class MbwInput:
         g = app.session
         if app.busy or g.over or self.rules.over or g.current_player not in self.ai_seats:
             return  # a decided game: nothing more to play
-        from ..game.micro_brick_war import ai_action
+        from ..games.micro_brick_war.system import ai_action
 
         d = ai_action(g)
         if d is None:

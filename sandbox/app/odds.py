@@ -1,8 +1,8 @@
 """What are the odds: one scene's turn played for many seeds, with the physics in the loop.
 
 Each run is a whole headless game on the one engine: ``open_game(scene, seed=s)`` and the
-scene's script (:meth:`~sandbox.game.engine.Game.play_script`), or an actions file applied
-through :meth:`~sandbox.game.engine.Game.apply`. A finished game becomes one row of outcome
+scene's script (:meth:`~sandbox.engine.game.Game.play_script`), or an actions file applied
+through :meth:`~sandbox.engine.game.Game.apply`. A finished game becomes one row of outcome
 fields (:func:`outcome_row`); the rows of many seeds become rates with 95% Wilson intervals,
 Damage and KnockBack distributions and Escapade victories (:func:`aggregate`).
 
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ..core.errors import OutputError, SandboxError, SceneError
-from ..game.replay import atomic_write_bytes
+from ..engine.replay import atomic_write_bytes
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -172,7 +172,7 @@ def _apply_actions(game, actions: Sequence[dict]) -> None:
     (``end_turn`` entries of a saved log keep it in step already). Then play on while
     Payloads fly, and finish."""
     from ..core.errors import RulesError
-    from ..game.actions import EndTurnAction, parse_action
+    from ..engine.actions import EndTurnAction, parse_action
 
     for i, raw in enumerate(actions):
         try:
@@ -194,10 +194,10 @@ def play(job: OddsJob, on_event: Callable[[dict], None] | None = None):
     SandboxError
         The scene cannot be read, or an action is refused for this seed.
     """
-    from ..game.engine import Game, open_game
+    from ..engine.game import Game, open_game
 
     if job.scene_doc is not None:
-        from ..game.scene import scene_from_dict
+        from ..engine.scene import scene_from_dict
 
         spec = scene_from_dict(json.loads(job.scene_doc), "<the game's scene>")
         game = Game(spec, job.base_dir or ".", job.ldrawdir, seed=job.seed, on_event=on_event,
@@ -445,7 +445,7 @@ def load_actions(path: str | Path) -> list[dict]:
     if not isinstance(doc, list) or not all(isinstance(a, dict) for a in doc):
         raise SceneError(f"--actions {str(p)!r}: expected a list of actions (or 'actions' "
                          "holding one)")
-    from ..game.actions import parse_action
+    from ..engine.actions import parse_action
 
     for i, a in enumerate(doc):  # malformed actions: one clear line before any run
         parse_action(a, f"{p}:actions[{i}]")
@@ -501,7 +501,7 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
         # the fork server imports the engine once; each worker is forked from it
-        ctx.set_forkserver_preload(["sandbox.game.engine", "sandbox.app.headless"])
+        ctx.set_forkserver_preload(["sandbox.engine.game", "sandbox.app.headless"])
     else:
         ctx = mp.get_context("spawn")
     todo = list(jobs)
@@ -653,7 +653,7 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
         raise SceneError(f"{scene}: no such scene file")
     if scene.suffix.lower() != ".toml":
         raise SceneError(f"{scene}: odds are run on a scene file (.toml)")
-    from ..game.scene import load_scene
+    from ..engine.scene import load_scene
 
     load_scene(scene)  # a malformed scene: one line now, not one failed row per seed
     out = Path(out_dir)
@@ -747,8 +747,8 @@ def action_odds(game, action, seeds: Sequence[int] = range(1, 51), workers: int 
     SceneError
         A malformed action.
     """
-    from ..game.actions import action_dict, parse_action
-    from ..game.scene import scene_to_dict
+    from ..engine.actions import action_dict, parse_action
+    from ..engine.scene import scene_to_dict
 
     a = action if not isinstance(action, dict) else parse_action(action, "the previewed action")
     log = tuple(action_dict(x) for x in game.actions) + (action_dict(a),)
@@ -888,7 +888,7 @@ def write_replay(scene: str | Path, seed: int, path: str | Path,
     SandboxError
         The run fails for that seed (the reason), or the file cannot be written.
     """
-    from ..game.replay import save_replay
+    from ..engine.replay import save_replay
 
     actions = load_actions(actions_file) if actions_file is not None else None
     job = OddsJob(str(Path(scene).resolve()), int(seed),

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from ..core.errors import OutputError
-from ..game.replay import atomic_write_bytes
+from ..engine.replay import atomic_write_bytes
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..game.replay import Replay
-from ..game.replay_index import ReplayIndex
+from ..engine.replay import Replay
+from ..engine.replay_index import ReplayIndex
 
 
 def print_info(path: Path, rp: Replay, console: Console) -> None:
@@ -48,9 +48,9 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
     ------
     ReplayError
         From :func:`~sandbox.app.export.export_replay` and
-        :func:`~sandbox.game.playback.replay_assets`.
+        :func:`~sandbox.engine.playback.replay_assets`.
     """
-    from ..game.playback import replay_assets
+    from ..engine.playback import replay_assets
     from .export import export_replay, plan_export
 
     t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """The replay window: a Panda3D ShowBase that plays a recorded game back.
 
 ``sandbox replay FILE`` opens it. Everything it shows comes from a
-:class:`~sandbox.game.playback.ReplayPlayback` (the pure playback model: frame, poses, events,
+:class:`~sandbox.engine.playback.ReplayPlayback` (the pure playback model: frame, poses, events,
 turn, jumps); the window only moves that cursor and reads state. It never changes the replay.
 
 Controls
@@ -62,9 +62,9 @@ from panda3d.core import (
 )
 
 from ..core.errors import ReplayError
-from ..game.playback import ReplayPlayback
-from ..game.replay import Replay
-from ..game.replay_index import DramaticMoment, bodies_present
+from ..engine.playback import ReplayPlayback
+from ..engine.replay import Replay
+from ..engine.replay_index import DramaticMoment, bodies_present
 from ..render import geometry, shaders
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
@@ -100,7 +100,7 @@ class ReplayViewer:
     ----------
     replay : Replay
     assets : dict of str to BodyAsset
-        Body meshes (:func:`~sandbox.game.playback.replay_assets`).
+        Body meshes (:func:`~sandbox.engine.playback.replay_assets`).
     width, height : int
         Window size, pixels.
     shadows : bool
@@ -686,8 +686,8 @@ def open_viewer(path: str | Path, ldrawdir: str | Path | None = None, **kwargs) 
     ReplayError
         A missing or corrupted file, a scene that cannot be rebuilt, or no display.
     """
-    from ..game.playback import replay_assets
-    from ..game.replay import load_replay
+    from ..engine.playback import replay_assets
+    from ..engine.replay import load_replay
 
     replay = load_replay(path)
     assets = replay_assets(replay, base_dir=Path(path).resolve().parent, ldrawdir=ldrawdir)

@@ -5,7 +5,7 @@ the table, carried objects, and the save-slot dialog (Panda3D DirectGUI).
 Nothing here changes the game: the boxes build engine actions through
 :class:`~sandbox.app.commands.TableCommands` (the window submits them) or filter the log; the
 slot dialog calls the window's own ``save``/``load``; the markers only read
-``session.tools`` (:class:`sandbox.game.table_tools.TableTools`).
+``session.tools`` (:class:`sandbox.engine.table_tools.TableTools`).
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ Direct colours ``0x2RRGGBB`` carry their own RGB (opaque); ``0x3RRGGBB`` the sam
 The built-in fallback holds the common solid and transparent colours with the values of the
 LDraw.org ``LDConfig.ldr`` (2024-04 update; colour values from "The LDraw Parts Library",
 CC BY 4.0), so a model shipped with the project shows its colours on a machine with no library.
+
+Colour values are sRGB (as LDConfig writes them and as the renderer draws them); exports to
+formats that want linear light (glTF's ``baseColorFactor``) convert with
+:func:`srgb_to_linear`. A colour's finish (LDConfig's ``CHROME``, ``PEARLESCENT``, ``METAL``,
+``MATTE_METALLIC``, ``RUBBER`` keywords) is kept as :attr:`Colour.finish`.
 """
 
 from __future__ import annotations
@@ -95,6 +100,15 @@ _BUILTIN: dict[int, tuple[str, str, str, int]] = {
     383: ("Chrome_Silver", "#CECECE", "#9C9C9C", 255),
     484: ("Dark_Orange", "#91501C", "#333333", 255),
 }
+#: Finishes of the built-in colours that have one (LDConfig.ldr's keywords).
+_BUILTIN_FINISH: dict[int, str] = {
+    80: "METAL", 82: "METAL", 135: "PEARLESCENT", 142: "PEARLESCENT", 179: "PEARLESCENT",
+    297: "PEARLESCENT", 256: "RUBBER", 334: "CHROME", 383: "CHROME",
+}
+#: LDConfig finish keywords (a ``!COLOUR`` line holds at most one; ``MATERIAL`` starts a
+#: glitter or speckle description, whose base colour is what counts here).
+FINISHES: tuple[str, ...] = ("CHROME", "PEARLESCENT", "METAL", "MATTE_METALLIC", "RUBBER",
+                             "MATERIAL")
 
 #: Shown for a code that is in neither the table nor a direct colour (LDraw tools use a loud
 #: magenta-ish grey; we use the Main_Colour yellow of LDConfig so it is visibly "unknown").
@@ -115,6 +129,29 @@ def darker_shade(rgba) -> tuple[float, float, float, float]:
 DEFAULT_MAIN_CODE: int = 7
 
 _COLOUR_LINE = re.compile(r"^\s*0\s+!COLOUR\s+(\S+)\s+(.*)$", re.IGNORECASE)
+
+
+def srgb_to_linear(c):
+    """sRGB-encoded colour components (0..1) as linear light, the transfer function of IEC
+    61966-2-1 that the glTF 2.0 specification names for ``baseColorFactor`` (glTF 2.0, 3.9.2:
+    the factors are linear; colour textures are sRGB).
+
+    Parameters
+    ----------
+    c : float or array of float
+        sRGB components 0..1.
+
+    Returns
+    -------
+    float or ndarray
+        Linear components 0..1, same shape.
+
+    >>> round(float(srgb_to_linear(0xB4 / 255)), 3), round(float(srgb_to_linear(0xC9 / 255)), 3)
+    (0.456, 0.584)
+    """
+    a = np.asarray(c, dtype=float)
+    out = np.where(a <= 0.04045, a / 12.92, ((a + 0.055) / 1.055) ** 2.4)
+    return float(out) if out.ndim == 0 else out
 
 
 def is_direct_colour(code: int) -> bool:
@@ -172,12 +209,15 @@ class Colour:
         Face colour, 0..1 (alpha < 1 for transparent colours).
     edge_rgba : tuple of 4 float
         Edge (outline) colour, 0..1.
+    finish : str
+        LDConfig's finish keyword (one of :data:`FINISHES`), ``""`` for plain plastic.
     """
 
     code: int
     name: str
     rgba: tuple[float, float, float, float]
     edge_rgba: tuple[float, float, float, float]
+    finish: str = ""
 
 
 class ColourTable:
@@ -202,7 +242,8 @@ class ColourTable:
         out = {}
         for code, (name, value, edge, alpha) in _BUILTIN.items():
             a = alpha / 255.0
-            out[code] = Colour(code, name, (*_hex_rgb(value), a), (*_hex_rgb(edge), 1.0))
+            out[code] = Colour(code, name, (*_hex_rgb(value), a), (*_hex_rgb(edge), 1.0),
+                               _BUILTIN_FINISH.get(code, ""))
         return cls(out)
 
     @classmethod
@@ -255,11 +296,12 @@ class ColourTable:
                 if warnings is not None:
                     warnings.append(LoadWarning(str(path), lineno, f"bad !COLOUR line: {exc}"))
                 continue
-            table[code] = Colour(code, name, (*rgb, alpha), edge_rgba)
+            finish = next((t.upper() for t in rest if t.upper() in FINISHES), "")
+            table[code] = Colour(code, name, (*rgb, alpha), edge_rgba, finish)
         for code, ref in pending_edges.items():
             if ref in table:
                 c = table[code]
-                table[code] = Colour(c.code, c.name, c.rgba, table[ref].rgba)
+                table[code] = Colour(c.code, c.name, c.rgba, table[ref].rgba, c.finish)
         return cls(table)
 
     def __contains__(self, code: int) -> bool:

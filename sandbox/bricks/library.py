@@ -1,10 +1,13 @@
 """Finding and caching LDraw library files (``LDRAWDIR``), case-insensitively.
 
 An LDraw library is a folder with ``parts/`` (and ``parts/s/`` subparts), ``p/`` primitives (and
-``p/48/``, ``p/8/`` hi/lo-res ones), ``models/`` and ``LDConfig.ldr``. References are looked up
-case-insensitively, with ``\\`` or ``/`` separators, in this order: ``parts/``, ``parts/s/``,
-``p/``, ``p/48/``, ``models/`` (a name with a folder, such as ``s\\3001s01.dat`` or
-``48\\1-4cyli.dat``, is looked up relative to ``parts/``, ``p/`` and ``models/``).
+``p/48/``, ``p/8/`` hi/lo-res ones), ``models/``, ``LDConfig.ldr`` and, optionally,
+``unofficial/parts/`` and ``unofficial/p/`` (parts not yet released by LDraw.org, laid out the
+same way). References are looked up case-insensitively, with ``\\`` or ``/`` separators, in
+this order, as LDView and LeoCAD do (official before unofficial): ``parts/``, ``parts/s/``,
+``p/``, ``p/48/``, ``unofficial/parts/``, ``unofficial/parts/s/``, ``unofficial/p/``,
+``unofficial/p/48/``, ``models/`` (a name with a folder, such as ``s\\3001s01.dat`` or
+``48\\1-4cyli.dat``, is looked up relative to each of those folders).
 
 A library is opened once per folder (:func:`get_library`) and keeps its parsed files and
 expanded part geometry for the life of the process, so loading a second model is fast.
@@ -23,7 +26,10 @@ from sandbox.core.errors import LDrawError
 #: Environment variable naming the LDraw library folder (the field's convention).
 LDRAWDIR_ENV = "LDRAWDIR"
 
-_ROOTS = ("parts", "p", "models")
+#: The library's folders, in lookup order (see the module text).
+_ROOTS = ("parts", "p", "unofficial/parts", "unofficial/p", "models")
+#: Roots whose files are parts (or their subparts and primitives), not models.
+PART_ROOTS = frozenset(("parts", "p", "unofficial/parts", "unofficial/p"))
 
 
 def _child_ci(folder: Path, name: str) -> Path | None:
@@ -92,7 +98,9 @@ class LDrawLibrary:
                 if self._index is None:
                     idx = {}
                     for r in _ROOTS:
-                        folder = _child_ci(self.root, r)
+                        folder: Path | None = self.root
+                        for step in r.split("/"):
+                            folder = _child_ci(folder, step) if folder is not None else None
                         idx[r] = _index_tree(folder) if folder and folder.is_dir() else {}
                     self._index = idx
         return self._index
@@ -119,16 +127,19 @@ class LDrawLibrary:
         Returns
         -------
         (str, Path) or None
-            The root it was found under (``"parts"``, ``"p"`` or ``"models"``) and the file.
+            The root it was found under (one of ``"parts"``, ``"p"``, ``"unofficial/parts"``,
+            ``"unofficial/p"``, ``"models"``; :data:`PART_ROOTS` hold parts) and the file.
         """
         key = normalise_name(name)
         idx = self._ensure_index()
-        tries = [("parts", key)]
-        if "/" not in key:
-            tries.append(("parts", "s/" + key))
-        tries.append(("p", key))
-        if "/" not in key:
-            tries.append(("p", "48/" + key))
+        tries = []
+        for parts, prims in (("parts", "p"), ("unofficial/parts", "unofficial/p")):
+            tries.append((parts, key))
+            if "/" not in key:
+                tries.append((parts, "s/" + key))
+            tries.append((prims, key))
+            if "/" not in key:
+                tries.append((prims, "48/" + key))
         tries.append(("models", key))
         for root, k in tries:
             hit = idx[root].get(k)

@@ -37,7 +37,7 @@ from sandbox.bricks.ldraw import (
     read_text,
     unsafe_reference,
 )
-from sandbox.bricks.library import LDrawLibrary, get_library, library_dir
+from sandbox.bricks.library import PART_ROOTS, LDrawLibrary, get_library, library_dir
 from sandbox.bricks.partmesh import PartMesh, Resolver
 from sandbox.core.errors import LDrawError
 from sandbox.core.limits import how_to_raise, limit
@@ -183,7 +183,7 @@ class _Loader:
             found = self.library.find(key)
             if found is not None:
                 root = found[0]
-                if root in ("parts", "p"):
+                if root in PART_ROOTS:
                     return "part", self.library.read(key)
                 g = self.library.read(key)
                 if g is not None:

@@ -1,7 +1,7 @@
 """Online play: an authoritative server and lockstep clients on the one engine.
 
 Actions travel, not positions: every peer simulates the same actions on its own
-:class:`~sandbox.game.engine.Game` and proves it with ``state_hash()`` after each one
+:class:`~sandbox.engine.game.Game` and proves it with ``state_hash()`` after each one
 (:mod:`.server`, :mod:`.client`, the wire format in :mod:`.protocol`).
 """
 

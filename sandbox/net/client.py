@@ -1,4 +1,4 @@
-"""A headless client of the online game: its own :class:`~sandbox.game.engine.Game`, kept in
+"""A headless client of the online game: its own :class:`~sandbox.engine.game.Game`, kept in
 lockstep with the server (tests, benchmarks, bots; the window drives one too).
 
 The client builds its game from the server's save (scene, seed, action log; JSON), applies
@@ -21,9 +21,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import NetError, SandboxError
-from ..game.actions import Action, action_dict
-from ..game.engine import Game
-from ..game.skirmish import SprintShort
+from ..engine.actions import Action, action_dict
+from ..engine.game import Game
+from ..games.brikwars.skirmish import SprintShort
 from .protocol import (
     CLIENT_MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,

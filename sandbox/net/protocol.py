@@ -2,7 +2,7 @@
 
 Everything a client sends is validated here (pydantic, ``extra="forbid"``) before the server
 looks at it; actions inside ``action`` messages are then validated by the engine's own action
-schema (:func:`sandbox.game.actions.parse_action`), the same one scene files use. Nothing from
+schema (:func:`sandbox.engine.actions.parse_action`), the same one scene files use. Nothing from
 the network is ever unpickled or evaluated: :func:`json.loads` and pydantic only.
 
 Client → server
@@ -219,7 +219,7 @@ def _short(obj: Any) -> str:
 
 
 def state_digest(state: dict) -> dict[str, str]:
-    """Per-part digests of a :meth:`Game.state_dict <sandbox.game.engine.Game.state_dict>`:
+    """Per-part digests of a :meth:`Game.state_dict <sandbox.engine.game.Game.state_dict>`:
     ``turn``, ``player``, ``over``, ``rolls``, ``system:<name>``, and for every body
     ``body:<key>`` (its state: Damage, owner…) and ``pose:<key>`` (position and rotation as
     the hash rounds them). Two states differ where their digests differ."""

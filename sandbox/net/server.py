@@ -1,4 +1,4 @@
-"""The authoritative game server: one :class:`~sandbox.game.engine.Game`, seats with join
+"""The authoritative game server: one :class:`~sandbox.engine.game.Game`, seats with join
 tokens, a sequenced log of accepted changes, lockstep hash checks (asyncio + ``websockets``).
 
 Lockstep: the server applies an accepted action to its own game, gives it the next sequence
@@ -28,9 +28,9 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import NetError, SandboxError
-from ..game.actions import action_dict, parse_action
-from ..game.engine import Game
-from ..game.skirmish import SprintShort
+from ..engine.actions import action_dict, parse_action
+from ..engine.game import Game
+from ..games.brikwars.skirmish import SprintShort
 from .protocol import (
     CLOSE_GOING_AWAY,
     CLOSE_POLICY,

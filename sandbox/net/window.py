@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import NetError
-from ..game.actions import Action, action_dict
-from ..game.engine import Game
+from ..engine.actions import Action, action_dict
+from ..engine.game import Game
 from .client import HeadlessClient
 
 log = logging.getLogger(__name__)

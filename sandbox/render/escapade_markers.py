@@ -33,7 +33,8 @@ def escapade_markers(game) -> list[Marker]:
     Parameters
     ----------
     game : Game
-        A game with an ``escapade`` attribute (:class:`sandbox.game.escapade.EscapadeDriver`).
+        A game with an ``escapade`` attribute
+        (:class:`~sandbox.games.brikwars.escapade.EscapadeDriver`).
     """
     esc = getattr(game, "escapade", None)
     if esc is None:

@@ -26,7 +26,8 @@ def hazard_markers(game, viewer: str | None = None) -> list[Marker]:
     Parameters
     ----------
     game : Game
-        A game with a ``hazards`` attribute (:class:`sandbox.game.hazards.Hazards`); a game
+        A game with a ``hazards`` attribute
+        (:class:`~sandbox.games.brikwars.hazards.Hazards`); a game
         without one gives no markers.
     viewer : str, optional
         The player looking (the tabletop's current player): hidden Fields (Concealed Hazards)

@@ -1,6 +1,6 @@
 """Scene views of a replay frame, and cameras that frame the action (reads state only).
 
-:class:`ReplayDrawing` turns the state of a :class:`~sandbox.game.playback.ReplayPlayback`
+:class:`ReplayDrawing` turns the state of a :class:`~sandbox.engine.playback.ReplayPlayback`
 into :class:`~sandbox.render.view.SceneView` records for the offscreen renderer (exports) and
 gives the replay window the meshes and the "action" box to follow. It builds each body's
 :class:`~sandbox.render.view.RenderMesh` once (the renderer caches GPU copies by mesh
@@ -33,7 +33,7 @@ class ReplayDrawing:
     assets : mapping of key to asset
         Body-frame meshes (``local_vertices (n, 3)`` inches, ``local_normals``,
         ``local_colours (n, 4)``, ``local_edges``, ``name``), as from
-        :func:`~sandbox.game.playback.replay_assets`.
+        :func:`~sandbox.engine.playback.replay_assets`.
     battlefield : (width, depth)
         Table size, inches.
     ground_colour : (3,) or (4,) float
@@ -139,7 +139,7 @@ class ReplayDrawing:
                          ground_colour=self.ground_colour, camera=camera)
 
     def view_of(self, playback, camera: Camera | None = None, aspect: float = 4 / 3) -> SceneView:
-        """A view of the frame a :class:`~sandbox.game.playback.ReplayPlayback` shows."""
+        """A view of the frame a :class:`~sandbox.engine.playback.ReplayPlayback` shows."""
         return self.view(playback.poses(), playback.destroyed(),
                          playback.recent_explosions(EXPLOSION_SHOW_S), camera, aspect)
 

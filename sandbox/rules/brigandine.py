@@ -660,6 +660,10 @@ class Fighter:
     parries: bool = True
     can_defend: bool = True  # a charger meleed again may not defend (003, Charges)
     strikes: bool = True     # False: it may not act further this round (a charger)
+    #: How many of its #attk attacks it makes in this fight (None: all). "Each combatant has
+    #: attacks equal to his #attk, which he decides how to split this amongst the enemy
+    #: combatants" (003, Man-to-Man): a fighter facing two foes splits them.
+    attacks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -683,7 +687,8 @@ def man_to_man_round(stream: DiceStream, tables: Tables, a: Fighter, b: Fighter,
                          init_a, init_b)
     sides = [a, b]
     stats = [a.stats, b.stats]
-    attacks = [a.stats.attk_n, b.stats.attk_n]
+    attacks = [a.stats.attk_n if a.attacks is None else max(0, a.attacks),
+               b.stats.attk_n if b.attacks is None else max(0, b.attacks)]
     pool = [blows_per_attack(tables, stats[0], stats[1]) * attacks[0] if a.strikes else 0,
             blows_per_attack(tables, stats[1], stats[0]) * attacks[1] if b.strikes else 0]
     left = [a.def_left, b.def_left]

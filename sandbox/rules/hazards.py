@@ -4,7 +4,7 @@ Pure rules: a :class:`Field` is the immutable spec of a Field Hazard (its Size i
 its Hazard dice); the functions take the facts the game layer measured (inches travelled
 through the Field, the exposed part's Size, the Action die) and a dice stream, and return
 what happened. Where on the table a Field lies, who stands in it and what blocks a sight line
-are physical questions answered in :mod:`sandbox.game.hazards`.
+are physical questions answered in :mod:`sandbox.games.brikwars.hazards`.
 
 Readings of the rules chosen here (the text is silent, or its die symbols were lost):
 

@@ -10,6 +10,18 @@ next opponent's turn, and scores the position with :func:`evaluate` (or 1/0 if t
 Dice in simulations come from the search's own seeded :class:`random.Random`: the real game's
 dice streams are never touched, so a game played with the AI stays deterministic.
 
+Before searching, three rules of play are applied that a search of this size can miss:
+
+- **A free win is always taken** (:func:`free_win`): a move that wins the game or conquers an
+  enemy Capital with no die rolled (an empty Capital in reach; a Cavalry rides 2 squares).
+- **No attack below** :data:`MIN_ATTACK_ODDS` (:func:`attack_odds`): the search never
+  considers a fight it is more likely to lose than to win.
+- **Forced moves** (:func:`forced_action`): besides the free win, a threatened City builds
+  a defender and a Caravan on a free site founds its City.
+- **A build plan** (:func:`build_plan`) decides what each City builds, so every unit type has
+  its use: Caravans found Cities while there is room, Catapults (Attack 8, range 2) go where
+  enemy Cities are near, Cavalry when farms allow, Infantry to defend a threatened City.
+
 :func:`choose_action` is the headless entry point; :func:`play_turn` plays a whole turn.
 """
 
@@ -22,6 +34,7 @@ from typing import Callable
 
 from .micro_brick_war import (
     CATAPULT_RANGE,
+    CITY_SPACING,
     UNIT_TYPES,
     Attack,
     Build,
@@ -31,12 +44,25 @@ from .micro_brick_war import (
     FoundCity,
     Move,
     PlaceGoblet,
+    Square,
     State,
     distance,
 )
 
 __all__ = ["choose_action", "play_turn", "policy_action", "evaluate", "win_probability",
-           "random_action", "FastDie"]
+           "random_action", "rush_action", "FastDie", "free_win", "forced_action",
+           "attack_odds", "build_plan",
+           "MIN_ATTACK_ODDS"]
+
+#: The least chance of winning a fight the computer accepts (d6 + Attack >= d6 + Defend, ties
+#: to the attacker). A lost fight removes the attacker and gives nothing back (the text's
+#: "Fighting"), so below even odds an attack is expected to cost more than it takes: the
+#: computer never makes one. An Infantry attacking a farm beside an enemy City (1 vs 0 + 1)
+#: has 21/36 = 0.58 and may; a Cavalry against an Infantry inside a City (4 vs 2 + 3) has
+#: 15/36 = 0.42 and may not.
+MIN_ATTACK_ODDS = 0.5
+#: Squares around a City within which an enemy fighting unit counts as a threat to it.
+THREAT_RANGE = 3
 
 
 class _R:
@@ -62,6 +88,12 @@ def win_probability(attack: int, defend: int) -> float:
     return wins / 36.0
 
 
+def attack_odds(s: State, a: Attack) -> float:
+    """The chance that attack ``a`` wins its fight (0..1), with the defender the rules pick
+    (the best Defend inside a City) and the City's Defend bonus."""
+    return _fight_odds(s, a)
+
+
 def _fight_odds(s: State, a: Attack) -> float:
     u = s.units[a.unit]
     tgt = a.target
@@ -79,7 +111,8 @@ def _fight_odds(s: State, a: Attack) -> float:
 def _goal(s: State, u, player: str):
     """Where a unit heads: the Goblet (if free), else the nearest enemy Capital or City."""
     if u.kind == "caravan":
-        return None
+        sites = _city_sites(s, player)
+        return min(sites, key=lambda q: (distance(q, u.square), q)) if sites else None
     if s.goblet_holder == u.id:
         home = [c for c, city in s.cities.items() if s.controller(c) == player]
         return min(home, key=lambda c: distance(c, u.square)) if home else None
@@ -97,6 +130,128 @@ def _goal(s: State, u, player: str):
     if not pool:
         return None
     return min(pool, key=lambda c: (distance(c, u.square), c))
+
+
+def free_win(s: State, player: str) -> Move | None:
+    """A move for ``player`` that wins the game, or else conquers an enemy Capital, with no die
+    rolled (an enemy Capital left empty within a unit's reach); None when there is none.
+
+    Moves roll no dice, so each is tried on a copy of the state."""
+    conquest = None
+    for a in s.legal_actions(player):
+        if not isinstance(a, Move):
+            continue
+        t = s.copy()
+        t.apply(a, None)
+        if t.over and t.winner == player:
+            return a
+        if conquest is None and len(t.eliminated) > len(s.eliminated):
+            conquest = a
+    return conquest
+
+
+def forced_action(s: State, player: str):
+    """The action the rules of play force before any search (None: search).
+
+    In order: a free win (:func:`free_win`); a threatened City holding fewer fighting units
+    than the enemies within :data:`THREAT_RANGE` builds the Infantry its plan asks for; a
+    Caravan that can found its City does."""
+    win = free_win(s, player)
+    if win is not None:
+        return win
+    for sq, city in sorted(s.cities.items()):
+        if city.acted or s.controller(sq) != player:
+            continue
+        garrison = [u for u in s.units_at(sq) if u.type.fighting]
+        if _threat(s, sq, player) > len(garrison) and build_plan(s, sq, player) == "infantry" \
+                and not s.refusal(Build(sq, "infantry"), player):
+            return Build(sq, "infantry")
+    for u in sorted(s.units.values(), key=lambda u: u.serial):
+        if u.owner == player and u.kind == "caravan" \
+                and not s.refusal(FoundCity(u.id), player):
+            return FoundCity(u.id)
+    return None
+
+
+def _free_move(s: State, player: str, mine: list) -> Move | None:
+    """The rollouts' cheap :func:`free_win`: a unit that can reach an empty enemy Capital."""
+    caps = [c for c, city in s.cities.items() if city.home not in (None, player)
+            and s.alive(city.home) and not s.units_at(c)]
+    if not caps:
+        return None
+    for u in mine:
+        if u.moves_left > 0 and not u.attacked and u.kind != "caravan":
+            reach = s.reachable(u)
+            for c in caps:
+                if c in reach:
+                    return Move(u.id, c)
+    return None
+
+
+def _city_sites(s: State, player: str) -> list[Square]:
+    """Squares where a Caravan could found a City (at least :data:`CITY_SPACING` from every
+    City, free, not the Goblet's), nearer ``player``'s Capital than any enemy's."""
+    home = [c for c, city in s.cities.items() if city.home == player]
+    enemy = [c for c, city in s.cities.items() if city.home not in (None, player)]
+    out = []
+    for c in range(s.width):
+        for r in range(s.height):
+            q = (c, r)
+            if (q in s.blocks or q in s.farms or q in s.cities or q == s.goblet
+                    or any(distance(q, x) < CITY_SPACING for x in s.cities)):
+                continue
+            if home and enemy and (min(distance(q, h) for h in home)
+                                   >= min(distance(q, e) for e in enemy)):
+                continue
+            out.append(q)
+    return out
+
+
+def _threat(s: State, sq: Square, player: str) -> int:
+    """Enemy fighting units within :data:`THREAT_RANGE` squares of ``sq``."""
+    return sum(1 for u in s.units.values() if u.owner != player and u.type.fighting
+               and distance(u.square, sq) <= THREAT_RANGE)
+
+
+def build_plan(s: State, sq: Square, player: str) -> str | None:
+    """What the City on ``sq`` should build now for ``player`` (a unit kind), or None to farm.
+
+    Infantry when the City is threatened and thinly held; a Caravan while fewer than 3 Cities
+    are held, none is on its way and a site is free; a Catapult when an enemy City stands
+    within 5 squares and fewer than one in four fighting units is one; else Cavalry; Infantry
+    when only 2 farms can be had. Returns None while the farms or slots fall short (farm on)."""
+    city = s.cities[sq]
+    around = sum(1 for n in s.neighbours(sq) if n in s.farms)
+    room = city.slots - s.slots_used(sq)
+    mine = [u for u in s.units.values() if u.owner == player]
+    fighting = [u for u in mine if u.type.fighting]
+    garrison = [u for u in s.units_at(sq) if u.type.fighting]
+
+    def can(kind: str) -> bool:
+        t = UNIT_TYPES[kind]
+        return around >= t.cost and room >= t.slots
+
+    if _threat(s, sq, player) > len(garrison):
+        return "infantry" if can("infantry") else None
+    open_farm = any(n not in s.farms and n not in s.blocks and n not in s.cities
+                    and s.unit_at(n) is None for n in s.neighbours(sq))
+    if (s.cities_owned(player) < 3 and not any(u.kind == "caravan" for u in mine)
+            and s.turn >= 2 and _city_sites(s, player)):
+        if can("caravan"):
+            return "caravan"
+        return None if open_farm else ("infantry" if can("infantry") else None)
+    enemy_cities = [c for c in s.cities if s.controller(c) not in (None, player)]
+    near = enemy_cities and min(distance(sq, c) for c in enemy_cities) <= 5
+    if near and sum(u.kind == "catapult" for u in fighting) * 4 < max(4, len(fighting)):
+        if can("catapult"):
+            return "catapult"
+        if open_farm:
+            return None
+    if can("cavalry"):
+        return "cavalry"
+    if can("infantry") and (not open_farm or not garrison):
+        return "infantry"
+    return None
 
 
 def _keeps_exits(s: State, a: Farm, exits: int = 2) -> bool:
@@ -122,10 +277,19 @@ def candidates(s: State, player: str) -> list:
     """A pruned list of the legal actions worth searching."""
     legal = s.legal_actions(player)
     out, seen_units = [], set()
+    plans: dict = {}
     for a in legal:
         if isinstance(a, DropGoblet):
             continue  # the computer never lets the Goblet go
-        if isinstance(a, (Attack, Build, FoundCity, EndTurn)):
+        if isinstance(a, Attack):
+            if _fight_odds(s, a) >= MIN_ATTACK_ODDS:
+                out.append(a)
+        elif isinstance(a, Build):
+            if a.city not in plans:
+                plans[a.city] = build_plan(s, a.city, player)
+            if a.kind == plans[a.city]:
+                out.append(a)
+        elif isinstance(a, (FoundCity, EndTurn)):
             out.append(a)
         elif isinstance(a, PlaceGoblet):
             if len(out) < 4 or not any(isinstance(x, PlaceGoblet) for x in out):
@@ -135,8 +299,19 @@ def candidates(s: State, player: str) -> list:
                 out.append(a)
         elif isinstance(a, Move) and a.unit not in seen_units:
             seen_units.add(a.unit)
-            out.extend(_best_moves(s, s.units[a.unit], player))
+            if not _leaves_city_open(s, s.units[a.unit], player):
+                out.extend(_best_moves(s, s.units[a.unit], player))
     return out
+
+
+def _leaves_city_open(s: State, u, player: str) -> bool:
+    """True when ``u`` moving away would leave its City with fewer fighting units than the
+    enemies threatening it (:data:`THREAT_RANGE`), at least one while any does."""
+    if u.square not in s.cities or not u.type.fighting or s.goblet_holder == u.id:
+        return False
+    threat = _threat(s, u.square, player)
+    garrison = sum(1 for x in s.units_at(u.square) if x.type.fighting)
+    return threat > 0 and garrison - 1 < threat
 
 
 def policy_action(s: State, rng: random.Random, eps: float = 0.1):
@@ -148,6 +323,9 @@ def policy_action(s: State, rng: random.Random, eps: float = 0.1):
     if not s.goblet_placed and p == s.goblet_chooser:
         return PlaceGoblet(s.goblet_candidates()[0])
     mine = [u for u in s.units.values() if u.owner == p]
+    win = _free_move(s, p, mine)
+    if win is not None:
+        return win
     # attacks with good odds
     best, best_v = None, 0.0
     for u in mine:
@@ -168,35 +346,31 @@ def policy_action(s: State, rng: random.Random, eps: float = 0.1):
                 val = pr * (3.0 if t in s.cities else 1.0 if s.unit_at(t) else 0.4)
                 if t == s.goblet or (s.goblet_holder and s.units[s.goblet_holder].square == t):
                     val *= 3
-                if pr >= 0.5 and val > best_v:
+                if pr >= MIN_ATTACK_ODDS and val > best_v:
                     best, best_v = Attack(u.id, t), val
     if best is not None and rng.random() > eps:
         return best
-    # cities: build or farm
+    # cities: build by the plan, or farm
     for sq, city in sorted(s.cities.items()):
         if city.acted or s.controller(sq) != p:
             continue
-        around = sum(1 for n in s.neighbours(sq) if n in s.farms)
-        room = city.slots - s.slots_used(sq)
-        want = None
-        if around >= 4 and room >= 2:
-            want = "cavalry"
-        elif around >= 2 and room >= 1 and (s.turn > 3 or not s.units_at(sq)):
-            want = "infantry"
+        want = build_plan(s, sq, p)
         if want is not None and not s.refusal(Build(sq, want)):
             return Build(sq, want)
         free = [n for n in s.neighbours(sq) if not s.refusal(Farm(sq, n))
                 and _keeps_exits(s, Farm(sq, n))]
         if free:
             return Farm(sq, free[rng.randrange(len(free))] if rng.random() < eps else free[0])
+    # a Caravan on a site founds its City
+    for u in sorted(mine, key=lambda u: u.serial):
+        if u.kind == "caravan" and not s.refusal(FoundCity(u.id)):
+            return FoundCity(u.id)
     # moves towards goals
     for u in sorted(mine, key=lambda u: u.serial):
         if u.moves_left <= 0 or u.attacked:
             continue
-        if u.square in s.cities and s.cities[u.square].capital and s.cities[u.square].home == p:
-            garrison = [x for x in s.units_at(u.square) if x.type.fighting]
-            if len(garrison) <= 1 and u.type.fighting and s.turn > 2:
-                continue  # keep one defender at home
+        if _leaves_city_open(s, u, p):
+            continue  # keep the City held against the enemies near it
         mv = _best_moves(s, u, p, k=1)
         if mv:
             return mv[0]
@@ -207,6 +381,44 @@ def random_action(s: State, rng: random.Random):
     """A uniformly random legal action of the player to move (the benchmark's opponent)."""
     acts = s.legal_actions()
     return acts[rng.randrange(len(acts))]
+
+
+def rush_action(s: State, rng: random.Random):
+    """A rushing opponent (for benchmarks): every City builds the strongest unit it can pay for
+    (Cavalry, else Infantry) or farms, every unit marches on the nearest enemy Capital and
+    attacks whatever stands in its way at odds of 1 in 3 or better."""
+    p = s.player
+    if not s.alive(p):
+        return EndTurn()
+    if not s.goblet_placed and p == s.goblet_chooser:
+        return PlaceGoblet(s.goblet_candidates()[0])
+    mine = sorted((u for u in s.units.values() if u.owner == p), key=lambda u: u.serial)
+    for u in mine:
+        if not u.type.fighting or u.attacked or u.moves_left <= 0:
+            continue
+        for n in s.neighbours(u.square):
+            if not s._attack_refusal(u, n) and _fight_odds(s, Attack(u.id, n)) >= 1 / 3:
+                return Attack(u.id, n)
+    for sq, city in sorted(s.cities.items()):
+        if city.acted or s.controller(sq) != p:
+            continue
+        for kind in ("cavalry", "infantry"):
+            if not s.refusal(Build(sq, kind)):
+                return Build(sq, kind)
+        free = [n for n in s.neighbours(sq) if not s.refusal(Farm(sq, n))]
+        if free:
+            return Farm(sq, free[rng.randrange(len(free))])
+    caps = [c for c, city in s.cities.items() if city.home not in (None, p)
+            and s.alive(city.home)]
+    for u in mine:
+        if u.moves_left <= 0 or u.attacked or not u.type.fighting or not caps:
+            continue
+        goal = min(caps, key=lambda c: distance(c, u.square))
+        reach = s.reachable(u)
+        closer = [q for q in reach if distance(q, goal) < distance(u.square, goal)]
+        if closer:
+            return Move(u.id, min(closer, key=lambda q: (distance(q, goal), q)))
+    return EndTurn()
 
 
 def evaluate(s: State, player: str) -> float:
@@ -291,6 +503,9 @@ def choose_action(state: State, player: str | None = None, iterations: int = 48,
     player = state.player if player is None else player
     if state.over or player != state.player:
         return EndTurn()
+    forced = forced_action(state, player)
+    if forced is not None:
+        return forced
     cands = candidates(state, player)
     if not cands:
         return EndTurn()

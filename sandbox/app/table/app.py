@@ -1,8 +1,8 @@
-"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`~sandbox.game.engine.Game`.
+"""The desktop virtual tabletop: a Panda3D window on a hotseat :class:`~sandbox.engine.game.Game`.
 
 Structure (``sandbox/app/table/``)
 ----------------------------------
-- :class:`~sandbox.game.engine.Game` holds the game: turns, actions, undo, saves. The window
+- :class:`~sandbox.engine.game.Game` holds the game: turns, actions, undo, saves. The window
   never changes game state except by handing it an action.
 - :class:`TabletopApp` (this module) owns the window: the scene graph of the bodies, the
   action runner, the frame loop, saves and loads; its HUD (:mod:`.hud`) and overlays
@@ -54,8 +54,8 @@ from panda3d.core import (
 )
 
 from ...core.errors import SandboxError
-from ...game.actions import action_dict
-from ...game.engine import Game as GameSession
+from ...engine.actions import action_dict
+from ...engine.game import Game as GameSession
 from ...render import geometry, shaders
 from ...render import offscreen as _offscreen  # the shared scene-building helpers
 from ...render.from_game import render_mesh_of

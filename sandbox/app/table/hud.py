@@ -16,7 +16,7 @@ from pathlib import Path
 
 from panda3d.core import ClockObject, NodePath, TextNode
 
-from ...game.skirmish import possessive
+from ...games.brikwars.skirmish import possessive
 from ...render import offscreen as _offscreen
 from ...rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..table_hands import TextEntry

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
-from ...game.actions import EndTurnAction
+from ...engine.actions import EndTurnAction
 from .. import brigandine_input, mbw_input  # noqa: F401  (register the games' home modes)
 from ..commands import CommandRefused, TableCommands
 from ..table_hands import TextEntry

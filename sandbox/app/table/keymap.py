@@ -182,7 +182,7 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(("tab",), "Tab", "Explosive Variant", _mode_key, games=BW, modes=("strike",)),
     K(("tab",), "Tab", "fire mode", _mode_key, games=BW, modes=("attack",)),
     K(("enter",), "Enter", "confirm", _mode_key, games=BW),
-    # --- the players' own hands (sandbox.game.table_tools)
+    # --- the players' own hands (sandbox.engine.table_tools)
     K(("/", "control-f"), "/", "search the log", _inp("open_search")),
     K(("shift-r",), "Shift+R", "dice tray", _inp("open_dice_tray")),
     K(("f6",), "F6", "save as", _inp("open_save_as")),

@@ -31,7 +31,7 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_e
     ------
     SceneError, ReplayError
     """
-    from ...game.engine import open_game
+    from ...engine.game import open_game
 
     return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False, on_event=on_event)
 
@@ -66,7 +66,7 @@ class GameBuild:
     def _work(self) -> None:
         try:
             self.stage = "Starting the engine"
-            from ...game.scene import load_scene
+            from ...engine.scene import load_scene
 
             if self.path.suffix.lower() == ".toml":
                 spec, _ = load_scene(self.path)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import SandboxError
-from ...game.scene_flight import LaunchAction
+from ...games.brikwars.scene_flight import LaunchAction
 from ...render.view import Marker
 from ..commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
 from .mode import Drawn, Mode, register_mode

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from panda3d.core import LPoint3, TextNode
 
-from ...game.actions import action_dict
+from ...engine.actions import action_dict
 from ...render import geometry
 from ...render.escapade_markers import escapade_markers
 from ...render.hazard_markers import hazard_markers

@@ -1,0 +1,195 @@
+"""The one action model: every action type is defined once and registered here.
+
+Scene files (``[[actions]]``), the tabletop window, save files, replays (and later the network
+and batch runs) all accept the same union, :data:`ActionUnion`, parsed by :func:`parse_action`.
+An action is a frozen pydantic record; it says why it would be refused before anything changes
+(:meth:`Action.refusal`) and applies itself through the engine (:meth:`Action.apply`), which
+hands it to the system that registered its ``type`` (see :class:`sandbox.engine.table.System`).
+
+To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` in the module of
+the system that plays it, list it in that system's ``actions``, and import the module in
+:mod:`sandbox.engine.scene` (which builds the union the scene schema uses).
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ..core.errors import SceneError
+from .scene_types import Vec2
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .table import TableAPI
+
+#: Every registered action class by its ``type`` name.
+REGISTRY: dict[str, type["Action"]] = {}
+
+#: Action types of earlier files that are no longer played, with what to write instead.
+RETIRED: dict[str, str] = {
+    "big_drop": ("the 'big_drop' action is gone: The Big Drop is a Strategic Bombardment "
+                 "(13.2), so write type = \"bombard\" with big_drop = true, marked_by (an "
+                 "allied Scout) or drop_zone, and the Payload (explosive_dice, units, "
+                 "supplies); it arrives at the beginning of the player's next turn"),
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Action(_Strict):
+    """Base of every action (a frozen pydantic model).
+
+    Attributes
+    ----------
+    type : str
+        The registered name (a ``Literal`` in each subclass).
+    player : str
+        Who acts; it must be that player's turn.
+    turn : int
+        The turn it happens on (a scene script's schedule; at the table the engine stamps the
+        current turn before logging it).
+    """
+
+    type: str
+    player: str
+    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
+
+    #: True for actions that change nothing on the table (only read it): never undone alone.
+    passive: ClassVar[bool] = False
+    #: True for deployment actions (13.2 Tactical Advantage swaps): made before the battle's
+    #: first other action by the player the rule names, whoever's turn it is; a script plays
+    #: them first. Their system's refusal says when they are no longer allowed.
+    deployment: ClassVar[bool] = False
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        ann = cls.model_fields["type"].annotation
+        if typing.get_origin(ann) is Literal:
+            for name in typing.get_args(ann):
+                if name in REGISTRY and REGISTRY[name].__qualname__ != cls.__qualname__:
+                    raise TypeError(f"action type {name!r} is defined twice: "
+                                    f"{REGISTRY[name].__qualname__} and {cls.__qualname__}")
+                REGISTRY[name] = cls
+
+    def refusal(self, game: "TableAPI") -> str:
+        """Why ``game`` would refuse this action now, in words ("" when it is allowed).
+
+        Nothing changes: no die is rolled, no body moves.
+        """
+        return game.refusal(self)
+
+    def apply(self, game: "TableAPI") -> list[dict]:
+        """Apply through the engine (refused actions raise RulesError and change nothing);
+        returns the events it logged."""
+        return game.apply(self)
+
+
+# ------------------------------------------------------------------------------ core actions
+class MoveAction(Action):
+    """A unit moves so that its footprint centre ends at ``to`` (x, y inches): the one move.
+
+    Every mover goes through :meth:`sandbox.engine.game.Game.move_unit`, so Difficult
+    Terrain, Concealed Hazards, Traps and table edges see every move. ``unit`` may be written
+    ``body`` (the scene files of format 1). ``clamp``: a move longer than what the unit may
+    still move stops at that limit along the line to ``to`` (as a player sets a model down
+    at the end of the tape), instead of being refused; scripts default to refusing.
+    """
+
+    type: Literal["move"]
+    unit: str = Field(validation_alias=AliasChoices("unit", "body"))
+    to: Vec2
+    sprint: bool = False
+    clamp: bool = False
+
+
+class AttackAction(Action):
+    """``unit`` attacks ``target`` with its weapon number ``weapon`` (0-based, scene order).
+
+    ``mode`` chooses how an automatic weapon fires (BrikWars 8.3): ``single`` (a Ranged
+    attack; a MachineGun's default), ``burst`` (a MachineGun's ``shots`` at one target) or
+    ``arc`` (Arc Fire over ``arc`` points centred on the target; FlameThrowers and BlastGuns
+    always fire so). None: the weapon's default.
+    """
+
+    type: Literal["attack"]
+    unit: str
+    weapon: int = Field(0, ge=0, le=99)
+    target: str
+    mode: Literal["single", "burst", "arc"] | None = None
+    shots: int | None = Field(None, ge=2, le=20, description="shots of a Burst")
+    arc: int | None = Field(None, ge=1, le=8, description="points of Firing Arc")
+    gunner: str | None = Field(None, description="the minifig at the Controls of a mounted "
+                               "weapon (8.5; a Turret's weapon needs one): his Action is spent")
+
+
+class ReloadWeaponAction(Action):
+    """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
+
+    type: Literal["reload_weapon"]
+    unit: str
+    weapon: int = Field(0, ge=0, le=99)
+    gunner: str | None = Field(None, description="the minifig who Reloads a Turret's weapon "
+                               "(his Action is spent)")
+
+
+class EndTurnAction(Action):
+    """The current player ends the turn (the turn machine moves on to the next player)."""
+
+    type: Literal["end_turn"]
+
+
+def action_union() -> Any:
+    """The discriminated union of every registered action class (for pydantic schemas)."""
+    classes = tuple(dict.fromkeys(REGISTRY.values()))
+    return Annotated[Union[classes], Field(discriminator="type")]  # type: ignore[valid-type]
+
+
+_ADAPTER: dict[int, TypeAdapter] = {}
+
+
+def parse_action(data: Any, where: str = "action") -> Action:
+    """Validate one action (a dict, as a scene's ``[[actions]]`` entry, a save or a network
+    message holds; an :class:`Action` passes through).
+
+    Raises
+    ------
+    SceneError
+        One line naming ``where``, the offending field and the problem.
+    """
+    if isinstance(data, Action):
+        return data
+    if not isinstance(data, dict):
+        raise SceneError(f"{where}: an action must be a table of fields, got {type(data).__name__}")
+    if isinstance(data.get("type"), str) and data["type"] in RETIRED:
+        raise SceneError(f"{where}: {RETIRED[data['type']]}")
+    stack = list(data.items())  # NaN and infinities: refused in any field (a save, the network)
+    while stack:
+        name, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SceneError(f"{where}: {name}: must be a finite number (got {v!r})")
+        if isinstance(v, (list, tuple)) and len(stack) < 10_000:
+            stack.extend((name, x) for x in v)
+    key = len(REGISTRY)
+    if key not in _ADAPTER:
+        _ADAPTER.clear()
+        _ADAPTER[key] = TypeAdapter(action_union())
+    try:
+        return _ADAPTER[key].validate_python(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        shown = repr(data)
+        if len(shown) > 120:
+            shown = shown[:117] + "..."
+        raise SceneError(f"{where}: invalid action {shown}: {loc}: {first['msg']}") from None
+
+
+def action_dict(action: Action) -> dict:
+    """The JSON form of an action (what scene files, saves and the network carry)."""
+    return action.model_dump(mode="json", exclude_none=True)

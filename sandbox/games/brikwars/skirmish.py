@@ -1,0 +1,787 @@
+"""Move and Attack at the table and in scripts: the skirmish system of the engine.
+
+Rules read here (core rules not in the chapters shipped with the project are marked so):
+
+- Move (core rules): a unit moves up to its Move in inches per turn, in as many steps as it
+  likes; the distance is how far its base travels (for a translation every point of the base,
+  edge or centre, travels the same distance). A move that would exceed what is left is
+  refused with the numbers. The move itself is the engine's one move
+  (:meth:`sandbox.engine.game.Game.move_unit`): Field Hazards, Traps and edges see it.
+- Sprint (core rules reading): instead of its Action, a unit rolls its Action die once (stream
+  ``sprint``) and may move that many extra inches this turn; it cannot attack afterwards.
+- One Action per unit per turn (an attack is an Action). Disrupted units neither move nor act;
+  they recover at the end of their owner's turn (core rules reading).
+- Attack (BrikWars 8.5, 5.1): Range and the Firing Arc's apex from the end of the weapon's
+  barrel when the scene gives one (8.2, :meth:`CloseCombat.barrel_end`), else from the
+  attacker's base edge to the target's (its stand-in); Out of Range and Target Size modifiers from
+  :mod:`sandbox.rules.attacks`; Arc weapons fire a one-target Firing Arc (8.3); a hit's Damage
+  is compared with the target's Armor (Cumulative for creations); KnockBack pushes the target
+  with physics; Explosive Damage (Rockets) is the engine's one explosion at the target (8.4).
+- Close Combat (8.2, :mod:`sandbox.games.brikwars.close_combat`): a Melee blow that hits meets the
+  target's Parry (if it has a Parry order and may Parry) before its Damage lands; a weapon
+  knocked away by a failed Parry cannot be used; a unit held by a Grab cannot move.
+- Line of sight is the engine's (bodies by a physics ray, Smoke Fields, eye height).
+- Power and manned weapons (8.1, 8.5) are the ``manning`` system's
+  (:mod:`.manning`): the attack and its preview take its terms (Power, Turrets,
+  the Gunner's die, Gunnery Support / Homing In, Interfere, hand-held categories); a mounted
+  weapon spends Power, not the body's one Action.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from pydantic import Field
+
+from ...core.errors import RulesError
+from ...core.transforms import quat_mul
+from ...engine.actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
+from ...engine.table import System
+from ...rules.attacks import (
+    ArcTarget,
+    Modifier,
+    arc_modifiers,
+    auto_penalty,
+    out_of_range_modifier,
+    resolve_arc_fire,
+    resolve_attack,
+    resolve_burst_fire,
+    target_modifier,
+)
+from ...rules.explosives import explosive_dice
+from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
+from .arcs import ArcHit, bodies_in_arc
+
+
+class FaceAction(Action):
+    """``unit`` turns in place by ``degrees`` (counter-clockwise seen from above; negative:
+    clockwise) to face a direction; turning costs no Move (BrikWars 4.1), and what a unit
+    faces is where its Firing Arcs point (8.3)."""
+
+    type: Literal["face"]
+    player: str
+    turn: int = Field(1, ge=1, le=100)
+    unit: str
+    degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...engine.scene import WeaponSpec
+    from ...engine.table import BodyState, TableAPI
+
+
+# ------------------------------------------------------------------------------ read-outs
+@dataclass(frozen=True)
+class Measurement:
+    """A ruler between two things on the table.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Where the ruler is drawn: base-edge points of bodies, or the points given. Inches.
+    inches : float
+        Horizontal edge-to-edge distance (0 when touching), inches.
+    """
+
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    inches: float
+
+
+@dataclass(frozen=True)
+class SightLine:
+    """Line of sight from one body (or point) to another.
+
+    Attributes
+    ----------
+    start, end : (3,) float
+        Eye point and aimed point, inches.
+    clear : bool
+    blocked_by : str or None
+        Key of the body in the way, or ``"smoke"``.
+    hit_point : (3,) float or None
+        Where the sight line is stopped.
+    """
+
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    clear: bool
+    blocked_by: str | None = None
+    hit_point: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class AttackPreview:
+    """Everything a player sees before an attack is rolled (BrikWars 8.5, 5.1).
+
+    Attributes
+    ----------
+    weapon : WeaponProfile
+    distance_in : float
+        Base edge to base edge, inches.
+    range_in : float or None
+    use : int or None
+    modifiers : tuple of Modifier
+        Out of Range, Target Size (and Auto Penalty / distance for Arc weapons).
+    arc_points : int
+        Points of Firing Arc used (0 for single shots).
+    sight : SightLine
+    allowed : bool
+    reason : str
+        Why not, in words ("" when allowed).
+    explosive : bool
+        Damage is an Explosion (2" rings at the target).
+    """
+
+    weapon: WeaponProfile
+    distance_in: float
+    range_in: float | None
+    use: int | None
+    modifiers: tuple[Modifier, ...]
+    arc_points: int
+    sight: SightLine
+    allowed: bool
+    reason: str
+    explosive: bool
+    mode: str = "single"
+    shots: int = 1
+    arc_hits: tuple[ArcHit, ...] = ()
+    #: The defender's Parry in words (Close Combat, 8.2), shown before the roll.
+    parry: tuple[str, ...] = ()
+    #: What the distance is measured from: "base edge" or "barrel end" (8.2).
+    measured_from: str = "base edge"
+    notes: tuple[str, ...] = ()
+    action_die: int | None = None
+
+    def lines(self) -> list[str]:
+        """The preview in words, one line each."""
+        rng = "CC" if self.range_in == 0 else (
+            f'{self.range_in:g}"' if self.range_in is not None else "-")
+        out = [f"{self.weapon.name}: Use {self.use}, Range {rng}, Damage {self.weapon.damage}",
+               f'Distance {self.distance_in:.2f}" ({self.measured_from} to base edge)']
+        if self.arc_points:
+            out.append(f"Firing Arc {self.arc_points}: " + (", ".join(
+                f"{h.key} ({1 + h.spanned} attack{'s' if h.spanned else ''})"
+                for h in self.arc_hits) or "no target"))
+        if self.mode == "burst":
+            out.append(f"Burst of {self.shots} shots")
+        if self.action_die is not None:
+            out.append(f"Action Roll: d{self.action_die}")
+        out.extend(self.notes)  # Power, Gunnery, hand-held category, Interfere (8.1, 8.5)
+        for m in self.modifiers:
+            parts = []
+            if m.action:
+                parts.append(f"Action {m.action:+d}")
+            if m.damage:
+                parts.append(f"Damage {m.damage:+d}" + (" per die" if m.damage_per_die else ""))
+            out.append(f"  {m.source}: {', '.join(parts)}")
+        if not self.modifiers:
+            out.append("  no modifiers")
+        out.extend(self.parry)
+        out.append("Line of sight: clear" if self.sight.clear
+                   else f"Line of sight: blocked by {self.sight.blocked_by}")
+        if not self.allowed:
+            out.append(f"Cannot attack: {self.reason}")
+        return out
+
+
+@dataclass
+class TurnState:
+    """Per-turn bookkeeping of the current player (reset when the player's turn ends)."""
+
+    moved_in: dict[str, float] = field(default_factory=dict)
+    sprint_in: dict[str, float] = field(default_factory=dict)
+    acted: set[str] = field(default_factory=set)
+
+    def to_dict(self) -> dict:
+        return {"moved_in": {k: round(v, 4) for k, v in sorted(self.moved_in.items())},
+                "sprint_in": dict(sorted(self.sprint_in.items())), "acted": sorted(self.acted)}
+
+
+class SprintShort(RulesError):
+    """A Sprint was rolled but fell short: the die stays spent and the action stays logged."""
+
+
+def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
+    """The rules profile of a scene weapon entry (BrikWars 8.1)."""
+    prof = (bastard_gun(spec.bastard) if spec.bastard is not None
+            else weapon_profile(spec.type, spec.size))
+    if getattr(spec, "variants", None) or getattr(spec, "variant", "explosive") != "explosive":
+        # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
+        prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
+                                                   spec.variants))
+    return replace(prof, name=spec.name) if spec.name else prof
+
+
+def possessive(name: str) -> str:
+    """``"Lion Knights"`` → ``"Lion Knights'"``, ``"Red"`` → ``"Red's"``.
+
+    >>> possessive("Lion Knights"), possessive("Player")
+    ("Lion Knights'", "Player's")
+    """
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
+def describe_action(a, names: dict[str, str] | None = None) -> str:
+    """An action in words; ``names`` maps body keys to the names players see."""
+    def n(k):
+        return (names or {}).get(k, k)
+
+    t = getattr(a, "type", None)
+    if t == "move":
+        return (f"{a.player} moves {n(a.unit)} to ({a.to[0]:.2f}, {a.to[1]:.2f})"
+                + (" sprinting" if a.sprint else ""))
+    if t == "attack":
+        return f"{a.player}: {n(a.unit)} attacks {n(a.target)} with weapon {a.weapon + 1}"
+    if t == "end_turn":
+        return f"{a.player} ends the turn"
+    if t == "launch":
+        return (f"{a.player} fires {a.weapon} ({', '.join(n(k) for k in a.payload)}) at "
+                f"({a.target[0]:.2f}, {a.target[1]:.2f})")
+    if t == "throw":
+        return f"{a.player}: {', '.join(n(k) for k in a.throwers)} throw {n(a.payload)}"
+    if t == "reload":
+        return f"{a.player} Reloads {a.weapon} with {n(a.ammo)}"
+    if t == "bombard":
+        by = f"Marked by {n(a.marked_by)}" if a.marked_by else f"drop zone {a.drop_zone}"
+        return (f"{a.player} calls a Strategic Bombardment"
+                + (" (The Big Drop)" if a.big_drop else "")
+                + f" at ({a.target[0]:.2f}, {a.target[1]:.2f}), {by}")
+    if t is not None:
+        return f"{a.player}: {t.replace('_', ' ')}"
+    return repr(a)
+
+
+# ------------------------------------------------------------------------------ the system
+class Skirmish(System):
+    """Move, Sprint and Attack (see the module notes); the per-turn Move and Action record."""
+
+    name = "skirmish"
+    actions = (MoveAction, AttackAction, EndTurnAction, ReloadWeaponAction, FaceAction)
+
+    def __init__(self, game: "TableAPI"):
+        super().__init__(game)
+        self.turn_state = TurnState()
+        #: Weapons that jammed (8.3: Inoperative until Reloaded): "unit#weapon".
+        self.inoperative: set[str] = set()
+        #: The turn each weapon last fired / was Reloaded ("unit#weapon"): a MachineGun is not
+        #: Reloaded and fired on the same turn, "even by multiple minifigs" (8.3).
+        self.fired_turn: dict[str, int] = {}
+        self.reloaded_turn: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ hooks
+    def end_of_player_turn(self, turn: int, player: str) -> None:
+        """Disrupted units of the player recover (core rules reading); Move and Actions reset."""
+        g = self.game
+        for key, st in g.bodies.items():
+            if st.owner == player and st.damage.disrupted and not st.damage.destroyed:
+                st.damage.disrupted = False
+                g.log("recovered", f"{st.name} recovers from Disruption", body=key)
+        self.turn_state = TurnState()
+
+    def state(self) -> dict:
+        return {**self.turn_state.to_dict(), "inoperative": sorted(self.inoperative),
+                "reloaded": dict(sorted(self.reloaded_turn.items()))}
+
+    # ------------------------------------------------------------------ read-outs
+    def weapons(self, key: str) -> list[WeaponProfile]:
+        """Weapons a body carries, in scene order."""
+        return [weapon_of(w) for w in self.game.body(key).stats.weapons]
+
+    def move_allowance(self, key: str) -> float:
+        """Inches the unit may still move this turn (Move + Sprint bonus - moved), >= 0."""
+        st = self.game.body(key)
+        ts = self.turn_state
+        return max(0.0, st.stats.move + ts.sprint_in.get(key, 0.0) - ts.moved_in.get(key, 0.0))
+
+    def clamped(self, action: MoveAction, left: float | None = None) -> MoveAction:
+        """``action`` shortened to the unit's limit along its line when ``action.clamp`` asks
+        for it and the move is longer than ``left`` (default: what the unit may still move);
+        otherwise ``action`` itself. The shortened ``to`` is rounded to 1e-4", inside the limit.
+        """
+        if not action.clamp or action.unit not in self.game.bodies:
+            return action
+        left = self.move_allowance(action.unit) if left is None else left
+        frm = self.game.footprint_centre(action.unit)
+        d = np.asarray(action.to, float) - frm
+        dist = float(np.linalg.norm(d))
+        if dist <= left + 1e-9 or dist == 0.0:
+            return action
+        end = frm + d * (max(left - 2e-4, 0.0) / dist)
+        return action.model_copy(update={"to": (round(float(end[0]), 4),
+                                                round(float(end[1]), 4))})
+
+    def move_refusal(self, key: str, player: str | None = None) -> str:
+        """Why ``player`` (default: the current one) may not move or act with ``key`` now
+        ("" when they may; an unknown ``key`` is named as such)."""
+        g = self.game
+        player = g.current_player if player is None else player
+        if key not in g.bodies:
+            return f"no body called {key!r} on the table"
+        st = g.body(key)
+        if st.damage.destroyed or key not in g.world.bodies:
+            return f"{st.name} is destroyed"
+        if g.world.bodies[key].static:
+            return f"{st.name} is fixed to the table"
+        if st.owner != player:
+            return (f"{st.name} belongs to {st.owner or 'nobody'}; it is "
+                    f"{possessive(player)} turn")
+        if st.damage.disrupted:
+            return f"{st.name} is Disrupted and cannot move or act this turn"
+        try:  # an Escapade's Deployment Rush turn leaves other forces waiting (13.2)
+            return g.system("escapade").unit_refusal(key)
+        except KeyError:
+            return ""
+
+    def crewed_refusal(self, key: str) -> str:
+        """Why the weapons of ``key`` cannot be fired from its Controls now, whoever owns it
+        ("" when they can; 8.5: enemies who commandeer Controls use them at once)."""
+        g = self.game
+        st = g.body(key)
+        if st.damage.destroyed or key not in g.world.bodies:
+            return f"{st.name} is destroyed"
+        if st.damage.disrupted:
+            return f"{st.name} is Disrupted and cannot act this turn"
+        return ""
+
+    def own_unit(self, key: str, player: str | None = None) -> "BodyState":
+        """The body of one of the player's units that may act now.
+
+        Raises
+        ------
+        RulesError
+            With :meth:`move_refusal`'s reason.
+        """
+        reason = self.move_refusal(key, player)
+        if reason:
+            raise RulesError(reason)
+        return self.game.body(key)
+
+    def stat_card(self, key: str) -> list[str]:
+        """The stat card of a body, line by line (BrikWars stats, weapons, status)."""
+        g = self.game
+        st = g.body(key)
+        s = st.stats
+        lines = [f"{st.name}  ({st.kind}, {st.owner or 'no owner'})",
+                 f'Size {s.size:g}"   Move {s.move:g}"   Armor {s.armor}',
+                 f"Weight class {s.weight_class}"
+                 + (f"   Action d{s.action_die}" if st.kind == "unit" else "")]  # objects: none
+        if st.kind == "unit" and st.owner == g.current_player:
+            lines.append(f'Move left this turn {self.move_allowance(key):.2f}"'
+                         + ("   (acted)" if key in self.turn_state.acted else ""))
+        for i, w in enumerate(self.weapons(key)):
+            rng = "CC" if w.range_in == 0 else (
+                f'{w.range_in:g}"' if w.range_in is not None else "-")
+            lines.append(f"[{i + 1}] {w.name}: Use {w.use}, Range {rng}, Damage {w.damage}")
+        if not s.weapons:
+            lines.append("no weapons")
+        lines += g.system("manning").card_lines(key)  # Power used and left, Turrets (8.1)
+        dice = g.system("blasts").explosive_dice_of(key)
+        if dice:  # an Explosive's Damage dice, Variants included (8.4)
+            lines.append(f"Explosive: {dice}")
+        lines.append("Status: " + ", ".join(g.status_words(key)))
+        return lines
+
+    @staticmethod
+    def fire_mode(w: WeaponProfile, mode: str | None, shots: int | None,
+                  arc: int | None) -> tuple[str, int, int]:
+        """``(mode, shots, arc points)`` of an attack (BrikWars 8.3): a MachineGun fires single
+        shots unless a Burst or an Arc is chosen; FlameThrowers and BlastGuns fire in an Arc
+        (at least 1 point; a BlastGun exactly 1); other weapons single shots.
+
+        Raises
+        ------
+        RulesError
+            A mode the weapon cannot fire.
+        """
+        t = w.weapon_type
+        if mode is None:
+            mode = "arc" if t.is_arc_weapon and t is not WeaponType.MACHINEGUN else "single"
+        if mode == "burst":
+            if t is not WeaponType.MACHINEGUN:
+                raise RulesError(f"only MachineGuns fire Bursts, not {w.name} (8.3)")
+            return mode, int(shots or 2), 0
+        if mode == "arc":
+            if not t.is_arc_weapon:
+                raise RulesError(f"{w.name} cannot fire in a Firing Arc (8.3)")
+            points = w.firing_arc_fixed or int(arc or max(1, w.firing_arc_min))
+            if points < w.firing_arc_min:
+                raise RulesError(f"{w.name} fires a Firing Arc of at least {w.firing_arc_min}")
+            if w.firing_arc_fixed is not None and arc not in (None, w.firing_arc_fixed):
+                raise RulesError(f"{w.name} has a fixed Firing Arc of {w.firing_arc_fixed}")
+            return mode, 1, points
+        if t.is_arc_weapon and t is not WeaponType.MACHINEGUN:
+            raise RulesError(f"{w.name} always fires in a Firing Arc (8.3)")
+        return "single", 1, 0
+
+    def attack_preview(self, unit: str, weapon: int, target: str, mode: str | None = None,
+                       shots: int | None = None, arc: int | None = None,
+                       gunner: str | None = None) -> AttackPreview:
+        """Range, Use, modifiers, the Arc's targets and line of sight of an attack, before any
+        die is rolled (BrikWars 8.3, 8.5, 5.1).
+
+        Raises
+        ------
+        RulesError
+            For an unknown unit, weapon number or target, or a fire mode the weapon lacks.
+        """
+        g = self.game
+        st = g.body(unit)
+        tgt = g.body(target)
+        ws = self.weapons(unit)
+        if not 0 <= weapon < len(ws):
+            raise RulesError(f"{st.name} has no weapon {weapon} (weapons are numbered from 0; "
+                             f"it has {len(ws)})")
+        w = ws[weapon]
+        mode, n_shots, points = self.fire_mode(w, mode, shots, arc)
+        if unit == target:
+            sight = SightLine((0, 0, 0), (0, 0, 0), False, unit)
+            return AttackPreview(w, 0.0, w.range_in, w.use, (), 0, sight, False,
+                                 "a unit cannot attack itself", False, mode, n_shots)
+        cc = g.system("close_combat")
+        barrel = None if w.close_combat else cc.barrel_end(unit, weapon)
+        dist = g.measure(unit if barrel is None else barrel, target).inches
+        sight = g.line_of_sight(unit, target)
+        hits: tuple[ArcHit, ...] = ()
+        mods: list[Modifier] = []
+        parry: tuple[str, ...] = ()
+        if w.close_combat and w.weapon_type is WeaponType.MELEE_WEAPON:
+            parry = tuple(cc.parry_lines(unit, target, w))
+        if mode == "arc":
+            hits = tuple(bodies_in_arc(g, unit, target, points, w.range_in,
+                                       origin=None if barrel is None else barrel[:2]))
+            mine = next((h for h in hits if h.key == target), None)
+            size = mine.size_in if mine is not None else tgt.stats.size
+            spanned = mine.spanned if mine is not None else 0
+            mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, arcs_spanned=spanned))
+        else:
+            if mode == "burst":
+                mods.append(Modifier(f"Auto Penalty (Burst {n_shots})",
+                                     auto_penalty(w, burst_shots=n_shots)))
+            if not w.close_combat and w.range_in is not None:
+                mods.append(out_of_range_modifier(dist, w.range_in))
+            mods.append(target_modifier(tgt.stats.size))
+            if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
+                mods.append(g.hazards.mark_bonus(unit, target))
+            mods = [m for m in mods if m is not None]
+        terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
+        mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
+        reason = cc.weapon_refusal(unit, weapon) or self._attack_refusal(
+            unit, w, target, dist, sight, mounted=terms.mounted, crewed=gunner is not None)
+        if not reason and f"{unit}#{weapon}" in self.inoperative:
+            reason = f"{w.name} is Inoperative: Reload it first (8.3)"
+        if not reason and self.reloaded_turn.get(f"{unit}#{weapon}") == g.turn:
+            reason = (f"{w.name} was Reloaded this turn: it fires again on the following turn "
+                      "(8.3)")
+        reason = reason or terms.refusal
+        return AttackPreview(w, dist, w.range_in, w.use, tuple(mods), points, sight, not reason,
+                             reason, w.weapon_type is WeaponType.ROCKET, mode, n_shots, hits,
+                             parry, "base edge" if barrel is None else "barrel end",
+                             terms.notes, terms.action_die)
+
+    def _attack_refusal(self, unit, w: WeaponProfile, target, dist, sight,
+                        mounted: bool = False, crewed: bool = False) -> str:
+        g = self.game
+        st = g.body(unit)
+        tgt = g.body(target)
+        if st.owner != g.current_player and not crewed:
+            return f"{st.name} belongs to {st.owner}; it is {possessive(g.current_player)} turn"
+        if st.damage.destroyed:
+            return f"{st.name} is destroyed"
+        if st.damage.disrupted:
+            return f"{st.name} is Disrupted this turn"
+        if unit in self.turn_state.acted and not mounted:  # mounted: Power limits (8.1)
+            return f"{st.name} has already used its Action this turn"
+        if tgt.damage.destroyed or target not in g.world.bodies:
+            return f"{tgt.name} is already destroyed"
+        if w.weapon_type is WeaponType.MELEE_SHIELD:
+            return f"{w.name} only Parries or Shoves (8.2)"
+        if w.use is None or (w.damage is None and w.weapon_type is not WeaponType.ROCKET):
+            return (f"{w.name} fires Ammo or a Payload ({w.weapon_type.value}); "
+                    "use a Bombardment (A, or B for The Big Drop), or L for a scene Launcher")
+        if (w.hands or 1) >= 2 and g.hazards.fire.burning(unit) \
+                and g.hazards.fire.is_minifig(unit) \
+                and not getattr(st.stats, "on_fire_ok", False):
+            return (f"{st.name} is on Fire and can use only one Hand (8.3): the {w.name} "
+                    "needs two")
+        if w.close_combat and dist > 0.5:
+            return (f'{w.name} is a Close Combat weapon and {tgt.name} is {dist:.2f}" away '
+                    "(touch it first)")
+        if not sight.clear:
+            return f"no line of sight: blocked by {sight.blocked_by}"
+        return ""
+
+    # ------------------------------------------------------------------ actions
+    def refusal(self, action) -> str:
+        g = self.game
+        if isinstance(action, FaceAction):
+            return self.move_refusal(action.unit, action.player)
+        if isinstance(action, MoveAction):
+            if not (action.sprint and action.unit not in self.turn_state.sprint_in):
+                action = self.clamped(action)  # a new Sprint's limit is known after its roll
+            reason = self.move_refusal(action.unit, action.player) \
+                or g.system("close_combat").held_refusal(action.unit)
+            if reason:
+                return reason
+            if action.sprint and action.unit not in self.turn_state.sprint_in \
+                    and action.unit in self.turn_state.acted:
+                return (f"{g.bodies[action.unit].name} has already used its Action: "
+                        "no Sprint this turn")
+            w, d = g.spec.battlefield.width, g.spec.battlefield.depth
+            to = action.to
+            if abs(to[0]) > w / 2 or abs(to[1]) > d / 2:
+                return f"({to[0]:.2f}, {to[1]:.2f}) is off the {w:g}\" x {d:g}\" battlefield"
+            dist = float(np.linalg.norm(np.asarray(to, float) - g.footprint_centre(action.unit)))
+            left = self.move_allowance(action.unit)
+            st = g.bodies[action.unit]
+            if action.sprint and action.unit not in self.turn_state.sprint_in:
+                if dist <= left + 1e-9:
+                    return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
+                return ""
+            if dist > left + 1e-9:
+                return (f'{st.name} may move {left:.2f}" more this turn (Move '
+                        f'{st.stats.move:g}"), not {dist:.2f}"')
+            return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
+        if isinstance(action, AttackAction):
+            for k in (action.unit, action.target):
+                if k not in g.bodies:
+                    return f"no body called {k!r} on the table"
+            # a crewed weapon: whoever mans its Controls fires it (8.5: commandeered Controls)
+            reason = self.crewed_refusal(action.unit) if action.gunner is not None \
+                else self.move_refusal(action.unit, action.player)
+            if reason:
+                return reason
+            try:
+                pv = self.attack_preview(action.unit, action.weapon, action.target,
+                                         action.mode, action.shots, action.arc, action.gunner)
+            except RulesError as exc:
+                return str(exc)
+            return pv.reason
+        if isinstance(action, ReloadWeaponAction):
+            reason = self.move_refusal(action.unit, action.player)
+            if reason:
+                return reason
+            st = g.bodies[action.unit]
+            ws = self.weapons(action.unit)
+            if not 0 <= action.weapon < len(ws):
+                return f"{st.name} has no weapon {action.weapon} (it has {len(ws)})"
+            if f"{action.unit}#{action.weapon}" not in self.inoperative:
+                return f"{ws[action.weapon].name} is not Inoperative: nothing to Reload"
+            if self.fired_turn.get(f"{action.unit}#{action.weapon}") == g.turn:
+                return (f"{ws[action.weapon].name} fired this turn: a MachineGun can't be "
+                        "Reloaded and fired on the same turn, even by several minifigs (8.3)")
+            return self._reloader_refusal(action)
+        return ""
+
+    def apply(self, action, index: int) -> None:
+        # the engine asked refusal() just before (so did the Escapade's walk)
+        if isinstance(action, MoveAction):
+            self._move(action)
+        elif isinstance(action, AttackAction):
+            self.attack(action)
+        elif isinstance(action, FaceAction):
+            self._face(action)
+        elif isinstance(action, ReloadWeaponAction):
+            g = self.game
+            self.inoperative.discard(f"{action.unit}#{action.weapon}")
+            self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
+            self.turn_state.acted.add(action.gunner or action.unit)
+            w = self.weapons(action.unit)[action.weapon]
+            name = g.bodies[action.unit].name
+            text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
+                    if action.gunner else f"{name} Reloads the {w.name}")
+            g.log("reload", text, body=action.unit, weapon=w.name, player=action.player,
+                  gunner=action.gunner)
+
+    def _reloader_refusal(self, action: ReloadWeaponAction) -> str:
+        """Who spends the Reload's Action: the unit, or the minifig at a Turret or mounted
+        weapon (``gunner``, within reach of it or its Controls; 8.1, 8.3)."""
+        g = self.game
+        st = g.bodies[action.unit]
+        man = g.system("manning")
+        if action.gunner is None:
+            if action.unit in man.turrets:
+                return f"a minifig at {st.name} Reloads its weapon: give the gunner (8.1 Turrets)"
+            if action.unit in self.turn_state.acted:
+                return f"{st.name} has already used its Action this turn"
+            return ""
+        reason = man.crew_refusal(action.gunner, action.player, "Reloads")
+        if reason:
+            return reason
+        if man.station(action.gunner, action.unit, action.weapon) is None:
+            return (f"{g.bodies[action.gunner].name} cannot reach {st.name} or its Controls "
+                    f"to Reload it")
+        return ""
+
+    def _face(self, a: "FaceAction") -> None:
+        """Turn a unit in place about its footprint centre (free: turning is not Move, 4.1;
+        facing sets where a Firing Arc can point, 8.3)."""
+        g = self.game
+        st = self.own_unit(a.unit, a.player)
+        c = g.footprint_centre(a.unit)
+        pos, quat = g.world.pose(a.unit)
+        half = math.radians(a.degrees) / 2
+        rz = np.array([0.0, 0.0, math.sin(half), math.cos(half)])  # x, y, z, w
+        q = quat_mul(rz, np.asarray(quat, float))
+        ang = math.radians(a.degrees)
+        dx, dy = pos[0] - c[0], pos[1] - c[1]
+        new = np.array([c[0] + dx * math.cos(ang) - dy * math.sin(ang),
+                        c[1] + dx * math.sin(ang) + dy * math.cos(ang), pos[2] + 0.02])
+        g.world.set_pose(a.unit, new, q)
+        g.world.set_velocity(a.unit, (0, 0, 0))
+        g.log("face", f"{st.name} turns {abs(a.degrees):g}° "
+              f"{'left' if a.degrees > 0 else 'right'}", body=a.unit, degrees=a.degrees,
+              player=a.player)
+        g.record_frame(force=True)
+        g.settle()
+
+    def _move(self, a: MoveAction) -> None:
+        g = self.game
+        st = self.own_unit(a.unit, a.player)
+        frm = g.footprint_centre(a.unit)
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - frm))
+        sprint_roll = None
+        if a.sprint and a.unit not in self.turn_state.sprint_in:
+            sprint_roll = g.dice.stream("sprint").roll(st.stats.action_die, f"Sprint of {st.name}")
+            self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
+            self.turn_state.acted.add(a.unit)
+        left = self.move_allowance(a.unit)
+        a = self.clamped(a, left)
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - frm))
+        if dist > left + 1e-9 and sprint_roll is None:
+            raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
+        if dist > left + 1e-9:
+            # the Sprint die is spent either way: log it, keep the Action spent
+            g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\", still short of "
+                  f'{dist:.2f}" ({left:.2f}" in all)', body=a.unit, bonus=sprint_roll.result)
+            raise SprintShort(f'{st.name} Sprinted (+{sprint_roll.result}") but {dist:.2f}" '
+                              f'is more than the {left:.2f}" it may move')
+        if sprint_roll is not None:
+            g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\" of Move this turn",
+                  body=a.unit, bonus=sprint_roll.result)
+        self.turn_state.moved_in[a.unit] = self.turn_state.moved_in.get(a.unit, 0.0) + dist
+        try:
+            g.move_unit(a.unit, a.to, player=a.player,
+                        note=f'; {self.move_allowance(a.unit):.2f}" left this turn')
+        except RulesError:
+            self.turn_state.moved_in[a.unit] -= dist
+            raise
+
+    def attack(self, a: AttackAction) -> None:
+        """Resolve one attack (see the module notes), then let physics settle."""
+        g = self.game
+        st = self.own_unit(a.unit, a.player) if a.gunner is None else g.body(a.unit)
+        pv = self.attack_preview(a.unit, a.weapon, a.target, a.mode, a.shots, a.arc, a.gunner)
+        if not pv.allowed:
+            raise RulesError(pv.reason)
+        tgt = g.body(a.target)
+        w = pv.weapon
+        man = g.system("manning")
+        terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
+        die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
+        if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
+            self.turn_state.acted.add(a.unit)
+        how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
+        g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
+              f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
+              + (f"; {g.bodies[a.gunner].name} at the Controls (d{die})" if a.gunner else "")
+              + "".join(f"; {m.source}" for m in pv.modifiers),
+              body=a.unit, target=a.target, weapon=w.name, use=w.use,
+              distance=round(pv.distance_in, 4), player=a.player, mode=pv.mode,
+              gunner=a.gunner, action_die=die,
+              modifiers=[{"source": m.source, "action": m.action, "damage": m.damage}
+                         for m in pv.modifiers])
+        extra = man.begin_attack(a.unit, a.weapon, w, a.target, terms)  # Homing In, Interfere
+        if pv.explosive:  # a Rocket is a Payload in flight (8.4): rolled on arrival
+            spec = st.stats.weapons[a.weapon]
+            g.system("flight").fire_rocket_weapon(a.unit, w, a.target, a.player, die,
+                                                  variant=spec.variant,
+                                                  variants=tuple(spec.variants))
+            man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms, [])
+            return
+        stream = g.dice.stream("attack")
+        extra += [m for m in [g.defences.action_modifier(a.unit)] if m is not None]  # F.1
+        marked = g.hazards.mark_bonus(a.unit, a.target) if not w.close_combat else None
+        if marked is not None and pv.mode != "arc":
+            extra.append(marked)  # the Scout's Mark (F.3), shown in the preview too
+        reason = f"{st.name}'s {w.name}"
+        if pv.mode == "arc":
+            targets = [ArcTarget(g.bodies[h.key].name, h.size_in, h.distance_in,
+                                 arcs_spanned=h.spanned) for h in pv.arc_hits]
+            keys = [h.key for h in pv.arc_hits]
+            fire = resolve_arc_fire(stream, w, pv.arc_points, targets,
+                                    action_die=die, modifiers=extra,
+                                    reason=reason)
+        elif pv.mode == "burst":
+            fire = resolve_burst_fire(stream, w, pv.shots,
+                                      ArcTarget(tgt.name, tgt.stats.size, pv.distance_in),
+                                      action_die=die, modifiers=extra,
+                                      reason=reason)
+            keys = [a.target]
+        else:
+            fire = None
+            keys = [a.target]
+            shots = [resolve_attack(stream, w, action_die=die,
+                                    distance_in=pv.distance_in, target=tgt.name,
+                                    target_size_in=tgt.stats.size, modifiers=extra,
+                                    reason=reason)]
+        if fire is not None:
+            shots = list(fire.shots)
+            if fire.inoperative:
+                self.inoperative.add(f"{a.unit}#{a.weapon}")
+                g.log("jammed", f"{w.name} fires its last round and is Inoperative until "
+                      "Reloaded (8.3)", body=a.unit, weapon=w.name)
+        man.after_attack(a.unit, a.weapon, w, a.target, pv.mode, terms,
+                         [shot.action for shot in shots])
+        self.fired_turn[f"{a.unit}#{a.weapon}"] = g.turn
+        if any(shot.action.critical_failure for shot in shots):
+            g.hazards.on_action_roll(a.unit, next(
+                shot.action for shot in shots if shot.action.critical_failure))  # F.1 Slippery
+        by_name = {g.bodies[k].name: k for k in keys}
+        for shot in shots:
+            key = by_name.get(shot.target, a.target)
+            victim = g.bodies[key]
+            act = shot.action
+            g.log("action_roll", f"Action Roll {list(r.result for r in act.rolls)} "
+                  f"{'+' if sum(m.action for m in act.modifiers) >= 0 else ''}"
+                  f"{sum(m.action for m in act.modifiers)} = {act.total} vs Use {act.use}: "
+                  + ("Critical Failure" if act.critical_failure else ("hit" if act.hit else "miss"))
+                  + f" ({victim.name})",
+                  body=a.unit, target=key, total=act.total, use=act.use, hit=act.hit)
+            if not shot.hit or shot.damage is None or victim.damage.destroyed:
+                continue
+            blow = shot.damage
+            if w.close_combat and pv.mode == "single":  # the target's Parry (8.2)
+                parry = g.system("close_combat").parry(a.unit, key, w, shot.action)
+                blow = g.system("close_combat").blow_roll(shot.damage, parry, key)
+                if blow is None:
+                    continue
+            g.defences.strike(a.unit, victim, blow, f"Damage from {st.name}'s {w.name} "
+                              f"({blow})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
+            if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
+                lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
+                g.hazards.fire.ignite(key, shot.damage, at=(lo + hi) / 2, igniter=a.player,
+                                      source=f"{w.name} Fire Damage")
+            if (shot.knockback is not None and shot.knockback.inches > 0
+                    and not victim.damage.destroyed):
+                self.knockback(a.unit, key, shot.knockback.inches)
+        g.record_frame(force=True)
+        g.settle(log_rest=True)
+
+    def knockback(self, source: str, target: str, inches: float) -> None:
+        """Push ``target`` away from ``source`` so that it flies about ``inches`` (8.1): the
+        table's one KnockBack push without an explosion (attacks, Shoves 8.2)."""
+        g = self.game
+        if target not in g.world.bodies or g.world.bodies[target].static:
+            return
+        d = g.footprint_centre(target) - g.footprint_centre(source)
+        n = float(np.linalg.norm(d))
+        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
+        speed = math.sqrt(inches * g.world.gravity)  # 45 degree hop of range v^2/g
+        v = speed / math.sqrt(2.0)
+        g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
+        g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
+              body=target, inches=inches)

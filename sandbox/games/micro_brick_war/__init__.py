@@ -1,0 +1,1 @@
+"""micro_brick_war."""
