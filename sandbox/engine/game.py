@@ -717,6 +717,27 @@ class Game:
         return out or ["ready"]
 
     # ------------------------------------------------------------------ the one move
+    def _carried_shift(self, item: str, frm: np.ndarray, to: np.ndarray) -> np.ndarray:
+        """How far (x, y, z inches) a carried ``item`` moves when its carrier's footprint
+        centre goes from ``frm`` to ``to``: with the carrier, keeping its place beside him,
+        unless that would put any of it past a table edge; then it goes to his other side on
+        that axis (the same distance from him), and, still out, is pushed in to the edge. A
+        carried item stays carried on the table; only the carrier leaving it by its edge rule
+        (``leave_table``) takes it off (BrikWars 13.1).
+        """
+        w, d = self.spec.battlefield.width / 2, self.spec.battlefield.depth / 2
+        lo, hi = self.world.aabb(item)
+        half = (np.asarray(hi, float)[:2] - np.asarray(lo, float)[:2]) / 2
+        centre = (np.asarray(hi, float)[:2] + np.asarray(lo, float)[:2]) / 2
+        offset = centre - frm
+        new = to + offset
+        room = np.array([w, d]) - half - 0.05  # how far from the middle its centre may go
+        for ax in (0, 1):
+            if abs(new[ax]) > room[ax]:
+                new[ax] = to[ax] - offset[ax]
+            new[ax] = float(np.clip(new[ax], -room[ax], room[ax])) if room[ax] > 0 else 0.0
+        return np.array([new[0] - centre[0], new[1] - centre[1], MOVE_LIFT_IN])
+
     def move_unit(self, key: str, to: Sequence[float], *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
                   careful: bool = False, check_overlap: bool = True,
@@ -724,10 +745,11 @@ class Game:
         """Move a body so that its footprint centre ends at ``to`` (x, y inches); every mover
         (the table's Move, a scripted ``cross``, an Escapade ``walk``) comes through here.
 
-        The body (and the item it ``carrying``) is lifted :data:`MOVE_LIFT_IN` and set down at
-        the destination; then every system's ``on_path`` hook sees the path in order (Field
-        Hazards may stop or push it, F.1/F.3; Traps on the way spring, F.2); then physics
-        settles it (a unit walked off a wall falls). Returns the (3,) point where it ended.
+        The body (and the item it ``carrying``, kept on the table: :meth:`_carried_shift`) is
+        lifted :data:`MOVE_LIFT_IN` and set down at the destination; then every system's
+        ``on_path`` hook sees the path in order (Field Hazards may stop or push it, F.1/F.3;
+        Traps on the way spring, F.2); then physics settles it (a unit walked off a
+        wall falls). Returns the (3,) point where it ended.
 
         Raises
         ------
@@ -743,10 +765,13 @@ class Game:
         delta = np.array([to[0] - frm[0], to[1] - frm[1], MOVE_LIFT_IN])
         moved = [key] + ([carrying] if carrying else [])
         old = {k: self.world.pose(k) for k in moved}
+        shift = {key: delta}
+        if carrying:
+            shift[carrying] = delta if leave_table else self._carried_shift(carrying, frm, to)
         self._touched = True  # a refusal from here on must rebuild (see apply)
         for k in moved:
             pos, quat = old[k]
-            self.world.set_pose(k, pos + delta, quat)
+            self.world.set_pose(k, pos + shift[k], quat)
             self.world.set_velocity(k, (0, 0, 0))
         if check_overlap and not leave_table:
             blocking = [b for k in moved for b in overlapping_bodies(self.world, k)
