@@ -16,12 +16,13 @@ World frame: inches, Z up, right-handed; seconds; radians; grams.
 __version__ = "0.1.0"
 
 
-def open_game(path, seed=None, ldrawdir=None, on_event=None):
+def open_game(path, seed=None, ldrawdir=None, on_event=None, referee=False):
     """The game engine for a scene file (.toml) or a saved game (.save.json).
 
     The scripting entry point: ``game.apply(action_or_dict)``, ``game.end_turn()``,
     ``game.turn``, ``game.current_player``, ``game.events``, ``game.state_hash()``,
-    ``game.save(path)``, ``game.close()`` (or ``with``). See
+    ``game.save(path)``, ``game.close()`` (or ``with``), ``game.outcome``. ``referee``: the
+    table has a referee (the referee's tools are accepted). See
     :func:`sandbox.engine.game.open_game`.
 
     Raises
@@ -31,4 +32,4 @@ def open_game(path, seed=None, ldrawdir=None, on_event=None):
     """
     from .engine.game import open_game as _open
 
-    return _open(path, seed=seed, ldrawdir=ldrawdir, on_event=on_event)
+    return _open(path, seed=seed, ldrawdir=ldrawdir, on_event=on_event, referee=referee)

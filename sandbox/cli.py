@@ -189,11 +189,13 @@ def run(
         _fail(exc)
         return
     if as_json:
-        _json_line({"type": "outputs", "events": str(result.events_path),
+        _json_line({"type": "outputs", "outcome": result.game.outcome.to_dict(),
+                    "events": str(result.events_path),
                     "replay": str(result.replay_path),
                     "picture": str(result.png_path) if result.png_path else None,
                     "expectation_failures": list(result.expectation_failures)})
     elif not quiet:
+        console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
         console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
         console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
         if result.png_path:
@@ -416,8 +418,10 @@ def play(
     token: Optional[str] = typer.Option(None, "--token", help="Your seat's join token"),
     ai: list[str] = typer.Option([], "--ai", help="A seat the computer plays (Micro Brick War; "
                                  "repeat for more)"),
-    referee: bool = typer.Option(False, "--referee", help="Open the table in referee mode: "
-                                 "the referee's tools (free missile strike V, ignite I) on keys"),
+    referee: bool = typer.Option(False, "--referee", help="A referee runs the table: the "
+                                 "referee's tools (free missiles, setting bodies alight, moving "
+                                 "any body) are accepted and on keys; without it players are "
+                                 "refused them"),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write a JSON file "
                                               "when the window's first picture is drawn "
                                               "(window_s), and the table's (table_s)"),
@@ -464,6 +468,8 @@ def serve(
     save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
                                    "(0: only when the server stops)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+    referee: bool = typer.Option(False, "--referee", help="Add a referee's seat: its token (and "
+                                 "only it) issues the referee's tools"),
 ) -> None:
     """Serve a game online: print a join token per seat and one for spectators, accept each
     seat's actions on its turn, keep every client in lockstep (Ctrl-C saves and stops)."""
@@ -483,7 +489,7 @@ def serve(
             # (never inside the installed package)
             save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
-                            save_path=save, save_every=save_every,
+                            save_path=save, save_every=save_every, referee=referee,
                             on_log=lambda line: console.print(line, markup=False))
     except SandboxError as exc:
         _fail(exc)
@@ -571,6 +577,10 @@ def _odds_table(odds: dict, title: str):
     if quiet:
         t.caption += f"; nothing happened in any run to: {', '.join(quiet)}"
     pad = [""] * (len(flags) + len(nums) - 1)
+    for side, r in odds.get("winners", {}).items():  # the games' Outcomes: win rates per side
+        if side in ("draw", "no winner") and not r.get("k"):
+            continue
+        t.add_row(side if side in ("draw", "no winner") else f"wins: {side}", _pct(r), *pad)
     for force, r in odds.get("victory", {}).get("forces", {}).items():
         t.add_row(f"victory: {force}", _pct(r), *pad)
     for name, r in odds.get("expect", {}).items():

@@ -81,7 +81,7 @@ def test_orders_are_binding_hidden_and_undone(ldrawdir):
         with pytest.raises(RulesError, match="binding"):
             game.apply({"type": "brig_declare", "player": "Lions", "unit": "archer1",
                         "does": ["move"]})
-        with pytest.raises(RulesError, match="not Lions's"):
+        with pytest.raises(RulesError, match="Captain Ulf belongs to Wolves: a unit acts for"):
             game.apply({"type": "brig_declare", "player": "Lions", "unit": "captain",
                         "does": ["move"]})
         game.end_turn(), game.end_turn()   # phase 2 over: revealed

@@ -47,7 +47,8 @@ def test_every_path_gives_the_same_log_and_state_hash(scene, tmp_path, ldrawdir)
                 game = sandbox.open_game(path, ldrawdir=ldrawdir)
                 assert game.state_hash() == mid
             _up_to(game, action)
-            game.apply(action_dict(action))  # the dict form a scene file holds
+            # the dict form a scene file holds, issued as the script is: by the referee
+            game.apply(action_dict(action), by="referee")
         game.play_on()
         game.finish()
         assert game.state_hash() == want_hash
@@ -94,7 +95,7 @@ def test_fire_burns_between_turns_however_the_turn_was_ended():
     with open_game(scene) as table:
         for action in table.script():
             _up_to(table, action)
-            table.apply(action)
+            table.apply(action, by="referee")  # the scene's script is the referee's
         while table.turn <= 3:
             table.end_turn()  # the window's End turn key
         got = [e["turn"] for e in table.events if e["type"] == "burning"]
@@ -124,7 +125,8 @@ def test_a_pressure_plate_springs_for_a_table_move_as_for_a_scripted_cross():
 
 def test_the_stat_card_shows_a_unit_on_fire():
     with open_game(REPO / "scenes" / "cottage_fire.toml") as game:
-        game.apply(game.script()[0])  # the dragon's FlameThrower sets the cottage alight
+        # the dragon's FlameThrower (the script's, the referee's) sets the cottage alight
+        game.apply(game.script()[0], by="referee")
         assert game.hazards.fire.burning("cottage")
         assert "on Fire" in game.skirmish.stat_card("cottage")[-1]
 
@@ -137,7 +139,7 @@ def test_every_scene_action_type_is_played_at_the_table(ldrawdir):
         with open_game(scene, ldrawdir=ldrawdir) as game:
             for action in game.script():
                 _up_to(game, action)
-                game.apply(action_dict(action))
+                game.apply(action_dict(action), by="referee")  # as the script issues it
                 seen.add(action.type)
     assert seen <= set(REGISTRY)
     assert {"move", "attack", "end_turn", "launch", "throw", "rocket", "bombard",
@@ -296,7 +298,7 @@ def test_field_hazards_left_by_explosions_are_real_fields():
     """8.4: replaced dice make a Field Hazard at the point of impact (Smoke 4"/die, an
     Exposure Damage die such as Fire 2"/die) that shrinks 1" at the start of each of the
     attacker's turns; Smoke then blocks sight and Fire burns who stands in it (F.1)."""
-    with sandbox.open_game(REPO / "scenes" / "skirmish.toml") as game:
+    with sandbox.open_game(REPO / "scenes" / "skirmish.toml", referee=True) as game:
         assert game.line_of_sight("knight1", "falcon1").clear
         game.apply({"type": "missile", "player": "Lion Knights", "point": [0.0, -3.0, 0.2],
                     "xsize": 1, "hazard": "Smoke", "hazard_dice": 1})
@@ -362,7 +364,7 @@ def test_a_shrinking_fire_field_loses_its_dice_beyond_its_size():
     """F.1: a Field has at most one Hazard die an inch of Size; 8.4: an Explosion's Field
     shrinks 1" at each of the attacker's turns. A 2-die Fire Field (4") keeps 2 dice down to
     2", then 1 die at 1", then is gone (it once raised at 1": 2 dice in 1")."""
-    with sandbox.open_game(REPO / "scenes" / "skirmish.toml") as game:
+    with sandbox.open_game(REPO / "scenes" / "skirmish.toml", referee=True) as game:
         game.apply({"type": "missile", "player": "Lion Knights", "point": [0.0, -6.0, 0.1],
                     "xsize": 2, "hazard": "Fire", "hazard_dice": 2})
         seen = []

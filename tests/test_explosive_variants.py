@@ -191,7 +191,7 @@ def _skirmish(forced: dict, **stats) -> Game:
     u = next(u for u in data["units"] if u["id"] == "falcon1")
     u["stats"].update(stats)
     data["forced_dice"] = forced
-    return Game(scene_from_dict(data), REPO / "scenes")
+    return Game(scene_from_dict(data), REPO / "scenes", referee=True)  # missiles: the referee's
 
 
 def _strike(g, **kw):

@@ -15,6 +15,7 @@ from sandbox.engine.actions import AttackAction, EndTurnAction, MoveAction
 from sandbox.engine.game import Game
 from sandbox.engine.game import Game as GameSession
 from sandbox.engine.scene import load_scene, scene_from_dict
+from sandbox.games.brikwars import effects
 from sandbox.rules import hazards as hz
 
 REPO = Path(__file__).resolve().parents[1]
@@ -221,7 +222,7 @@ def test_melee_action_die_damage_meets_d6_shields():
     g = shielded([6], 1.0)
     try:
         roll = DiceExpression.parse("1d8").roll(g.dice.stream("attack"))
-        g.defences.strike("droid", g.bodies["droid"], roll, "a sword", melee=True)
+        effects.strike(g, g.bodies["droid"], roll, "a sword", attacker="droid", melee=True)
         assert events(g, "shield")[-1]["blocked"] == [roll.total]
     finally:
         g.close()
@@ -298,7 +299,7 @@ def test_burning_creation_strikes_with_plus_one_fire_and_burning_target_loses_ar
         assert fire.burning("mech") and fire.burning("hut")
         assert g.defences.action_modifier("mech").action == -1
         roll = DiceExpression.parse("1d6").roll(g.dice.stream("attack"))
-        g.defences.strike("mech", g.bodies["hut"], roll, "a punch")
+        effects.strike(g, g.bodies["hut"], roll, "a punch", attacker="mech")
         dmg = events(g, "damage")
         assert dmg[-2]["damage"] == 5 and dmg[-2]["armor"] == 9  # Armor 10 - 1 on Fire
         assert "Armor -1 on Fire" in dmg[-2]["source"]

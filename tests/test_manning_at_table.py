@@ -285,7 +285,7 @@ def test_a_burning_minifig_cannot_swing_a_two_handed_weapon():
         _entry(data, "cog")["stats"]["armor"] = 30  # burns, is not destroyed
         _entry(data, "cog")["position"] = [0.3, 1.5, 0.0]
     with _game({"fire": [3]}, edit) as g:
-        g.apply({"type": "ignite", "player": IL, "target": "cog"})
+        g.apply({"type": "ignite", "player": IL, "target": "cog"}, by="referee")  # a torch
         assert g.hazards.fire.burning("cog")
         pv = g.skirmish.attack_preview("cog", 0, "raider1")
         assert not pv.allowed and "only one Hand" in pv.reason
@@ -326,7 +326,7 @@ def test_scripted_flamethrower_sweeps_every_body_in_its_arc():
                      "falcon2": [2.5, -3.9, 0.0]}.items():
         next(u for u in data["units"] if u["id"] == key)["position"] = pos
     data["forced_dice"] = {"attack": [6, 3, 2, 2, 6, 3, 2, 2]}
-    with Game(scene_from_dict(data), REPO / "scenes") as g:
+    with Game(scene_from_dict(data), REPO / "scenes", referee=True) as g:  # a referee's tool
         g.apply({"type": "flamethrower", "player": "Lion Knights", "attacker": "knight1",
                  "target": "falcon1", "size": 1, "arc": 2})
         ev = next(e for e in g.events if e["type"] == "action" and "swept" in e)
@@ -394,7 +394,7 @@ def test_a_fire_cuts_the_power_limit_and_a_power_stat_is_shared_with_shields():
         _entry(data, "walker")["stats"]["armor"] = 40
     with _game({"attack": [2] * 6, "fire": [3]}, edit, walker=True) as g:
         g.end_turn()
-        g.apply({"type": "ignite", "player": RR, "target": "walker"})
+        g.apply({"type": "ignite", "player": RR, "target": "walker"}, by="referee")
         cut = g.hazards.fire.fire_size("walker")
         assert cut >= 1
         assert g.manning.power_limit_in("walker") == 6 - cut

@@ -14,7 +14,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sandbox import open_game
 from sandbox.core.errors import NetError
-from sandbox.engine.actions import action_dict
+from sandbox.engine.actions import REGISTRY, action_dict
 from sandbox.net import GameServer, HeadlessClient, Limits
 from sandbox.net.protocol import PROTOCOL_VERSION, first_difference, state_digest
 
@@ -103,15 +103,19 @@ def test_escapade_raid_played_online_stays_in_lockstep_and_equals_sandbox_run(ld
         want_final = ref.state_hash()
 
     async def main():
-        # Two seats (the Baron's raiders and Mad Mags share one) and a spectator.
+        # Two seats (the Baron's raiders and Mad Mags share one), the referee (the script's
+        # free missile is a referee's tool: only the referee's token issues it) and a spectator.
         srv, clients, lines = await _table(scene, [["Baron Blud", "Mad Mags"]],
-                                           ldrawdir=ldrawdir)
-        seat_a, seat_b, spec = clients
+                                           ldrawdir=ldrawdir, referee=True)
+        seat_a, seat_b, ref, spec = clients
+        assert ref.welcome["seat"] == "referee"
         by_player = {p: c for c in (seat_a, seat_b) for p in c.welcome["players"]}
         assert spec.welcome["spectator"] and set(by_player) == set(srv.game.players)
         try:
             async def act(action: dict) -> None:
-                entry = await by_player[action["player"]].act(action)
+                seat = ref if REGISTRY[action["type"]].actor == "referee" else \
+                    by_player[action["player"]]
+                entry = await seat.act(action)
                 await _all_agree(srv, clients, entry["seq"])
 
             async def where():
@@ -136,10 +140,15 @@ def test_escapade_raid_played_online_stays_in_lockstep_and_equals_sandbox_run(ld
             await seat_b.propose("finish")
             await seat_a.wait_for(lambda: seat_a.proposals)
             await seat_a.vote(seat_a.proposals[-1]["id"], True)
+            await ref.wait_for(lambda: ref.proposals)  # the referee's seat agrees too
+            await ref.vote(ref.proposals[-1]["id"], True)
             await seat_a.wait_for(lambda: seat_a.results)
             assert seat_a.results[-1]["accepted"]
             final = await _all_agree(srv, clients, srv.seq)
             assert srv.entries[-1]["kind"] == "finish" and srv.game.over
+            # the Outcome is broadcast with the entry, and every client's game says it
+            assert srv.entries[-1]["outcome"]["winner"] == "Blud's Raiders"
+            assert await spec.call(lambda g: g.outcome.winner) == "Blud's Raiders"
             assert final == want_final, "the online game ended elsewhere than `sandbox run`"
             assert not srv.desyncs and not any(c.mismatches for c in clients)
             with pytest.raises(NetError, match="the game is over"):

@@ -118,7 +118,7 @@ def test_explosion_damage_is_checked_against_deflection(variant, layers, expecte
     u["stats"]["deflection"] = layers
     u["stats"]["armor"] = 30  # the Damage is read from the log, nothing is destroyed
     data["forced_dice"] = {"explosion": [5, 3]}
-    with Game(scene_from_dict(data), REPO / "scenes") as g:
+    with Game(scene_from_dict(data), REPO / "scenes", referee=True) as g:  # a referee missile
         lo, hi = g.bounds("falcon1")
         g.apply({"type": "missile", "player": LK, "point": [float(hi[0]) + 0.2,
                  float((lo[1] + hi[1]) / 2), 0.5], "xsize": 2, "variant": variant})

@@ -53,8 +53,8 @@ BODY_NUMBERS = {
     "parts_destroyed": "parts destroyed when it broke (debris of its 'break' events)",
     "pieces": "pieces it broke into ('piece' events of its pieces)",
 }
-#: Columns every row has before the outcome fields.
-LEAD_COLUMNS = ("seed", "status", "error")
+#: Columns every row has before the outcome fields (``winner``: the game's Outcome, "" with none).
+LEAD_COLUMNS = ("seed", "status", "error", "winner")
 #: Seconds between checkpoints of runs.csv and odds.json while runs go on.
 CHECKPOINT_SECONDS = 2.0
 #: Largest number of seeds one odds run takes.
@@ -101,7 +101,9 @@ def outcome_row(game) -> dict[str, Any]:
     ``victory.F`` (0/1)
     per force and ``victory.outcome``; for a scene with expectations, ``expect.all`` and
     ``expect.NAME`` (1: met) per condition of :func:`~sandbox.app.headless.expectation_results`.
-    Always ``impacts``, ``collision_rolls``, ``turns`` and ``sim_seconds``.
+    Always ``winner`` (the game's :attr:`~sandbox.engine.game.Game.outcome`: the winning player
+    or side, ``"draw"``, or ``""`` with no winner), ``impacts``, ``collision_rolls``, ``turns``
+    and ``sim_seconds``.
     """
     from .headless import expectation_results
 
@@ -144,7 +146,8 @@ def outcome_row(game) -> dict[str, Any]:
         st = game.bodies.get(b)
         if st is not None and st.damage.destroyed:
             acc[b]["destroyed"] = 1
-    row: dict[str, Any] = {}
+    oc = game.outcome
+    row: dict[str, Any] = {"winner": oc.winner or ("draw" if oc.draw else "")}
     for b in bodies:
         for k, v in acc[b].items():
             row[f"{b}.{k}"] = round(v, 4) if isinstance(v, float) else v
@@ -313,6 +316,12 @@ def aggregate(rows: Sequence[dict]) -> dict:
             o = str(r.get("victory.outcome", ""))
             outcomes[o] = outcomes.get(o, 0) + 1
         out["victory"] = {"forces": vic, "outcomes": outcomes}
+    if "winner" in cols:  # win rates per side (the game's Outcome), draws, no winner
+        names = sorted({str(r.get("winner") or "") for r in ok} - {"", "draw"})
+        won = {w: rate(int(str(r.get("winner") or "") == w) for r in ok) for w in names}
+        won["draw"] = rate(int(str(r.get("winner") or "") == "draw") for r in ok)
+        won["no winner"] = rate(int(not r.get("winner")) for r in ok)
+        out["winners"] = won
     # a run without an expectation's column had nothing to check there: met
     exp = {c[len("expect."):]: rate(1 if r.get(c) in (None, "") else r[c] for r in ok)
            for c in cols if c.startswith("expect.")}

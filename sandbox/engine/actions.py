@@ -9,6 +9,25 @@ hands it to the system that registered its ``type`` (see :class:`sandbox.engine.
 To add an action type: subclass :class:`Action` with ``type: Literal["name"]`` in the module of
 the system that plays it, list it in that system's ``actions``, and import the module in
 :mod:`sandbox.engine.scene` (which builds the union the scene schema uses).
+
+Who may do what
+---------------
+Every action type says, as class data, who issues it (:attr:`Action.actor`) and what it costs
+(:attr:`Action.cost`):
+
+- ``"unit"``: a unit of the acting player acts (its Action, or inches of its Move); the units
+  named in :attr:`Action.acting` must be the player's own (a unit acts for its owner only).
+- ``"player"``: the player as a whole (end the turn, a Strategic Bombardment paid in Strategy
+  bricks, the dice tray).
+- ``"referee"``: a referee's tool (a free missile strike, setting a body alight, a scripted
+  FlameThrower with no weapon of the unit's, a Field Hazard put out by hand). Players are
+  refused with a one-line reason; the referee issues it (:attr:`Action.by` ``"referee"``):
+  a scene script, a table opened with the referee option, the referee's seat online.
+
+An action's ``by`` records who issued it, so saves, replays and undo play it again as it was:
+``"player"`` (the acting player, checked as above), ``"referee"`` (no seat check; a player's
+limits such as a unit's Move do not bind the referee), or none (a log written before seats
+were recorded: played as the referee's, as the engine of then accepted it).
 """
 
 from __future__ import annotations
@@ -24,6 +43,11 @@ from .scene_types import Vec2
 
 if TYPE_CHECKING:  # pragma: no cover
     from .table import TableAPI
+
+#: Who issues an action type (see "Who may do what" above).
+ACTORS = ("unit", "player", "referee")
+#: Who issued one action: the acting player, or the referee.
+Issuer = Literal["player", "referee"]
 
 #: Every registered action class by its ``type`` name.
 REGISTRY: dict[str, type["Action"]] = {}
@@ -53,11 +77,26 @@ class Action(_Strict):
     turn : int
         The turn it happens on (a scene script's schedule; at the table the engine stamps the
         current turn before logging it).
+    by : "player", "referee" or None
+        Who issued it (stamped by the engine when it is applied; see the module notes).
     """
 
     type: str
     player: str
     turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
+    by: Issuer | None = Field(None, description="who issued it: the acting player, or the "
+                              "referee (a scene script, a referee's table or seat)")
+
+    #: Who issues it: "unit" (a unit of the acting player), "player", or "referee".
+    actor: ClassVar[str] = "unit"
+    #: What it costs, in words: "action" (the unit's one Action), "move" (inches of its Move),
+    #: "strategy" (Strategy bricks), "power" (a creation's Power), "free".
+    cost: ClassVar[str] = "action"
+    #: Fields naming the units that act (a body key or a list of them): each must belong to
+    #: the acting player.
+    acting: ClassVar[tuple[str, ...]] = ("unit",)
+    #: Why a referee's tool is one (the refusal a player reads).
+    referee_note: ClassVar[str] = ""
 
     #: True for actions that change nothing on the table (only read it): never undone alone.
     passive: ClassVar[bool] = False
@@ -76,6 +115,17 @@ class Action(_Strict):
                     raise TypeError(f"action type {name!r} is defined twice: "
                                     f"{REGISTRY[name].__qualname__} and {cls.__qualname__}")
                 REGISTRY[name] = cls
+
+    def acting_units(self) -> list[str]:
+        """Body keys of the units that act (from the fields :attr:`acting` names)."""
+        out: list[str] = []
+        for name in self.acting:
+            v = getattr(self, name, None)
+            if isinstance(v, str):
+                out.append(v)
+            elif isinstance(v, (list, tuple)):
+                out.extend(k for k in v if isinstance(k, str))
+        return out
 
     def refusal(self, game: "TableAPI") -> str:
         """Why ``game`` would refuse this action now, in words ("" when it is allowed).
@@ -102,6 +152,7 @@ class MoveAction(Action):
     """
 
     type: Literal["move"]
+    cost: ClassVar[str] = "move"  # a Sprint: its Action too
     unit: str = Field(validation_alias=AliasChoices("unit", "body"))
     to: Vec2
     sprint: bool = False
@@ -118,6 +169,7 @@ class AttackAction(Action):
     """
 
     type: Literal["attack"]
+    cost: ClassVar[str] = "action"  # a mounted weapon: Power (8.1)
     unit: str
     weapon: int = Field(0, ge=0, le=99)
     target: str
@@ -127,21 +179,33 @@ class AttackAction(Action):
     gunner: str | None = Field(None, description="the minifig at the Controls of a mounted "
                                "weapon (8.5; a Turret's weapon needs one): his Action is spent")
 
+    def acting_units(self) -> list[str]:
+        """The gunner at the Controls acts (8.5: enemies who commandeer Controls use them);
+        else the unit."""
+        return [self.gunner] if self.gunner is not None else [self.unit]
+
 
 class ReloadWeaponAction(Action):
     """``unit`` spends its Action to Reload its Inoperative weapon number ``weapon`` (8.3)."""
 
     type: Literal["reload_weapon"]
+    cost: ClassVar[str] = "action"
     unit: str
     weapon: int = Field(0, ge=0, le=99)
     gunner: str | None = Field(None, description="the minifig who Reloads a Turret's weapon "
                                "(his Action is spent)")
+
+    def acting_units(self) -> list[str]:
+        return [self.gunner] if self.gunner is not None else [self.unit]
 
 
 class EndTurnAction(Action):
     """The current player ends the turn (the turn machine moves on to the next player)."""
 
     type: Literal["end_turn"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
 
 
 def action_union() -> Any:

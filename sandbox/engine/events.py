@@ -25,6 +25,7 @@ EVENT_TYPES: dict[str, str] = {
     "turn": "a player's part of a turn begins (player)",
     "end_turn": "a player ends the turn (player)",
     "end": "the game is over (every body's state)",
+    "outcome": "how the game ended: terminated or truncated, the winner or a draw, why",
     "undo": "an action was taken back",
     "roll": "a die rolled (stream, sides, result, reason)",
     "action": "an action in words (cross, interact …)",

@@ -47,6 +47,7 @@ from ..core.limits import (
 from ..games.brikwars.bombardment import Bombardment
 from ..games.brikwars.close_combat import CloseCombat
 from ..games.brikwars.defences import Defences
+from ..games.brikwars.effects import disrupt
 from ..games.brikwars.escapade import EscapadeDriver
 from ..games.brikwars.explosions import Blasts
 from ..games.brikwars.hazards import Hazards
@@ -70,6 +71,7 @@ from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event
 from .kinds import game_kind
 from .measure import SmokeField, edge_point, footprint_gap, segment_in_smoke
+from .outcome import UNDECIDED, Outcome
 from .replay import Recorder, Replay, atomic_write_bytes
 from .scene import (
     SceneSpec,
@@ -112,7 +114,7 @@ MAX_EXTRA_TURNS: int = 20
 UNDO_SNAPSHOTS: int = 32
 #: The engine's own state an undo snapshot copies (besides every System's and the world's).
 _SNAPSHOT_FIELDS = ("dice", "bodies", "warnings", "_rolls_logged", "_explode_now", "turn",
-                    "player_index", "over", "players", "_to_topple")
+                    "player_index", "over", "players", "_to_topple", "_outcome")
 
 __all__ = ["Game", "open_game", "BodyState", "STEPS_PER_FRAME", "MAX_ACTION_SECONDS",
            "SAVE_FORMAT", "SAVE_VERSION", "possessive", "describe_action"]
@@ -150,6 +152,11 @@ class Game:
         Use the scene's ``forced_dice`` (True: scripted runs, tests, replays re-enacting the
         book's examples); False: live play at the table rolls only seeded dice. Saves and
         replays record it, so a load replays identically.
+    referee : bool
+        The table has a referee (``sandbox play --referee``; a server with a referee seat):
+        actions issued ``by="referee"`` are accepted, and an action the acting player may not
+        issue (a referee's tool, another player's unit, more than a unit's Move) is issued by
+        the referee when it is applied without ``by`` (see :meth:`issue`). Saves record it.
 
     The table is built (and settles) in the constructor; the scene's scripted ``actions`` are
     not played until :meth:`play_script` (``sandbox run``): at the table, players act.
@@ -166,9 +173,14 @@ class Game:
 
     def __init__(self, spec: SceneSpec, base_dir: str | Path, ldrawdir: str | Path | None = None,
                  seed: int | None = None, on_event: Callable[[dict], None] | None = None,
-                 actions: Sequence = (), forced_dice: bool = True):
+                 actions: Sequence = (), forced_dice: bool = True, referee: bool = False):
         self.spec = spec
         self.forced_dice = bool(forced_dice)
+        #: The table has a referee (see the class notes).
+        self.referee = bool(referee)
+        #: > 0 while the engine plays what the referee issued (a scene script, a logged game
+        #: replayed): actions ``by="referee"`` are accepted then, whatever :attr:`referee` says.
+        self._trusted = 0
         self.base_dir = Path(base_dir)
         self.ldrawdir = ldrawdir
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -220,6 +232,8 @@ class Game:
         self.turn = 1
         self.player_index = 0
         self.over = False
+        #: How the game ended (None while it goes on; see :attr:`outcome`).
+        self._outcome: Outcome | None = None
         self._touched = False
         # Systems, in the order their hooks run (this order is part of the rules' sequencing:
         # Bombardments land before Payloads in flight move on, before Fires burn).
@@ -483,10 +497,8 @@ class Game:
         damage = sum(r.result for r in rolls)
         for v in victims:
             self.damage(v, damage, "Collision Damage", dice=[(r.sides, r.result) for r in rolls])
-            if (v.kind == "payload" and not v.stats.flight and not v.damage.disrupted
-                    and not v.damage.destroyed):
-                v.damage.disrupted = True
-                self.log("disrupted", f"{v.name} is Disrupted by the landing", body=v.key)
+            if v.kind == "payload" and not v.stats.flight:
+                disrupt(self, v, "is Disrupted by the landing")
         for src, dst in ((a, b), (b, a)):  # a burning body adds 1d4 Fire to what it hits (F.1)
             if src is not None and dst is not None and dst in victims:
                 self.defences.burning_strike(src.key, dst, "collision", at=ev.position)
@@ -804,12 +816,21 @@ class Game:
         if self.closed:
             return "the game is closed"
         if self.over:
-            return "the game is over"
+            return "the game is over" + (f": {self._outcome.text}" if self._outcome else "")
         if "turn" in action.model_fields_set and action.turn != self.turn:
             return f"it is turn {self.turn}, not turn {action.turn}"
         if action.player != self.current_player and not action.deployment:
             return (f"it is {possessive(self.current_player)} turn, not "
                     f"{possessive(action.player)}")
+        if action.by == "referee":
+            if not (self.referee or self._trusted):
+                return (f"{action.type!r} is issued by the referee, and this table has none "
+                        "(open it with the referee option: `sandbox play --referee`, "
+                        "referee=True; online, the referee's token)")
+        else:
+            seat = self.seat_refusal(action)
+            if seat:
+                return seat
         if isinstance(action, EndTurnAction):
             return ""
         handler = self._handlers.get(action.type)
@@ -817,13 +838,63 @@ class Game:
             return f"{action.type!r} is not played in this game"
         return handler.refusal(action)
 
-    def apply(self, action, index: int | None = None) -> list[dict]:
+    def seat_refusal(self, action: Action) -> str:
+        """Why the acting player may not issue ``action`` himself ("" when he may): who may do
+        what (:attr:`Action.actor`). A referee's tool is refused to players; the units it names
+        as acting (:meth:`Action.acting_units`) must be the player's own (a unit acts for its
+        owner only). Changes nothing."""
+        cls = type(action)
+        if cls.actor == "referee":
+            why = cls.referee_note or "no player issues it"
+            return (f"{action.type!r} is a referee's tool: {why}"
+                    " (a scene script, a table opened with the referee option or the "
+                    "referee's seat online issues it)")
+        if cls.actor == "unit":
+            for key in action.acting_units():
+                st = self.bodies.get(key)
+                if st is not None and st.owner != action.player:
+                    return (f"{st.name} belongs to {st.owner or 'nobody'}: a unit acts for its "
+                            f"owner only, not for {action.player}")
+        return ""
+
+    def issue(self, action: Action, by: str | None = None) -> Action:
+        """``action`` stamped with who issues it (:attr:`Action.by`), changing nothing else.
+
+        ``by``: ``"player"`` (the acting player: seat checks apply; a ``by="referee"`` action
+        is refused), ``"referee"`` (a caller that vouches for the referee: a scene script, the
+        server for the referee's token), or None: the action's own ``by`` if it says referee,
+        else the player, except at a referee's table (:attr:`referee`), where an action the
+        player may not issue but the referee may is the referee's.
+
+        Raises
+        ------
+        RulesError
+            ``by="player"`` for an action that says it is the referee's.
+        """
+        if by not in (None, "player", "referee"):
+            raise ValueError(f"by must be 'player', 'referee' or None, got {by!r}")
+        if by == "player" and action.by == "referee":
+            raise RulesError(f"{action.type!r} says it is issued by the referee, and "
+                             f"{action.player} is not the referee")
+        if by is None:
+            if action.by == "referee":
+                return action
+            player = action.model_copy(update={"by": "player"})
+            if self.referee and self.refusal(player):
+                referee = action.model_copy(update={"by": "referee"})
+                if not self.refusal(referee):
+                    return referee
+            return player
+        return action if action.by == by else action.model_copy(update={"by": by})
+
+    def apply(self, action, index: int | None = None, *, by: str | None = None) -> list[dict]:
         """Validate, check and apply one action; return the events it logged.
 
         ``action`` is an :class:`~sandbox.engine.actions.Action` or its dict form (the same dict
         a scene's ``[[actions]]`` entry holds). A refused action changes nothing and is never
         logged (a failure after physics began rebuilds the game from the log, so the table is
-        as a replay of the log makes it).
+        as a replay of the log makes it). ``by``: who issues it (:meth:`issue`); the logged
+        action records it.
 
         Raises
         ------
@@ -834,6 +905,15 @@ class Game:
         """
         if not isinstance(action, Action):
             action = parse_action(action)
+        if by == "referee":
+            self._trusted += 1
+        try:
+            return self._apply(self.issue(action, by), index)
+        finally:
+            if by == "referee":
+                self._trusted -= 1
+
+    def _apply(self, action: Action, index: int | None) -> list[dict]:
         reason = self.refusal(action)
         if reason:
             raise RulesError(reason)
@@ -850,6 +930,7 @@ class Game:
             self._dispatch(action, index)
         except SprintShort:
             self.actions.append(action)  # the Sprint die was rolled: it stays in the log
+            self._end_if_decided()
             raise
         except Exception:
             if self._touched or len(self.events) != n or len(self.dice.records()) != n_rolls:
@@ -858,6 +939,7 @@ class Game:
                     self._rebuild(list(self.actions))
             raise
         self.actions.append(action)
+        self._end_if_decided()
         return self.events[n:]
 
     def _dispatch(self, action: Action, index: int) -> None:
@@ -983,12 +1065,12 @@ class Game:
             try:
                 if not a.deployment:  # deployment actions come before the battle (13.2)
                     self.advance_to(a.turn, a.player)
-                self.apply(a)
+                self.apply(a, by="referee")  # a scene's script is the referee's
             except RulesError as exc:
                 msg = str(exc)
                 raise RulesError(msg if msg.startswith("actions[") else f"{where}: {msg}") from None
         if last is not None:
-            while self.turn <= last:
+            while self.turn <= last and not self.over:
                 self.end_turn()
             return
         self.play_on()
@@ -1004,21 +1086,58 @@ class Game:
             Payloads still in flight after that many turns.
         """
         last = max([a.turn for a in self.spec.actions] + [self.spec.turns or 1, self.turn])
-        while self.turn < last or self.pending():
+        while (self.turn < last or self.pending()) and not self.over:
             if self.turn > last + MAX_EXTRA_TURNS:
                 raise RulesError(f"Payloads still in flight after turn {self.turn - 1}")
             start = self.turn
-            while self.turn == start:
+            while self.turn == start and not self.over:
                 self.end_turn()
+
+    # ------------------------------------------------------------------ the outcome
+    @property
+    def outcome(self) -> Outcome:
+        """How the game stands: its :class:`~sandbox.engine.outcome.Outcome` once it is over
+        (decided by a system's victory rules, or finished), else what the systems' hooks say
+        now (a game still going on: neither terminated nor truncated; a winner when a system
+        names who holds the victory if the battle ended now)."""
+        if self._outcome is not None:
+            return self._outcome
+        outs = self._outcomes(final=False)
+        return next((o for o in outs if o.terminated), outs[0] if outs else UNDECIDED)
+
+    def _outcomes(self, final: bool) -> list[Outcome]:
+        """What every system with victory rules says, in hook order."""
+        return [o for s in self.systems if (o := s.outcome(final)) is not None]
+
+    def _end_if_decided(self) -> None:
+        """After every action (a turn's end included): a system's victory rules that end the
+        game end it here (an ``outcome`` event, then ``end``)."""
+        if self.over or self.closed:
+            return
+        out = next((o for o in self._outcomes(final=False) if o.terminated), None)
+        if out is not None:
+            self._end(out, end_of_turn=False)
 
     def finish(self) -> None:
         """End the game at the end of this turn: the turn's ``end_of_turn`` hooks run
-        (Reinforcements arrive, the victory status is logged), then an ``end`` event with every
+        (Reinforcements arrive, the victory status is logged), the systems say the
+        :attr:`outcome` (logged as an ``outcome`` event), then an ``end`` event with every
         body's state. Nothing may be applied afterwards."""
         if self.over:
             return
-        for s in self.systems:
-            s.end_of_turn(self.turn)
+        self._end(None, end_of_turn=True)
+
+    def _end(self, outcome: Outcome | None, end_of_turn: bool) -> None:
+        if end_of_turn:
+            for s in self.systems:
+                s.end_of_turn(self.turn)
+        if outcome is None:
+            outs = self._outcomes(final=True)
+            outcome = next((o for o in outs if o.decided), outs[0] if outs else Outcome(
+                truncated=True, reason=f"finished on turn {self.turn}: this game has no "
+                "victory condition"))
+        self._outcome = outcome
+        self.log("outcome", f"Outcome: {outcome.text}", **outcome.to_dict())
         self.over = True
         self.log("end", f"Finished after {self.world.time:.2f} s of simulated time",
                  states=[s.to_dict() for s in self.bodies.values()])
@@ -1059,18 +1178,28 @@ class Game:
         self._replay_log(actions)
 
     def _replay_log(self, actions: Sequence[Action]) -> None:
+        """Play a logged game again, each action as it was issued (an action of a log written
+        before seats were recorded, with no ``by``, is the referee's: that engine accepted
+        anything)."""
         first_snapshot = len(self.actions) + len(actions) - self.undo_snapshots
-        for a in actions:
-            if len(self.actions) >= first_snapshot:
-                self._take_snapshot(len(self.actions))
-            reason = self.refusal(a)
-            if reason:
-                raise RulesError(f"action {len(self.actions)} ({a.type}): {reason}")
-            try:
-                self._dispatch(a, len(self.actions))
-            except SprintShort:
-                pass  # logged on purpose: the Sprint die was spent
-            self.actions.append(a)
+        self._trusted += 1
+        try:
+            for a in actions:
+                if a.by is None:
+                    a = a.model_copy(update={"by": "referee"})
+                if len(self.actions) >= first_snapshot:
+                    self._take_snapshot(len(self.actions))
+                reason = self.refusal(a)
+                if reason:
+                    raise RulesError(f"action {len(self.actions)} ({a.type}): {reason}")
+                try:
+                    self._dispatch(a, len(self.actions))
+                except SprintShort:
+                    pass  # logged on purpose: the Sprint die was spent
+                self.actions.append(a)
+                self._end_if_decided()
+        finally:
+            self._trusted -= 1
 
     def _take_snapshot(self, index: int) -> None:
         """Keep the game as it is now, before action ``index``, for :meth:`undo`."""
@@ -1200,9 +1329,11 @@ class Game:
             "scene_dir": scene_dir_for_save(self.scene_origin or self.base_dir, relative_to),
             "seed": self.seed,
             "forced_dice": self.forced_dice,
+            "referee": self.referee,
             "turn": self.turn,
             "player": self.current_player,
             "over": self.over,
+            "outcome": self._outcome.to_dict() if self._outcome is not None else None,
             "checksum": self.state_hash(),
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
@@ -1275,6 +1406,9 @@ class Game:
             forced = doc.get("forced_dice", True)
             if not isinstance(forced, bool):
                 raise TypeError(f"forced_dice must be true or false, got {str(forced)[:40]}")
+            referee = doc.get("referee", False)
+            if not isinstance(referee, bool):
+                raise TypeError(f"referee must be true or false, got {str(referee)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
@@ -1282,7 +1416,7 @@ class Game:
         try:
             base, pack = resolve_scene_dir(doc.get("scene_dir"), base_dir)
             game = cls(spec, base, ldrawdir, seed=seed, on_event=on_event, actions=actions,
-                       forced_dice=forced)
+                       forced_dice=forced, referee=referee)
         except SandboxError as exc:
             raise ReplayError(f"{p}: replaying the action log failed: {exc}") from None
         game.scene_origin = pack
@@ -1303,7 +1437,10 @@ class Game:
                       events=self.events, tracks=dict(self.recorder.tracks),
                       frame_dt=self.recorder.frame_dt, frames=self.recorder.frame,
                       frame_times=list(self.recorder.times),
-                      meta={"finished": self.over, "forced_dice": self.forced_dice})
+                      meta={"finished": self.over, "forced_dice": self.forced_dice,
+                            "referee": self.referee,
+                            "outcome": None if self._outcome is None
+                            else self._outcome.to_dict()})
 
     def close(self) -> None:
         """Free the physics world; the game accepts no action afterwards."""
@@ -1341,7 +1478,8 @@ def save_file_checksum(doc: dict) -> str:
 
 
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
-              on_event: Callable[[dict], None] | None = None, forced_dice: bool = True) -> Game:
+              on_event: Callable[[dict], None] | None = None, forced_dice: bool = True,
+              referee: bool = False) -> Game:
     """A :class:`Game` from a scene file (.toml), a scene pack (.brikpack) or a saved game
     (.save.json).
 
@@ -1356,6 +1494,8 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
     forced_dice : bool
         For a scene: use its ``forced_dice`` (scripted runs; default) or not (live play).
         A save keeps its own choice.
+    referee : bool
+        The table has a referee (:class:`Game`); a save keeps its own, or takes this when set.
 
     Raises
     ------
@@ -1369,7 +1509,7 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
         spec, base = load_scene(scene)
         with naming_the_file(scene):
             game = Game(spec, base, ldrawdir, seed=seed, on_event=on_event,
-                        forced_dice=forced_dice)
+                        forced_dice=forced_dice, referee=referee)
         game.scene_origin = p.resolve() if is_pack(p) else None
         return game
     expected = "expected a scene (.toml) or a saved game (.save.json)"
@@ -1388,4 +1528,6 @@ def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
             head = b"{"
         if not head.startswith(b"{"):
             raise SceneError(f"{p}: not a scene or a saved game ({expected})")
-    return Game.load(p, ldrawdir, on_event=on_event)
+    game = Game.load(p, ldrawdir, on_event=on_event)
+    game.referee = game.referee or bool(referee)
+    return game

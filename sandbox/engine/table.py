@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.dice import Dice
     from ..physics.world import ImpactEvent, PhysicsWorld
     from .actions import Action
+    from .outcome import Outcome
     from .scene import SceneSpec, Stats
 
 #: Physics steps per recorded replay frame (480 Hz physics → 60 frames per second).
@@ -138,6 +139,10 @@ class System:
         Why a player has no part in a turn ("" when they play it): the engine skips them.
     check() -> list of str
         The scene's expectations and victory conditions that failed, in words.
+    outcome(final) -> Outcome or None
+        How the game stands by this system's victory rules (None: it has none): asked after
+        every action (``final`` False: only a terminal outcome ends the game) and once when
+        the game is finished otherwise (``final`` True: who holds the victory then).
     state() -> dict
         What the state hash covers of this system (JSON-ready).
     """
@@ -195,6 +200,10 @@ class System:
     def state(self) -> dict:
         """JSON-ready state covered by the state hash."""
         return {}
+
+    def outcome(self, final: bool = False) -> "Outcome | None":
+        """The game's outcome by this system's victory rules (None: it decides none)."""
+        return None
 
     # actions -----------------------------------------------------------------------------
     def refusal(self, action: Any) -> str:

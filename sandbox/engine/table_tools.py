@@ -26,7 +26,7 @@ nothing of the battle; carrying follows 13.1's reach ("within 1 inch").
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -90,6 +90,9 @@ class RollDice(Action):
     shown in the log."""
 
     type: Literal["roll_dice"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     dice: str = Field(max_length=80)
     reason: str = Field("", max_length=80)
 
@@ -98,6 +101,9 @@ class MarkDone(Action):
     """``unit`` is marked done for this turn (``done`` False: the mark is taken off)."""
 
     type: Literal["mark_done"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     unit: str
     done: bool = True
 
@@ -107,6 +113,9 @@ class PlaceMarker(Action):
     centred on ``points[0]`` (x, y inches), left on the table until removed."""
 
     type: Literal["place_marker"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     kind: Literal["ruler", "template"]
     points: list[Vec2] = Field(min_length=1, max_length=2)
     radius: float = Field(0.0, ge=0.0, le=MAX_TEMPLATE_RADIUS_IN)
@@ -117,6 +126,9 @@ class RemoveMarker(Action):
     """Take marker ``marker`` (an id like ``m3``) off the table."""
 
     type: Literal["remove_marker"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     marker: str
 
 
@@ -124,6 +136,7 @@ class PickUp(Action):
     """``unit`` picks up the loose object ``item`` within 1" of it (13.1 reach)."""
 
     type: Literal["pick_up"]
+    cost: ClassVar[str] = "free"
     unit: str
     item: str
 
@@ -133,6 +146,7 @@ class PutDown(Action):
     within 1" of the unit) or, without ``to``, where it is."""
 
     type: Literal["put_down"]
+    cost: ClassVar[str] = "free"
     unit: str
     to: Vec2 | None = None
 

@@ -335,7 +335,8 @@ class HeadlessClient:
             try:
                 if entry["kind"] == "action":
                     try:
-                        game.apply(entry["action"])
+                        act = entry["action"]  # as the server issued it (a referee's too)
+                        game.apply(act, by=act.get("by") if isinstance(act, dict) else None)
                     except SprintShort:
                         pass
                 elif entry["kind"] == "undo":

@@ -30,6 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from ..core.errors import NetError, SandboxError
 from ..engine.actions import action_dict, parse_action
 from ..engine.game import Game
+from ..engine.outcome import Outcome
 from ..games.brikwars.skirmish import SprintShort
 from .protocol import (
     CLOSE_GOING_AWAY,
@@ -55,6 +56,7 @@ log = logging.getLogger(__name__)
 #: State dicts the server keeps (the last this many actions) to name a first differing body.
 STATES_KEPT = 128
 SPECTATOR = "spectator"
+REFEREE = "referee"
 
 __all__ = ["Seat", "GameServer", "make_seats"]
 
@@ -67,11 +69,15 @@ class Seat:
     players: tuple[str, ...]
     token: str
     spectator: bool = False
+    #: The referee's seat: it issues the referee's tools, on any player's turn.
+    referee: bool = False
 
 
-def make_seats(players: Sequence[str], groups: Sequence[Sequence[str]] = ()) -> list[Seat]:
+def make_seats(players: Sequence[str], groups: Sequence[Sequence[str]] = (),
+               referee: bool = False) -> list[Seat]:
     """One seat per player, except players ``groups`` puts together at one seat; then the
-    spectators' seat. Tokens are random (:func:`secrets.token_urlsafe`, 128 bits).
+    referee's seat (``referee``); then the spectators' seat. Tokens are random
+    (:func:`secrets.token_urlsafe`, 128 bits).
 
     Raises
     ------
@@ -95,6 +101,8 @@ def make_seats(players: Sequence[str], groups: Sequence[Sequence[str]] = ()) -> 
             seats.append(Seat(p, (p,), secrets.token_urlsafe(16)))
     order = {p: i for i, p in enumerate(players)}
     seats.sort(key=lambda s: min(order[p] for p in s.players))
+    if referee:
+        seats.append(Seat(REFEREE, (), secrets.token_urlsafe(16), referee=True))
     seats.append(Seat(SPECTATOR, (), secrets.token_urlsafe(16), spectator=True))
     return seats
 
@@ -145,20 +153,26 @@ class GameServer:
         Message size, rate, time-outs (see :mod:`sandbox.net.protocol`).
     on_log : callable, optional
         Called with each line of the server's log (connections, actions, desyncs, chat).
+    referee : bool
+        Add a referee's seat (:data:`REFEREE`): its token, and only it, issues the referee's
+        tools (free strikes, setting alight, moving any body), on whoever's turn it is; the
+        game then has a referee (:attr:`Game.referee`).
     """
 
     def __init__(self, game: Game, seat_groups: Sequence[Sequence[str]] = (), *,
                  host: str = "127.0.0.1", port: int = 0, save_path: str | Path | None = None,
                  save_every: int = 0, limits: Limits | None = None,
-                 on_log: Callable[[str], None] | None = None):
+                 on_log: Callable[[str], None] | None = None, referee: bool = False):
         self.game = game
+        if referee:
+            game.referee = True
         self.host = host
         self.port = port
         self.limits = limits or Limits()
         self.save_path = Path(save_path) if save_path else None
         self.save_every = max(0, int(save_every))
         self.on_log = on_log or (lambda line: log.info(line))
-        self.seats = make_seats(game.players, seat_groups)
+        self.seats = make_seats(game.players, seat_groups, referee=game.referee)
         self.conns: list[Connection] = []
         self.entries: list[dict] = []       # entry i has seq i + 1
         self.hashes: dict[int, str] = {}
@@ -462,27 +476,36 @@ class GameServer:
         except SandboxError as exc:
             await self._bad(conn, str(exc), msg.ref, "refused")
             return
-        if action.player not in seat.players:
+        if action.player not in seat.players and not seat.referee:
             await self._bad(conn, f"forged seat: seat {seat.name!r} plays "
                             f"{', '.join(seat.players)}, not {action.player!r}", msg.ref,
                             "refused")
             return
+        by = "referee" if seat.referee else "player"
+        if action.by == "referee" and not seat.referee:
+            await self._bad(conn, f"{action.type!r}: only the referee's token issues the "
+                            f"referee's actions, not seat {seat.name!r}", msg.ref, "refused")
+            return
         async with self._lock:
-            reason, entry = await self._call(self._apply, action)
+            reason, entry = await self._call(self._apply, action, by)
             if reason:
                 await self._bad(conn, reason, msg.ref, "refused")
                 return
             self._accept(entry, seat, msg.ref)
 
-    def _apply(self, action) -> tuple[str, dict | None]:
-        """On the game thread: apply; returns (refusal reason, entry body)."""
+    def _apply(self, action, by: str = "player") -> tuple[str, dict | None]:
+        """On the game thread: apply as issued ``by`` the seat ("player" or "referee");
+        returns (refusal reason, entry body)."""
         game = self.game
-        reason = game.refusal(action)
+        try:
+            reason = game.refusal(game.issue(action, by))
+        except SandboxError as exc:
+            return str(exc), None
         if reason:
             return reason, None
         before = len(game.actions)
         try:
-            game.apply(action)
+            game.apply(action, by=by)
         except SprintShort:
             pass  # the Sprint die was spent: the action stays logged, like at the table
         except SandboxError as exc:
@@ -499,8 +522,10 @@ class GameServer:
     def _snapshot(self) -> dict:
         """On the game thread: the state after a change (hash and state dict)."""
         state = self.game.state_dict()
-        return {"_state": state, "_hash": self.game.state_hash(state), "turn": self.game.turn,
-                "player": self.game.current_player, "over": self.game.over}
+        g = self.game
+        return {"_state": state, "_hash": g.state_hash(state), "turn": g.turn,
+                "player": g.current_player, "over": g.over,
+                "outcome": g.outcome.to_dict() if g.over else None}  # how it ended, for all
 
     def _record_state(self, seq: int, state: dict | None = None, h: str | None = None) -> None:
         if state is None:
@@ -521,6 +546,8 @@ class GameServer:
         self._record_state(seq, state, h)
         self._note(body["kind"], body.get("text", body["kind"]))
         self._say(f"#{seq} {body.get('text', body['kind'])}")
+        if body.get("outcome"):
+            self._say(f"Outcome: {Outcome.from_dict(body['outcome']).text}")
         self._broadcast(entry)
         if self.proposal is not None and body["kind"] == "action":
             self._end_proposal(False, "the game moved on")

@@ -125,6 +125,17 @@ class WeaponProfile:
         Hands needed for a minifig Bastard weapon.
     notes : tuple of str
         The table's notes in words.
+    ignites : bool
+        On hit: its Damage sets what it hits alight (8.3 "Fire Damage", F.1 Catching Fire).
+        Given None, it is True when the Damage dice are Fire, Acid or Poison dice.
+    knocks_back : bool
+        On hit: KnockBack by Size difference (8.1) pushes the target.
+    disrupts : bool
+        On hit: the target is Disrupted (a stunning weapon; none of the 8.1 table's rows).
+
+    The on-hit effects are applied by the table's one strike
+    (:func:`sandbox.games.brikwars.effects.strike`), whoever fires: a unit, a Weapon Trap, a
+    Payload in flight.
     """
 
     name: str
@@ -152,6 +163,14 @@ class WeaponProfile:
     no_alternate_movement: bool = False
     hands: int | None = None
     notes: tuple[str, ...] = ()
+    ignites: bool | None = None
+    knocks_back: bool = True
+    disrupts: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ignites is None:
+            kind = getattr(self.damage, "kind", None)
+            object.__setattr__(self, "ignites", kind in ("Fire", "Acid", "Poison"))
 
     @property
     def close_combat(self) -> bool:

@@ -22,10 +22,12 @@ LOADING_FRAME_S: float = 1 / 30
 BUILD_SHARE: float = 0.6
 
 
-def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_event=None):
+def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_event=None,
+                  referee: bool = False):
     """The game ``sandbox play`` opens: live play rolls real seeded dice, so a scene's
     ``forced_dice`` (for scripted runs re-enacting the book's examples) are not used; a save
-    keeps the choice it was played with.
+    keeps the choice it was played with. ``referee``: a referee runs the table (``--referee``:
+    the referee's tools are accepted).
 
     Raises
     ------
@@ -33,7 +35,8 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_e
     """
     from ...engine.game import open_game
 
-    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False, on_event=on_event)
+    return open_game(path, seed=seed, ldrawdir=ldrawdir, forced_dice=False, on_event=on_event,
+                     referee=referee)
 
 
 def plays_mbw(session) -> bool:
@@ -44,8 +47,8 @@ class GameBuild:
     """The game being built on a worker thread, and how far it got (bodies placed of the
     scene's bodies; ``total`` is 0 for a save, whose count is not known before)."""
 
-    def __init__(self, path: Path, seed, ldrawdir):
-        self.path, self.seed, self.ldrawdir = path, seed, ldrawdir
+    def __init__(self, path: Path, seed, ldrawdir, referee: bool = False):
+        self.path, self.seed, self.ldrawdir, self.referee = path, seed, ldrawdir, referee
         self.done = threading.Event()
         self.game = None
         self.error: BaseException | None = None
@@ -72,7 +75,8 @@ class GameBuild:
                 spec, _ = load_scene(self.path)
                 self.total = len(spec.units) + len(spec.creations)
             self.stage = "Building the table (physics)"
-            self.game = open_for_play(self.path, self.seed, self.ldrawdir, self._on_event)
+            self.game = open_for_play(self.path, self.seed, self.ldrawdir, self._on_event,
+                                      self.referee)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.error = exc
         finally:
@@ -108,7 +112,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
     ready = {"path": ready_file, "t0": t0, "scene": str(p),
              "window_s": round(time.monotonic() - t0, 3)}
     write_ready(ready_file, scene=str(p), window_s=ready["window_s"])
-    build = GameBuild(p, seed, ldrawdir).start()
+    build = GameBuild(p, seed, ldrawdir, referee).start()
     try:
         from .app import TabletopApp  # imported while the game builds behind the view
 

@@ -28,6 +28,7 @@ from ...engine.actions import action_dict
 from ...engine.assets import build_part_asset
 from ...engine.kinds import GameKind, register_game
 from ...engine.measure import footprint_gap
+from ...engine.outcome import Outcome
 from ...engine.table import System
 from ...physics.rays import ray_first_hit
 from ...rules import brigandine as R
@@ -114,6 +115,13 @@ class BrigUnit:
             if self.leaving_round:
                 st["leaving_round"] = self.leaving_round
         return st
+
+
+def _order(a) -> dict:
+    """An order as the state hash covers it: what was ordered, not who issued it."""
+    d = action_dict(a)
+    d.pop("by", None)
+    return d
 
 
 class BrigandineCombat(System):
@@ -321,13 +329,45 @@ class BrigandineCombat(System):
         orders, self.orders = self.orders, []
         getattr(self, f"_phase{phase}")(orders)
 
+    def outcome(self, final: bool = False) -> Outcome:
+        """The decided field (003, Combat Phases: "These phases repeat over the next round,
+        until combat is finished").
+
+        Combat is finished when one side (a player) has no combatant able to fight: each of
+        its figures is defeated ("If the defender is reduced to 0 def, then the defender has
+        been defeated"), has fled (a failed morale check: the soldiers "will refuse to engage
+        in combat, will flee, will surrender, or otherwise fail in battle"; a fleeing
+        monster) or is unhorsed (knocked over, as :attr:`BrigUnit.standing` reads). The other
+        side wins; when no side has one left it is a draw. Until then the game goes on
+        (``final``: stopped with both sides still fighting, truncated, no winner).
+        """
+        sides: dict[str, int] = {}
+        for u in self.units.values():
+            if u.owner is None:
+                continue
+            able = u.standing and not (u.monster is not None and u.monster.fleeing)
+            sides[u.owner] = sides.get(u.owner, 0) + int(able)
+        left = [p for p, n in sides.items() if n]
+        r, ph = round_phase(self.game.turn)
+        if len(sides) >= 2 and len(left) <= 1:
+            beaten = ", ".join(p for p in sides if p not in left)
+            if left:
+                return Outcome(terminated=True, winner=left[0],
+                               reason=f"round {r}: no combatant of {beaten} is able to fight "
+                                      "(defeated, fled or unhorsed)")
+            return Outcome(terminated=True, draw=True,
+                           reason=f"round {r}: no combatant of either side is able to fight")
+        counts = ", ".join(f"{p} {n}" for p, n in sides.items())
+        return Outcome(truncated=final, reason=f"combat is not finished after round {r}, "
+                       f"phase {ph}: combatants able to fight: {counts}")
+
     def state(self) -> dict:
         return {"units": {k: u.state() for k, u in sorted(self.units.items())},
                 "initiative": dict(sorted(self.initiative.items())),
                 "delayed": sorted(self.delayed),
-                "orders": [action_dict(o) for o in self.orders],
-                "declared": {k: action_dict(v) for k, v in sorted(self.declared.items())},
-                "jousts": {k: action_dict(v) for k, v in sorted(self.jousts.items())},
+                "orders": [_order(o) for o in self.orders],
+                "declared": {k: _order(v) for k, v in sorted(self.declared.items())},
+                "jousts": {k: _order(v) for k, v in sorted(self.jousts.items())},
                 "pair_rounds": dict(sorted(self.pair_rounds.items()))}
 
     def check(self) -> list[str]:

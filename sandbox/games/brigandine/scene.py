@@ -40,7 +40,7 @@ Defensive Action instead of attacking).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -138,12 +138,16 @@ class BrigDelay(Action):
     """Phase 1: the player delays initiative, counting as 1."""
 
     type: Literal["brig_delay"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
 
 
 class BrigDeclare(Action):
     """Phase 2: what ``unit`` will do this round (binding; hidden until phase 2 ends)."""
 
     type: Literal["brig_declare"]
+    cost: ClassVar[str] = "free"
     unit: str
     does: list[Doing] = Field(min_length=1)
     target: str | None = None
@@ -153,6 +157,7 @@ class BrigJoust(Action):
     """Phase 2: a jouster's secret aim and stance against ``opponent`` (revealed together)."""
 
     type: Literal["brig_joust"]
+    cost: ClassVar[str] = "action"
     unit: str
     opponent: str
     aim: str
@@ -163,6 +168,7 @@ class BrigMove(Action):
     """Phases 3 and 7: ``unit`` moves to ``to`` (x, y inches), at most half movement."""
 
     type: Literal["brig_move"]
+    cost: ClassVar[str] = "move"
     unit: str
     to: Vec2
 
@@ -171,6 +177,7 @@ class BrigCharge(Action):
     """Phase 3: ``unit`` charges in a straight line toward ``toward``, up to full movement."""
 
     type: Literal["brig_charge"]
+    cost: ClassVar[str] = "move"
     unit: str
     toward: Vec2
 
@@ -179,6 +186,7 @@ class BrigDraw(Action):
     """Phase 3: ``unit`` draws its side arm, which becomes its equipped weapon (003)."""
 
     type: Literal["brig_draw"]
+    cost: ClassVar[str] = "action"
     unit: str
 
 
@@ -186,6 +194,7 @@ class BrigReload(Action):
     """Artillery reloads in phase 3, a crossbow in phase 7."""
 
     type: Literal["brig_reload"]
+    cost: ClassVar[str] = "action"
     unit: str
 
 
@@ -193,6 +202,8 @@ class BrigShoot(Action):
     """Phases 4 and 8: the archers ``units`` fire at ``target`` (in units of at most 4)."""
 
     type: Literal["brig_shoot"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("units",)
     units: list[str] = Field(min_length=1)
     target: str
 
@@ -201,6 +212,7 @@ class BrigMelee(Action):
     """Phase 5: ``unit`` attacks ``target`` with a combat ``system``."""
 
     type: Literal["brig_melee"]
+    cost: ClassVar[str] = "action"
     unit: str
     target: str
     system: Literal["skirmish", "man_to_man", "fantasy"] = "skirmish"
@@ -214,6 +226,7 @@ class BrigDefend(Action):
     """Phase 5: ``unit`` forgoes its attack for Defensive Action (Skirmish)."""
 
     type: Literal["brig_defend"]
+    cost: ClassVar[str] = "action"
     unit: str
 
 

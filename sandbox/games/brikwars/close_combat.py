@@ -35,7 +35,7 @@ in, as before).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,6 +63,7 @@ from ...rules.close_combat import (
     shove_refusal,
 )
 from ...rules.weapons import WeaponProfile, WeaponType
+from . import effects
 from .skirmish import possessive
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,6 +76,7 @@ class ParryOrder(Action):
     Action)."""
 
     type: Literal["parry"]
+    cost: ClassVar[str] = "free"
     unit: str
     weapon: int = Field(0, ge=0, le=99)
     stop: bool = False
@@ -85,6 +87,8 @@ class ShoveAction(Action):
     ``helpers`` adding their Sizes in a Combined Attack."""
 
     type: Literal["shove"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("unit", "helpers")
     unit: str
     target: str
     weapon: int | None = Field(None, ge=0, le=99)
@@ -95,6 +99,7 @@ class GrabAction(Action):
     """``unit`` Grabs ``target`` and holds it (8.2)."""
 
     type: Literal["grab"]
+    cost: ClassVar[str] = "action"
     unit: str
     target: str
 
@@ -104,6 +109,7 @@ class AngryInchAction(Action):
     Inch; refused for Unmoving Creations, 8.2)."""
 
     type: Literal["angry_inch"]
+    cost: ClassVar[str] = "action"
     unit: str
     target: str
 
@@ -486,7 +492,7 @@ class CloseCombat(System):
         reason = g.system("skirmish").move_refusal(unit, player)  # names an unknown unit too
         if reason:
             return reason
-        if unit in g.system("skirmish").turn_state.acted:
+        if effects.has_acted(g, unit):
             return f"{g.body(unit).name} has already used its Action this turn"
         return ""
 
@@ -616,7 +622,7 @@ class CloseCombat(System):
         sk = g.system("skirmish")
         shovers = [a.unit, *a.helpers]
         for k in shovers:
-            sk.turn_state.acted.add(k)
+            effects.spend_action(g, k)
         size = sum(self.combatant(k).size_in for k in shovers)
         shield = self.weapon(a.unit, a.weapon) if a.weapon is not None else None
         tgt = g.body(a.target)
@@ -647,7 +653,7 @@ class CloseCombat(System):
 
     def _grab(self, a: GrabAction) -> None:
         g = self.game
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         tgt = g.body(a.target)
         g.log("grab", f"{g.body(a.unit).name} Grabs {tgt.name}", body=a.unit, target=a.target,
               player=a.player)

@@ -222,25 +222,6 @@ class Defences(System):
                                   source=f"the Fire of {name}")
         return roll.total
 
-    def strike(self, attacker: str, target: "BodyState", roll, what: str, *,
-               melee: bool = False, at=None) -> None:
-        """Weapon Damage ``roll`` from ``attacker`` lands on ``target`` (8.5, F.1).
-
-        The shared path of every attack: the target's Energy Shield meets the dice (melee
-        Action-die Damage as d6), a burning target's Armor counts its on-Fire penalty, Fire
-        Damage may set it alight, and a burning attacker adds its 1d4 Fire.
-        """
-        g = self.game
-        # every hit is logged against the Armor, a 0 too
-        g.damage(target, roll.total, what, dice=dice_of(roll, 6 if melee else None),
-                  armor_penalty=self.on_fire_penalty(target.key, "Armor"))
-        if (roll.expression.kind in ("Fire", "Acid", "Poison") and target.key in g.world.bodies
-                and not target.damage.destroyed):
-            g.hazards.fire.ignite(target.key, roll, at=at, source=what,
-                                  igniter=g.bodies[attacker].owner if attacker in g.bodies
-                                  else None)
-        self.burning_strike(attacker, target, what, at=at)
-
     # ------------------------------------------------------------------ riders
     def engulfed_riders(self) -> None:
         """Units in or on an engulfed creation take its Wild Fire die (F.1), once a turn."""

@@ -45,6 +45,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import MoveAction
+from ...engine.outcome import Outcome
 from ...engine.table import System
 from ...rules.escapade import (
     Area,
@@ -65,6 +66,7 @@ from ...rules.escapade import (
     roll_tactical_advantage,
     rush_turn,
 )
+from . import effects
 from .scene_escapade import (
     ESCAPADE_ACTIONS,
     AmbushAction,
@@ -732,12 +734,12 @@ class EscapadeDriver(System):
 
     def _relay(self, a: RelayAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.skirmish
-        if a.commander in s.turn_state.acted:
+        g = self.game
+        if effects.has_acted(g, a.commander):
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         before = self.ledger.strategy_bricks(force)
         bricks = self.ledger.relay_report(force, a.commander)
-        s.turn_state.acted.add(a.commander)
+        effects.spend_action(g, a.commander)
         # One Strategy pile per player: what the Commander earns pays for The Big Drop and
         # Strategic Bombardment too (13.2 The Commander).
         piles = self.game.system("bombardment").piles
@@ -747,8 +749,8 @@ class EscapadeDriver(System):
 
     def _reinforce(self, a: ReinforceAction, where: str) -> None:
         force = self._own_commander(a.player, a.commander, where)
-        s = self.skirmish
-        if a.commander in s.turn_state.acted:
+        g = self.game
+        if effects.has_acted(g, a.commander):
             raise RulesError(f"{where}: {a.commander} has already used his Action this turn")
         fe = self._force_entry(force)
         reserve, new = [], []
@@ -764,7 +766,7 @@ class EscapadeDriver(System):
                 reserve.append(uid)
         cost = self.ledger.call_reinforcements(force, a.commander, new_units=new,
                                                reserve_units=reserve)
-        s.turn_state.acted.add(a.commander)
+        effects.spend_action(g, a.commander)
         piles = self.game.system("bombardment").piles
         piles[a.player] = max(0, piles.get(a.player, 0) - cost)
         for uid in a.units:
@@ -820,6 +822,26 @@ class EscapadeDriver(System):
         self._log(f"Escapade {when}: {v['outcome'].replace('_', ' ')}"
                   + (f" ({', '.join(v['victors'])})" if v["victors"] else "") + f": {v['reason']}",
                   event="status", summary=summ, edges=self.edge_owners())
+
+    # ---------------------------------------------------------------- the outcome
+    def outcome(self, final: bool = False) -> Outcome:
+        """13.3 Determining Victory: "Victory in an Escapade is determined by which forces
+        haven't been defeated yet when players decide the battle is over." While it goes on,
+        who would hold the victory is the reason (no winner yet: "the Host retains control of
+        the battlefield" only once the battle is over); finished (``final``), the victors win
+        (several forces: joined with "and"), and a battle ended "without a clear victor" is a
+        draw."""
+        v = self.ledger.victory_status()
+        standing = v.outcome.value.replace("_", " ")
+        holders = " and ".join(v.victors)
+        if not final:
+            return Outcome(reason=f"if the battle ended now: {standing}"
+                           + (f" ({holders})" if holders else "") + f", {v.reason}")
+        if not v.victors:
+            return Outcome(terminated=True, draw=True,
+                           reason=f"13.3: the battle ended without a clear victor ({v.reason})")
+        return Outcome(terminated=True, winner=holders,
+                       reason=f"13.3 Escapade, {standing}: {v.reason}")
 
     # ---------------------------------------------------------------- read-outs
     def edge_owners(self) -> dict[str, str]:

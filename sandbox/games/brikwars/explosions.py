@@ -84,6 +84,7 @@ from ...rules.explosives import (
     ring_damage,
     variant_rings,
 )
+from . import effects
 from .scene_blast import MissileStrike
 
 #: A part whose box reaches this close to the table top (inches) is nailed down.
@@ -784,10 +785,9 @@ class Blasts(System):
             body = g.world.bodies[key]
             up = quat_to_matrix(orn) @ body.frame_rotation.T @ np.array([0.0, 0.0, 1.0])
             tilt = math.acos(max(-1.0, min(1.0, float(up[2]))))
-            if tilt > DISRUPT_TILT_RAD and not st.damage.disrupted:
-                st.damage.disrupted = True
-                g.log("disrupted", f"{st.name} is Disrupted: Knocked Back and lying "
-                      f"{math.degrees(tilt):.0f}° from upright", body=key)
+            if tilt > DISRUPT_TILT_RAD:
+                effects.disrupt(g, st, f"is Disrupted: Knocked Back and lying "
+                                f"{math.degrees(tilt):.0f}° from upright")
         self.knocked_units.clear()
 
     def state(self) -> dict:

@@ -10,7 +10,7 @@ happen at the start of each player's turn.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -105,6 +105,12 @@ class Ignite(_Act):
     """Fire Damage dice landing on an object (a torch, a burning arrow, a boiler explosion)."""
 
     type: Literal["ignite"]
+    actor: ClassVar[str] = "referee"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
+    referee_note: ClassVar[str] = (
+        "it sets Fire dice on any body, with no weapon or Action behind them (a unit's "
+        "FlameThrower is an 'attack')")
     target: str
     dice: str = Field("1d4 Fire", description="Fire Damage dice rolled on stream 'fire'")
     point: Vec3 | None = Field(None, description="where it strikes (default: the top centre)")
@@ -121,6 +127,12 @@ class FlameThrowerAttack(_Act):
     """A FlameThrower Arc Fire attack from a unit at a target (BrikWars 8.3)."""
 
     type: Literal["flamethrower"]
+    actor: ClassVar[str] = "referee"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
+    referee_note: ClassVar[str] = (
+        "it fires a FlameThrower of any Size from any body, whatever the body carries "
+        "(a unit's own FlameThrower is an 'attack')")
     attacker: str
     target: str
     size: float = Field(1.0, ge=1, description="Weapon Size in inches")
@@ -131,6 +143,8 @@ class Cross(_Act):
     """A unit moves in a straight line to ``to`` through whatever Fields lie on its way."""
 
     type: Literal["cross"]
+    cost: ClassVar[str] = "move"
+    acting: ClassVar[tuple[str, ...]] = ("unit", "followers")
     unit: str
     to: Vec2
     careful: bool = Field(False, description="spends its Action moving carefully (Spiked)")
@@ -142,6 +156,10 @@ class Extinguish(_Act):
     """Firefighting: ``apparatus`` inches of buckets or Hose on a burning object (F.1)."""
 
     type: Literal["extinguish"]
+    actor: ClassVar[str] = "referee"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
+    referee_note: ClassVar[str] = "it puts Fire out with buckets or a Hose no unit carries"
     target: str
     apparatus: float = Field(1.0, ge=0)
 
@@ -151,6 +169,7 @@ class StopDropRoll(_Act):
     Disrupted (BrikWars 8.3)."""
 
     type: Literal["stop_drop_roll"]
+    cost: ClassVar[str] = "action"
     unit: str
 
 
@@ -158,6 +177,9 @@ class Sight(_Act):
     """Check line of sight from one unit to another (Smoke and obstacles); logged."""
 
     type: Literal["sight"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     viewer: str
     target: str
 
@@ -166,6 +188,8 @@ class MarkTarget(_Act):
     """A Scout Marks a target he can see within 8" (F.3)."""
 
     type: Literal["mark"]
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ("scout",)
     scout: str
     target: str
 

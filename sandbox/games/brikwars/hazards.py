@@ -48,6 +48,7 @@ from ...rules import hazards as hz
 from ...rules.attacks import ArcTarget, resolve_arc_fire
 from ...rules.fire_field import PermanentFire
 from ...rules.weapons import weapon_profile
+from . import effects
 from .arcs import ArcHit, bodies_in_arc
 from .defences import dice_of
 from .fire import FireController
@@ -171,6 +172,8 @@ class Hazards(System):
                           field=field_id)
 
     def refusal(self, action) -> str:
+        if isinstance(action, Cross) and action.by != "referee":
+            return self._cross_refusal(action)
         if isinstance(action, StopDropRoll):
             g = self.game
             st = g.bodies.get(action.unit)
@@ -182,8 +185,32 @@ class Hazards(System):
                 return reason
             if not self.fire.burning(action.unit) or not self.fire.is_minifig(action.unit):
                 return f"{st.name} is not a burning minifig"
-            if action.unit in sk.turn_state.acted:
+            if effects.has_acted(g, action.unit):
                 return f"{st.name} has already used its Action this turn"
+        return ""
+
+    def _cross_refusal(self, a: Cross) -> str:
+        """A player's ``cross`` moves his own units within the Move they have left this turn
+        (it spends it, like a ``move``); a careful move spends the unit's Action too (Spiked,
+        F.1). Farther, or another player's unit: the referee's ``cross``."""
+        g = self.game
+        sk = g.system("skirmish")
+        units = [a.unit, *a.followers]
+        for k in units:
+            reason = sk.move_refusal(k, a.player)
+            if reason:
+                return reason
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - g.footprint_centre(a.unit)))
+        for k in units:
+            left = sk.move_allowance(k)
+            if dist > left + 1e-9:
+                st = g.bodies[k]
+                return (f'{st.name} may move {left:.2f}" more this turn (Move '
+                        f'{st.stats.move:g}"), not {dist:.2f}" (a longer cross is the '
+                        "referee's)")
+        if a.careful and effects.has_acted(g, a.unit):
+            return (f"{g.bodies[a.unit].name} has already used its Action this turn: no "
+                    "careful move")
         return ""
 
     def _stop_drop_roll(self, a: StopDropRoll) -> None:
@@ -191,9 +218,9 @@ class Hazards(System):
         himself" puts a minifig's Fire out."""
         g = self.game
         st = g.bodies[a.unit]
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         self.fire.douse_minifig(a.unit)
-        st.damage.disrupted = True
+        effects.disrupt(g, st, "stops, drops and rolls", log=False)  # logged as the Fire's end
         g.log("extinguish", f"{st.name} stops, drops and rolls: the Fire is out, and he is "
               "Disrupted", body=a.unit, removed=1, size=0)
 
@@ -347,12 +374,11 @@ class Hazards(System):
                 continue
             if victim.damage.destroyed or key not in self.game.world.bodies:
                 continue
-            if shot.damage.total:
-                self.game.damage(victim, shot.damage.total, "Fire Damage (FlameThrower)")
             near = closest_points(self.game.world, a.attacker, key, 1e6)
             at = near[2] if near is not None else self.game.world.pose(key)[0]
-            self.fire.ignite(key, shot.damage, at=at, igniter=a.player,
-                             source="FlameThrower Fire Damage")
+            effects.strike(self.game, victim, shot.damage, "Fire Damage (FlameThrower)",
+                           weapon=weapon, attacker=a.attacker, igniter=a.player, at=at,
+                           fire_source="FlameThrower Fire Damage", knock=shot.knockback)
 
     def _sight(self, a: Sight, index: int, where: str) -> bool:
         v = self._body(a.viewer, where)
@@ -483,6 +509,12 @@ class Hazards(System):
             length = st.stats.move
         self.game.log("action", f"{st.name} moves {length:.2f}\" towards ({a.to[0]:g}, "
                       f"{a.to[1]:g})", action="cross", player=a.player, body=a.unit)
+        if a.by == "player":  # the unit's own move spends its Move (the referee's does not)
+            moved = self.game.system("skirmish").turn_state.moved_in
+            for k in (a.unit, *a.followers):
+                moved[k] = moved.get(k, 0.0) + length
+            if a.careful:
+                effects.spend_action(self.game, a.unit)
         self._thrusted = thrusted
         try:
             end = self.game.move_unit(a.unit, goal[:2], player=a.player, careful=a.careful,
@@ -680,10 +712,9 @@ class Hazards(System):
         w.set_pose(key, [pos[0], pos[1], pos[2] + max(0.0, 0.02 - float(lo[2]))], q)
         w.set_velocity(key, (0, 0, 0), (0, 0, 0))
         self.game.settle(max_seconds=1.0, quiet=True)
-        st.damage.disrupted = True
+        effects.disrupt(self.game, st, f"slips, falls over and is Disrupted ({pf.name}, F.1)",
+                        field=pf.entry.id)
         self.disrupted.append(key)
-        self.game.log("disrupted", f"{st.name} slips, falls over and is Disrupted ({pf.name}, "
-                      "F.1)", body=key, field=pf.entry.id)
         self.game.record_frame(force=True)
 
     # ------------------------------------------------------------------ tracking

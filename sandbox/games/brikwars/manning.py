@@ -59,6 +59,7 @@ from ...rules.attacks import ActionRoll, Modifier
 from ...rules.gunnery import ControlsLedger, HomingIn, gunnery_support, interfere
 from ...rules.power import PowerReserve, TurretSize, TurretState, check_power, power_limit
 from ...rules.weapons import HAND_HELD_USE, HandCategory, WeaponProfile, hand_held_category
+from . import effects
 from .scene_manning import (
     DivertPowerAction,
     GunnerySupportAction,
@@ -385,7 +386,7 @@ class Manning(System):
         st = g.bodies[unit]
         if st.kind != "unit":
             return f"{st.name} is not a minifig: only a minifig {what}"
-        if unit in g.system("skirmish").turn_state.acted:
+        if effects.has_acted(g, unit):
             return f"{st.name} has already used its Action this turn"
         return ""
 
@@ -599,7 +600,7 @@ class Manning(System):
         wkey = f"{unit}#{weapon}"
         player = g.current_player
         if terms.operator != unit:
-            g.system("skirmish").turn_state.acted.add(terms.operator)
+            effects.spend_action(g, terms.operator)
         self.now.fired.setdefault(unit, []).append(weapon)
         self.ledger.operate(wkey, player, self.allies(player))
         self.now.first.setdefault(unit, (target, attack_kind(w, mode)))
@@ -632,7 +633,7 @@ class Manning(System):
             st = g.bodies[action.unit]
             if not any(self.is_mounted(action.unit, i) for i in range(len(st.stats.weapons))):
                 return f"{st.name} has no mounted weapon or device to Divert All Power to (8.1)"
-            if (action.unit in sk.turn_state.acted or sk.turn_state.moved_in.get(action.unit)
+            if (effects.has_acted(g, action.unit) or sk.turn_state.moved_in.get(action.unit)
                     or self.now.fired.get(action.unit)):
                 return (f"{st.name} has already moved or acted this turn: Diverting All Power "
                         "is a Full Round Action (8.1)")
@@ -676,7 +677,6 @@ class Manning(System):
 
     def apply(self, action, index: int) -> None:
         g = self.game
-        sk = g.system("skirmish")
         if isinstance(action, DivertPowerAction):
             st = g.bodies[action.unit]
             res = self.reserves.setdefault(action.unit, PowerReserve())
@@ -686,7 +686,7 @@ class Manning(System):
             else:
                 res.divert(st.stats.size, flying=self.flying(action.unit))
             self.now.diverting.add(action.unit)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             g.log("divert_power", f"{st.name} Diverts All Power: {res.saved_in:g}\" saved for "
                   "one weapon next turn (8.1)", body=action.unit, saved=res.saved_in,
                   player=action.player)
@@ -695,7 +695,7 @@ class Manning(System):
         elif isinstance(action, GunnerySupportAction):
             wkey = f"{action.mount}#{action.weapon}"
             self.now.support.setdefault(wkey, []).append(action.unit)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             w = self._weapons(action.mount)[action.weapon]
             g.log("gunnery_support", f"{g.bodies[action.unit].name} gives Gunnery Support to "
                   f"the {w.name} of {g.bodies[action.mount].name}: +1 Action (8.5)",
@@ -705,7 +705,7 @@ class Manning(System):
             wkey = f"{action.mount}#{action.weapon}"
             station = self.station(action.unit, action.mount, action.weapon)
             self.interference[wkey] = (action.unit, action.player, station)
-            sk.turn_state.acted.add(action.unit)
+            effects.spend_action(g, action.unit)
             g.log("interfere", f"{g.bodies[action.unit].name} takes the Controls at "
                   f"{g.bodies[station].name} to Interfere with the "
                   f"{self._weapons(action.mount)[action.weapon].name} (8.5)",
@@ -726,7 +726,7 @@ class Manning(System):
             pos, quat = g.world.pose(a.turret)
         t.set_up(g.turn)
         self.turret_pose[a.turret] = (np.asarray(pos, float), np.asarray(quat, float))
-        g.system("skirmish").turn_state.acted.add(a.unit)
+        effects.spend_action(g, a.unit)
         g.log("turret", f"{g.bodies[a.unit].name} Sets Up {g.bodies[a.turret].name}: it fires "
               f"from turn {g.turn + 1} (8.1 Turrets)", body=a.turret, unit=a.unit, set_up=True,
               player=a.player)

@@ -67,6 +67,7 @@ from ...rules.attacks import (
 )
 from ...rules.gunnery import WeaponState
 from ...rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
+from . import effects
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -389,7 +390,7 @@ class FlightControl(System):
                 reason = sk.move_refusal(t, action.player)
                 if reason:
                     return reason
-                if t in sk.turn_state.acted:
+                if effects.has_acted(self.game, t):
                     return f"{self.game.bodies[t].name} has already used its Action this turn"
         return ""
 
@@ -456,7 +457,8 @@ class FlightControl(System):
             self._rocket(action, index)
         elif isinstance(action, ThrowAction):
             self._throw(action, index)
-            self.game.system("skirmish").turn_state.acted.update(action.throwers)
+            for t in action.throwers:
+                effects.spend_action(self.game, t)
 
     def _body(self, key: str, where: str):
         st = self.game.bodies.get(key)
@@ -972,8 +974,8 @@ class FlightControl(System):
         roll = crash.roll(g.dice.stream("collision"),
                           f"Crash Damage of {g.bodies[f.body].name} to {victim.name}",
                           per_die_modifier=f.per_die_modifier, bonus_dice=f.bonus_dice)
-        g.damage(victim, int(roll.total), "Crash Damage",
-                 dice=[(r.sides, r.result) for r in roll.rolls])
+        effects.strike(g, victim, roll, "Crash Damage", attacker=f.body,
+                       dice=[(r.sides, r.result) for r in roll.rolls])
 
     def _close_combat_damage(self, f: Flight, victim) -> None:
         """A launched or thrown Melee Weapon strikes: Close Combat Damage (BrikWars 8.4).
@@ -998,7 +1000,8 @@ class FlightControl(System):
               + (f", +{f.bonus_dice} Over the Top" if f.bonus_dice else "") + ")",
               flight=f.id, body=f.body, victim=victim.key, damage=int(roll.total),
               weapon_size=f.melee_size)
-        g.damage(victim, int(roll.total), f"Close Combat Damage ({prof.name})")
+        effects.strike(g, victim, roll, f"Close Combat Damage ({prof.name})", weapon=prof,
+                       attacker=f.body, melee=True)
 
     def _point_along(self, f: Flight, velocity) -> None:
         """Turn a Rocket so its nose points along ``velocity`` (in/s), about its centre of mass.

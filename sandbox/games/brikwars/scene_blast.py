@@ -17,7 +17,7 @@ Launcher, no flight (those are :mod:`.scene_flight`): "a missile strikes point P
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -48,6 +48,12 @@ class MissileStrike(Action):
     """An Explosive that strikes ``point`` and goes off there (BrikWars 8.4)."""
 
     type: Literal["missile"]
+    actor: ClassVar[str] = "referee"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
+    referee_note: ClassVar[str] = (
+        "a free Explosive strike that no unit fires (a unit's Rocket is an 'attack', a "
+        "Launcher's shot a 'launch', a Bombardment a 'bombard')")
     player: str
     point: Vec3 = Field(description="blast centre (x, y, z), inches")
     xsize: int = Field(ge=1, le=40, description="Explosive Size: number of Damage dice")

@@ -170,6 +170,7 @@ class WalkAction(Action):
     """A unit moves to ``to`` (x, y inches) within its Move; beyond a table edge it walks off."""
 
     type: Literal["walk"]
+    cost: ClassVar[str] = "move"
     player: str
     turn: int = Field(1, ge=1, le=100)
     unit: str
@@ -186,6 +187,8 @@ class RelayAction(Action):
     """A Commander spends his Action relaying one witnessed kill: +1 Strategy brick (13.2)."""
 
     type: Literal["relay"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("commander",)
     player: str
     turn: int = Field(1, ge=1, le=100)
     commander: str
@@ -195,6 +198,8 @@ class ReinforceAction(Action):
     """A Commander calls Reinforcements; they arrive at the end of the turn (13.2)."""
 
     type: Literal["reinforce"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("commander",)
     player: str
     turn: int = Field(1, ge=1, le=100)
     commander: str
@@ -205,6 +210,9 @@ class DeclareAction(Action):
     """A force concedes, declares a Losing Battle (13.3) or Betrays its alliance (13.1)."""
 
     type: Literal["declare"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=100)
     force: str
@@ -225,6 +233,9 @@ class SwapAction(Action):
     action, by that enemy's player whoever's turn it is."""
 
     type: Literal["swap"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=100)
     units: list[str] = Field(min_length=2, max_length=2, description="the two units swapped")
@@ -245,6 +256,7 @@ class AmbushAction(Action):
     battle's first other action, whoever's turn it is; the unit stands on the table at ``to``."""
 
     type: Literal["ambush"]
+    cost: ClassVar[str] = "free"
     player: str
     turn: int = Field(1, ge=1, le=100)
     unit: str

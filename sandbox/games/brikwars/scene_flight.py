@@ -25,7 +25,7 @@ Top-level tables
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -114,6 +114,9 @@ class LaunchAction(_Shot):
     """Fire a Launcher or Cannon at a point (BrikWars 8.4); ``payload`` lists loaded bodies."""
 
     type: Literal["launch"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     weapon: str = Field(description="id of a [[launchers]] entry")
     payload: list[str] = Field(min_length=1, description="bodies in the loading area")
     arc: Literal["low", "high"] = "high"
@@ -124,6 +127,9 @@ class ReloadAction(Action):
     """Reload a Cannon with a round of Ammo lying by its loading area (BrikWars 8.4 Ammunition)."""
 
     type: Literal["reload"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=100)
     weapon: str
@@ -134,6 +140,9 @@ class RocketAction(_Shot):
     """Fire a Rocket body in a straight line (BrikWars 8.4; Tracking Rockets turn 45° a turn)."""
 
     type: Literal["rocket"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ()
     rocket: str = Field(description="the Rocket body (listed in [[explosives]])")
     tracking: bool = False
     speed: float = Field(240.0, gt=0, le=1200, description="flight speed, in/s")
@@ -143,6 +152,8 @@ class ThrowAction(_Shot):
     """Minifigs throw an object: a Size ½" Launcher each, Range 3" (BrikWars 8.4 Thrown Weapons)."""
 
     type: Literal["throw"]
+    cost: ClassVar[str] = "action"
+    acting: ClassVar[tuple[str, ...]] = ("throwers",)
     throwers: list[str] = Field(min_length=1, description="units throwing together (Teamwork)")
     payload: str
     arc: Literal["low", "high"] = "low"
@@ -168,6 +179,9 @@ class BombardAction(Action):
     """
 
     type: Literal["bombard"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "strategy"
+    acting: ClassVar[tuple[str, ...]] = ()
     player: str
     turn: int = Field(1, ge=1, le=100)
     target: Vec2

@@ -13,7 +13,7 @@ Actions (played by :class:`.manning.Manning`; they are also the window's keys):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,7 @@ class DivertPowerAction(Action):
     no other Action; on its next turn the saved Power may help one weapon activation."""
 
     type: Literal["divert_power"]
+    cost: ClassVar[str] = "action"
     unit: str
 
 
@@ -33,6 +34,7 @@ class SetUpTurretAction(Action):
     Turrets); it fires from the following turn. A knocked-over Turret is stood up again."""
 
     type: Literal["set_up_turret"]
+    cost: ClassVar[str] = "action"
     unit: str
     turret: str
 
@@ -42,6 +44,7 @@ class GunnerySupportAction(Action):
     ``mount`` (8.5 Gunnery Support: +1 Action to its next attack, kept while nothing moves)."""
 
     type: Literal["gunnery_support"]
+    cost: ClassVar[str] = "action"
     unit: str
     mount: str
     weapon: int = Field(0, ge=0, le=99)
@@ -53,6 +56,7 @@ class InterfereAction(Action):
     his next turn, takes his Action roll as a penalty."""
 
     type: Literal["interfere"]
+    cost: ClassVar[str] = "action"
     unit: str
     mount: str
     weapon: int = Field(0, ge=0, le=99)

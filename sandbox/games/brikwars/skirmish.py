@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -53,6 +53,7 @@ from ...rules.attacks import (
 )
 from ...rules.explosives import explosive_dice
 from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_profile
+from . import effects
 from .arcs import ArcHit, bodies_in_arc
 
 
@@ -62,6 +63,7 @@ class FaceAction(Action):
     faces is where its Firing Arcs point (8.3)."""
 
     type: Literal["face"]
+    cost: ClassVar[str] = "free"
     player: str
     turn: int = Field(1, ge=1, le=100)
     unit: str
@@ -302,8 +304,8 @@ class Skirmish(System):
         for it and the move is longer than ``left`` (default: what the unit may still move);
         otherwise ``action`` itself. The shortened ``to`` is rounded to 1e-4", inside the limit.
         """
-        if not action.clamp or action.unit not in self.game.bodies:
-            return action
+        if not action.clamp or action.by == "referee" or action.unit not in self.game.bodies:
+            return action  # the referee sets a model anywhere
         left = self.move_allowance(action.unit) if left is None else left
         frm = self.game.footprint_centre(action.unit)
         d = np.asarray(action.to, float) - frm
@@ -541,7 +543,7 @@ class Skirmish(System):
                 if dist <= left + 1e-9:
                     return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'
                 return ""
-            if dist > left + 1e-9:
+            if dist > left + 1e-9 and action.by != "referee":  # the Move binds players only
                 return (f'{st.name} may move {left:.2f}" more this turn (Move '
                         f'{st.stats.move:g}"), not {dist:.2f}"')
             return g.system("manning").move_refusal(action.unit)  # Diverting, Compensating
@@ -588,7 +590,7 @@ class Skirmish(System):
             g = self.game
             self.inoperative.discard(f"{action.unit}#{action.weapon}")
             self.reloaded_turn[f"{action.unit}#{action.weapon}"] = g.turn
-            self.turn_state.acted.add(action.gunner or action.unit)
+            effects.spend_action(g, action.gunner or action.unit)
             w = self.weapons(action.unit)[action.weapon]
             name = g.bodies[action.unit].name
             text = (f"{g.bodies[action.gunner].name} Reloads the {w.name} of {name}"
@@ -647,13 +649,13 @@ class Skirmish(System):
         if a.sprint and a.unit not in self.turn_state.sprint_in:
             sprint_roll = g.dice.stream("sprint").roll(st.stats.action_die, f"Sprint of {st.name}")
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         left = self.move_allowance(a.unit)
         a = self.clamped(a, left)
         dist = float(np.linalg.norm(np.asarray(a.to, float) - frm))
-        if dist > left + 1e-9 and sprint_roll is None:
+        if dist > left + 1e-9 and sprint_roll is None and a.by != "referee":
             raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
-        if dist > left + 1e-9:
+        if dist > left + 1e-9 and sprint_roll is not None:
             # the Sprint die is spent either way: log it, keep the Action spent
             g.log("sprint", f"{st.name} Sprints: +{sprint_roll.result}\", still short of "
                   f'{dist:.2f}" ({left:.2f}" in all)', body=a.unit, bonus=sprint_roll.result)
@@ -683,7 +685,7 @@ class Skirmish(System):
         terms = man.attack_terms(a.unit, a.weapon, w, a.target, pv.mode, a.gunner)
         die = terms.action_die  # a Gunner's Specialty die on a mounted weapon (8.5)
         if not terms.mounted:  # mounted weapons spend Power, not the body's Action (8.1)
-            self.turn_state.acted.add(a.unit)
+            effects.spend_action(g, a.unit)
         how = {"arc": f"; Firing Arc {pv.arc_points}", "burst": f"; Burst of {pv.shots}"}
         g.log("attack", f"{st.name} attacks {tgt.name} with {w.name}: Use {w.use}, "
               f'{pv.distance_in:.2f}" away' + how.get(pv.mode, "")
@@ -759,15 +761,11 @@ class Skirmish(System):
                 blow = g.system("close_combat").blow_roll(shot.damage, parry, key)
                 if blow is None:
                     continue
-            g.defences.strike(a.unit, victim, blow, f"Damage from {st.name}'s {w.name} "
-                              f"({blow})", melee=w.weapon_type is WeaponType.MELEE_WEAPON)
-            if w.weapon_type is WeaponType.FLAMETHROWER and key in g.world.bodies:
-                lo, hi = g.bounds(key)  # Fire Damage sets what it hits alight (8.3, F.1)
-                g.hazards.fire.ignite(key, shot.damage, at=(lo + hi) / 2, igniter=a.player,
-                                      source=f"{w.name} Fire Damage")
-            if (shot.knockback is not None and shot.knockback.inches > 0
-                    and not victim.damage.destroyed):
-                self.knockback(a.unit, key, shot.knockback.inches)
+            # the one strike: Armor (on Fire: F.1), the weapon's on-hit effects, KnockBack
+            effects.strike(g, victim, blow, f"Damage from {st.name}'s {w.name} ({blow})",
+                           weapon=w, attacker=a.unit,
+                           melee=w.weapon_type is WeaponType.MELEE_WEAPON,
+                           knock=shot.knockback)
         g.record_frame(force=True)
         g.settle(log_rest=True)
 
@@ -777,11 +775,4 @@ class Skirmish(System):
         g = self.game
         if target not in g.world.bodies or g.world.bodies[target].static:
             return
-        d = g.footprint_centre(target) - g.footprint_centre(source)
-        n = float(np.linalg.norm(d))
-        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
-        speed = math.sqrt(inches * g.world.gravity)  # 45 degree hop of range v^2/g
-        v = speed / math.sqrt(2.0)
-        g.world.set_velocity(target, (d[0] * v, d[1] * v, v))
-        g.log("knockback", f'{g.bodies[target].name} is knocked back {inches:g}"',
-              body=target, inches=inches)
+        effects.knockback(g, target, inches, g.footprint_centre(source))

@@ -22,7 +22,7 @@ larger die) at the spot where it was triggered. Weapon Traps are single use unle
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -92,6 +92,7 @@ class Interact(Action):
     """A unit interacts with an object in one way (pulls a lever, types a code; F.2)."""
 
     type: Literal["interact"]
+    cost: ClassVar[str] = "free"
     player: str
     turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
     id: str | None = None

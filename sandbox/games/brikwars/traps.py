@@ -36,6 +36,7 @@ from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import resolve_attack
 from ...rules.weapons import weapon_profile
+from . import effects
 from .defences import dice_of
 from .trap_scene import Interact, TrapEntry
 
@@ -264,11 +265,11 @@ class Traps(System):
               distance=round(dist, 4))
         if not shot.hit or shot.damage is None:
             return
-        if shot.damage.total:
-            g.damage(st, shot.damage.total, f"Damage from {pt.name}'s {w.name} "
-                      f"({shot.damage})", dice=dice_of(shot.damage))
-        if shot.damage.expression.kind in ("Fire", "Acid", "Poison") and victim in g.world.bodies:
-            g.hazards.fire.ignite(victim, shot.damage, igniter=e.owner, source=pt.name)
+        # the one strike, as a unit's attack lands (F.2: a Weapon Trap is a weapon): Armor
+        # less the on-Fire penalty (F.1), Fire, KnockBack away from its mount (8.1)
+        effects.strike(g, st, shot.damage, f"Damage from {pt.name}'s {w.name} ({shot.damage})",
+                       weapon=w, igniter=e.owner, fire_source=pt.name, knock=shot.knockback,
+                       knock_from=e.position)
 
     # ------------------------------------------------------------------ checks
     def check_traps(self, sprung: Sequence[str], armed: Sequence[str]) -> list[str]:

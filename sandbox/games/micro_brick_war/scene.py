@@ -27,7 +27,7 @@ Actions (``[[actions]]``, each with ``player`` and ``turn``)
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -87,6 +87,9 @@ class MbwFarm(Action):
     """The City or Capital on ``city`` puts a farm on the neighbouring ``square``."""
 
     type: Literal["mbw_farm"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     city: Sq = Field(pattern=_SQ)
     square: Sq = Field(pattern=_SQ)
 
@@ -96,6 +99,9 @@ class MbwBuild(Action):
     rules choose, enemies' farms first)."""
 
     type: Literal["mbw_build"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     city: Sq = Field(pattern=_SQ)
     kind: UnitKind
     farms: list[Sq] | None = None
@@ -105,6 +111,7 @@ class MbwMove(Action):
     """``unit`` moves to the square ``to`` within its Speed left."""
 
     type: Literal["mbw_move"]
+    cost: ClassVar[str] = "move"
     unit: str = Field(min_length=1)
     to: Sq = Field(pattern=_SQ)
 
@@ -113,6 +120,7 @@ class MbwAttack(Action):
     """``unit`` attacks what stands on ``target`` (d6 + Attack vs d6 + Defend + City)."""
 
     type: Literal["mbw_attack"]
+    cost: ClassVar[str] = "action"
     unit: str = Field(min_length=1)
     target: Sq = Field(pattern=_SQ)
 
@@ -121,6 +129,7 @@ class MbwFoundCity(Action):
     """The Caravan ``unit`` becomes a City on its square."""
 
     type: Literal["mbw_found_city"]
+    cost: ClassVar[str] = "action"
     unit: str = Field(min_length=1)
 
 
@@ -128,6 +137,7 @@ class MbwDropGoblet(Action):
     """``unit`` drops the Golden Goblet on its square."""
 
     type: Literal["mbw_drop_goblet"]
+    cost: ClassVar[str] = "free"
     unit: str = Field(min_length=1)
 
 
@@ -135,6 +145,9 @@ class MbwPlaceGoblet(Action):
     """The chooser puts the Golden Goblet on ``square``."""
 
     type: Literal["mbw_place_goblet"]
+    actor: ClassVar[str] = "player"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
     square: Sq = Field(pattern=_SQ)
 
 

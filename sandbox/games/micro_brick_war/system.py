@@ -35,6 +35,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...engine.kinds import GameKind, register_game
+from ...engine.outcome import Outcome
 from ...engine.scene import Creation, PartRef, Stats
 from ...engine.table import System
 from ...physics.projectiles import solve_launch
@@ -506,6 +507,23 @@ class MicroBrickWar(System):
             self._tidy()
             self.game.settle(quiet=True)
         self._announce()
+
+    # ------------------------------------------------------------------ the outcome
+    def outcome(self, final: bool = False) -> Outcome:
+        """Micro Brick War's end (004): conquest (one player holds every Capital: "conquer
+        the world by huge army built") or, after the last turn, the Golden Goblet (its holder
+        wins; nobody holding it is a draw). Until then the game goes on; stopped earlier
+        (``final``) it is truncated with no winner."""
+        r = self.rules
+        if r.over:
+            why = next((line for line in reversed(r.log) if "wins" in line or "draw" in line),
+                       "")
+            how = ("conquest" if r.winner and len(r.eliminated) == len(r.players) - 1
+                   else "the Golden Goblet")
+            return Outcome(terminated=True, winner=r.winner, draw=r.winner is None,
+                           reason=f"{how}: {why}" if why else how)
+        return Outcome(truncated=final, reason=f"turn {r.turn} of {r.turn_limit}: no player "
+                       "holds every Capital yet")
 
     # ------------------------------------------------------------------ checks
     def check(self) -> list[str]:
