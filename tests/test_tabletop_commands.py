@@ -180,7 +180,26 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert "Victory: escapading hero (Blud's Raiders)" in app.escapade_panel.getText()
     assert {a.type for a in s.actions} >= {"attack", "relay", "walk", "declare", "reinforce",
                                             "missile", "end_turn", "pick_up"}
+    # issue 31 item 5: the scene's last turn is over: the battle ends there (13.3), a banner
+    # with the Outcome and a summary; no turn 4 is played
+    assert s.over and s.outcome.winner == "Blud's Raiders", s.outcome
+    end = app.end_panel.getText()
+    assert "THE GAME IS OVER" in end and "Blud's Raiders win" in end, end
+    assert "Lord Hector: 1 of 5 standing, 2 destroyed, 2 off the table" in end, end
+    assert "F8: watch the replay" in end
+    assert app.banner.getText().startswith("Game over")
     app.screenshot(app.out / "escapade_victory.png")
+    n = len(s.actions)
+    end_turn(app)  # refused: the game is over
+    assert len(s.actions) == n and "the game is over" in refusals(app)
+    launched = []
+    app.launch = launched.append
+    key(app, "f8")  # the replay of the whole game, opened in the replay viewer
+    from sandbox.engine.replay import load_replay
+
+    assert launched and launched[0][-2:] == ["replay", str(app.replay_path())], launched
+    rp = load_replay(app.replay_path())
+    assert rp.meta["finished"] and rp.meta["outcome"]["winner"] == "Blud's Raiders"
 
 
 def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):

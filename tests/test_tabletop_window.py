@@ -333,3 +333,20 @@ def test_a_players_window_has_no_referee_tools(app):
     click(app, centre(app, "falcon1"))
     app.wait_idle()
     assert len(app.session.actions) == n
+
+
+def test_shift_f8_twice_ends_the_battle_with_its_outcome(app):
+    """Issue 31 item 5: the players end the battle (13.3) with Shift+F8, asked first: a banner
+    with the Outcome and a summary; then nothing more is played."""
+    s = app.session
+    key(app, "shift-f8")
+    assert not s.over and "Shift+F8 again" in app.flashline.getText()
+    key(app, "shift-f8")
+    app.wait_idle()
+    assert s.over and s.outcome.truncated
+    end = app.end_panel.getText()
+    assert "THE GAME IS OVER" in end and "no victory condition" in end, end
+    assert "Lion Knights:" in end and "F8: watch the replay" in end
+    key(app, "e")
+    app.wait_idle()
+    assert not s.actions and "the game is over" in app.flashline.getText()

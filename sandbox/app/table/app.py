@@ -632,10 +632,72 @@ class TabletopApp(HudMixin, OverlaysMixin):
             self.flash("Wait: physics is still playing out")
             return
         g = self.session
+        if self.referee:  # a referee's window is a referee's table: its tools are accepted
+            g.referee = True
         self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
                           "t_start": g.world.time, "n_events": len(g.events),
                           "wall": time.monotonic(), "game": g, "action": action}
-        self.runner.start(lambda: self.session.apply(action))
+        self.runner.start(lambda: self._apply_and_maybe_end(action))
+
+    def _apply_and_maybe_end(self, action) -> list[dict]:
+        """The worker's part of :meth:`submit`: apply ``action``; an Escapade whose scene's
+        last turn has just ended is over there (13.3: the battle ends when the players decide;
+        the scene's ``turns`` is the length they agreed on): its Outcome is logged, and no
+        further turn is played."""
+        g = self.session
+        events = g.apply(action)
+        if (action.type == "end_turn" and not g.over and g.spec.turns
+                and g.turn > g.spec.turns and getattr(g, "escapade", None) is not None):
+            g.finish()
+        return events
+
+    def end_battle(self) -> None:
+        """Shift+F8: the players end the battle here (13.3; any game: its Outcome is what its
+        victory rules say now). Asks first; a second press ends it."""
+        g = self.session
+        if g.over:
+            self.flash("The game is already over: F8 watches its replay", error=True)
+            return
+        if self.busy or self.net is not None:
+            self.flash("Wait: physics is still playing out" if self.busy else
+                       "Online, the server ends the game", error=True)
+            return
+        if not self._confirm("end_battle", "End the battle here? Shift+F8 again to end it "
+                             f"({g.outcome.text})"):
+            return
+        self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
+                          "t_start": g.world.time, "n_events": len(g.events),
+                          "wall": time.monotonic(), "game": g, "action": None}
+        self.runner.start(g.finish)
+
+    #: How the replay viewer is started (argv → None); tests replace it.
+    launch: Callable[[list[str]], object] = staticmethod(
+        lambda argv: __import__("subprocess").Popen(argv))
+
+    def replay_path(self) -> Path:
+        """Where F8 writes this game's replay: beside the save, ``<save name>.replay``."""
+        name = self.save_path.name
+        stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
+        return self.save_path.with_name(stem + ".replay")
+
+    def open_replay(self) -> None:
+        """F8: write the game's replay so far (the whole game once it is over) and open it in
+        the replay viewer, a window of its own (``sandbox replay``)."""
+        import sys
+
+        from ...engine.replay import save_replay
+
+        if self.busy:
+            self.flash("Wait: physics is still playing out", error=True)
+            return
+        try:
+            path = save_replay(self.session.replay(), self.replay_path())
+        except (OSError, SandboxError) as exc:
+            self.flash(f"The replay could not be written: {exc}", error=True)
+            return
+        self.launch([sys.executable, "-m", "sandbox", "replay", str(path)])
+        self.flash(f"Replay written to {shown_path(path)}; the viewer opens in its own window",
+                   ok=True)
 
     def start_odds(self, action, seeds: int | None = None) -> None:
         """Run ``seeds`` (default :data:`ODDS_SEEDS`) games of ``action`` played now on local

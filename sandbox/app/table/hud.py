@@ -85,6 +85,11 @@ class HudMixin:
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
         self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
+        #: The end of the game: a banner with the Outcome, a summary and what to do next,
+        #: in the middle of the table (empty while the game goes on).
+        self.end_panel = text((0, 0.25), 0.055, TextNode.ACenter, (1, 0.95, 0.7, 1),
+                              b.aspect2d, bg=(0.05, 0.05, 0.1, 0.85))
+        self.end_panel.setWordwrap(30)
         #: The typed box's line (log search, dice tray, slot name), over the log column.
         self.entry_text = text((0, 0), 0.04, TextNode.ALeft, (1, 1, 0.7, 1), b.a2dBottomRight,
                                bg=(0, 0, 0, 0.8))
@@ -234,7 +239,12 @@ class HudMixin:
             self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}"
                               if "brikwars" in self.input.tags else "")
         label = getattr(self, "_banner_label", "")
+        if s.over and not busy and not self.runner.busy:
+            label = "Game over"
         self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
+        self.end_panel.setText(self.end_text() if s.over and not busy else "")
+        if self.end_panel.getText():  # centred on the table, left of the log column
+            self.end_panel.setPos(-self.aspect * LOG_COLUMN, 0.25)
         if self.selected is not None and not busy and self.selected in s.bodies:
             self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
         elif not busy:
@@ -265,6 +275,24 @@ class HudMixin:
         self.entry_text.setText(self.entry.shown() if self.entry is not None else "")
         if busy:
             self.tooltip.setText("")
+
+    def end_text(self) -> str:
+        """The end banner: the Outcome, a summary (turns; each player's units standing and
+        lost, destroyed or off the table), and what the players may do next."""
+        s = self.session
+        out = s.outcome
+        played = s.turn - 1 if s.spec.turns and s.turn > s.spec.turns else s.turn
+        lines = ["THE GAME IS OVER", out.text, f"{played} turn{'s' if played != 1 else ''}, "
+                 f"{len(s.actions)} actions"]
+        for player in s.players:
+            units = [b for b in s.bodies.values() if b.owner == player]
+            lost = [b for b in units if b.damage.destroyed]
+            gone = [b for b in units if b.off_table and not b.damage.destroyed]
+            lines.append(f"{player}: {len(units) - len(lost) - len(gone)} of {len(units)} "
+                         f"standing, {len(lost)} destroyed"
+                         + (f", {len(gone)} off the table" if gone else ""))
+        lines.append("F8: watch the replay    F5: save    Q: quit")
+        return "\n".join(lines)
 
     # ---------------------------------------------------------------- events
 

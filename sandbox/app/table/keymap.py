@@ -230,6 +230,8 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(("escape",), "Esc", "cancel", _inp("escape")),
     K(("f5", "control-s"), "F5", "save", _app("save")),
     K(("f9", "control-o"), "F9", "load", _app("load")),
+    K(("f8",), "F8", "watch the replay", _app("open_replay")),
+    K(("shift-f8",), "Shift+F8", "end the battle here", _app("end_battle")),
     K(("t",), "T", "top view", _inp("top_view")),
     K(("f",), "F", "focus", _inp("focus")),
     K(_ARROWS + tuple("shift-" + a for a in _ARROWS), "arrows", "orbit (Shift: pan)",
