@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,15 +17,23 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.mark.window
 def test_the_window_plays_one_seat_online(tmp_path):
-    xvfb_run = shutil.which("xvfb-run")
-    if xvfb_run is None:
-        pytest.skip("xvfb-run is not installed (tools/setup.sh installs Xvfb)")
+    from xvfb import start_xvfb  # -displayfd: its own display, never a fixed number
+
+    try:
+        xs, display = start_xvfb("1280x1024x24")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
     scene = tmp_path / "duel.toml"
     scene.write_text(DUEL)
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([xvfb_run, "-a", sys.executable, str(REPO / "tests" /
-                          "net_window_check.py"), str(scene), str(tmp_path)],
-                         capture_output=True, text=True, timeout=300, env=env)
+    env = dict(os.environ, DISPLAY=display,
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        out = subprocess.run([sys.executable, str(REPO / "tests" / "net_window_check.py"),
+                              str(scene), str(tmp_path)],
+                             capture_output=True, text=True, timeout=300, env=env)
+    finally:
+        xs.terminate()
+        xs.wait(timeout=10)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("REPORT ")]
     assert out.returncode == 0 and lines, out.stdout[-2000:] + out.stderr[-4000:]
     report = json.loads(lines[-1][len("REPORT "):])

@@ -20,6 +20,14 @@ def test_banner_prompt_and_hidden_orders_from_keys(window_display, tmp_path):
         app.step(2)
         assert app.banner.getText().startswith("Round 1, phase 1. reactions: Templars's orders")
         assert "I: delay initiative" in app.status.getText()
+        assert app.help_panel.getText() == "H: help"  # folded at first
+        app.input.key("h")
+        app.step(1)
+        text = app.help_panel.getText()  # Brigandine's keys, not BrikWars's
+        assert text.startswith("Keys (brigandine, select mode)")
+        assert "I delay initiative" in text and "1-7 declare" in text
+        assert "1-9 weapon" not in text and "B The Big Drop" not in text and "I ignite" not in text
+        assert app.pile.getText() == ""  # no Strategy bricks in Brigandine
         app.input.key("i")
         app.wait_idle(60)
         assert session.events[-1].type == "brig_order" and "delays" in session.events[-1].text

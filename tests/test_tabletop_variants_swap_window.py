@@ -59,9 +59,17 @@ def test_f10_swaps_two_garrison_guards_by_clicks(app):
 
 def test_v_then_tab_shows_the_missile_variant_dice(app):
     """8.4: V (missile strike), ] twice for XSize 3, Tab to Phased: the flash and the HUD name
-    the dice it will roll, 1d12 Phased + 1d10 Exp (the odd d10 kept)."""
+    the dice it will roll, 1d12 Phased + 1d10 Exp (the odd d10 kept). V is a referee's tool:
+    the referee's help lists it (and the Escapade's keys), the strike mode's help its keys."""
+    key(app, "h")
+    text = app.help_panel.getText()
+    assert "referee" in text.split("\n")[0] and "V missile strike (free)" in text
+    assert "I ignite" in text and "R relay a kill" in text and "F10 swap two units" in text
     key(app, "v")
     assert app.input.mode == "strike"
+    app.step(1)
+    assert "[ ] fewer / more" in app.help_panel.getText()
+    assert "Tab Explosive Variant" in app.help_panel.getText()
     key(app, "]")
     key(app, "]")
     for _ in range(4):  # explosive -> incendiary -> armor_piercing -> concussion -> phased

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,19 +26,14 @@ def main() -> int:
     args = ap.parse_args()
     xvfb = None
     if not os.environ.get("DISPLAY"):
-        exe = shutil.which("Xvfb")
-        if exe is None:
+        sys.path.insert(0, str(REPO / "tests"))
+        from xvfb import start_xvfb  # -displayfd, checked to be ours
+
+        try:
+            xvfb, os.environ["DISPLAY"] = start_xvfb("1920x1080x24")
+        except FileNotFoundError:
             sys.stderr.write("no DISPLAY and no Xvfb\n")
             return 2
-        num = next(n for n in range(200, 300) if not Path(f"/tmp/.X{n}-lock").exists())
-        xvfb = subprocess.Popen([exe, f":{num}", "-screen", "0", "1920x1080x24", "-nolisten",
-                                 "tcp"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if Path(f"/tmp/.X11-unix/X{num}").exists():
-                break
-            time.sleep(0.05)
-        os.environ["DISPLAY"] = f":{num}"
     try:
         from sandbox.app.table.app import TabletopApp
         from sandbox.engine.game import open_game

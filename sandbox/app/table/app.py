@@ -77,7 +77,6 @@ _VIEW_MASK = _offscreen._VIEW_MASK
 
 
 # ------------------------------------------------------------------------------ runner
-# ------------------------------------------------------------------------------ runner
 class ActionRunner:
     """Runs one game-changing call at a time on a worker thread.
 
@@ -116,8 +115,6 @@ class ActionRunner:
             self._thread.join()
 
 
-
-
 # ------------------------------------------------------------------------------ the app
 class TabletopApp(HudMixin, OverlaysMixin):
     """The tabletop window.
@@ -132,6 +129,22 @@ class TabletopApp(HudMixin, OverlaysMixin):
     screenshot_dir : Path, optional
         Where P writes PNGs (default ``screenshots/``).
     shadows : bool
+    ai_seats : tuple of str
+        Seats the computer plays (Micro Brick War).
+    referee : bool
+        Referee mode: the key map's referee tools are bound and listed.
+    window : (ShowBase, prc page), optional
+        A window already open (``play`` opens it first, with its loading view).
+    loading : LoadingView, optional
+        That window's loading view, hidden once the table is built.
+    ready : dict, optional
+        ``--ready-file``: ``path``, ``t0`` (``time.monotonic()`` at launch) and figures so
+        far; written with ``table_s`` once the table's first frame is drawn.
+
+    Raises
+    ------
+    SandboxError
+        No OpenGL display, or the window could not be opened.
     """
 
     #: What flashed messages and questions expire by (seconds). Window tests freeze it: on a
@@ -381,7 +394,7 @@ class TabletopApp(HudMixin, OverlaysMixin):
                                     self.mbw.panel() if self.mbw is not None else "")
         self.overlays_dirty = True
 
-    # ---------------------------------------------------------------- HUD
+    # ---------------------------------------------------------------- saves
     def save_slot(self, name: str) -> Path | None:
         """Save the game as the named slot ``<slots_dir>/<name>.save.json`` (F6)."""
         slot = slot_name(name)
@@ -944,7 +957,6 @@ class TabletopApp(HudMixin, OverlaysMixin):
                         table_s=round(time.monotonic() - r["t0"], 3))
         return task.cont
 
-
     def _pending_finish(self) -> bool:
         # the runner finished since the last frame and its result has not been taken yet
         if self.runner._thread is not None and self.runner.done:
@@ -952,7 +964,6 @@ class TabletopApp(HudMixin, OverlaysMixin):
             return True
         return False
 
-    # ---------------------------------------------------------------- overlays
     def _name(self, key) -> str:
         st = self.session.bodies.get(key) if isinstance(key, str) else None
         return st.name if st is not None else str(key)

@@ -294,8 +294,6 @@ class HudMixin:
         lines.append("F8: watch the replay    F5: save    Q: quit")
         return "\n".join(lines)
 
-    # ---------------------------------------------------------------- events
-
     def set_tooltip(self, key: str | None, x: float, y: float) -> None:
         """The hover tooltip: the name, owner and state of the body under the pointer."""
         s = self.session

@@ -55,6 +55,8 @@ class GameBuild:
         self.placed = 0
         self.total = 0
         self.stage = "Reading the scene"
+        #: Set once the engine's modules are imported (the window's own then import fast).
+        self.engine_ready = threading.Event()
         self._thread = threading.Thread(target=self._work, name="sandbox-load", daemon=True)
 
     def start(self) -> "GameBuild":
@@ -69,7 +71,10 @@ class GameBuild:
     def _work(self) -> None:
         try:
             self.stage = "Starting the engine"
+            from ...engine import game  # noqa: F401  (the import, while the view is drawn)
             from ...engine.scene import load_scene
+
+            self.engine_ready.set()
 
             if self.path.suffix.lower() == ".toml":
                 spec, _ = load_scene(self.path)
@@ -80,6 +85,7 @@ class GameBuild:
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.error = exc
         finally:
+            self.engine_ready.set()
             self.done.set()
 
     def progress(self) -> tuple[str, float | None]:
@@ -113,10 +119,12 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
              "window_s": round(time.monotonic() - t0, 3)}
     write_ready(ready_file, scene=str(p), window_s=ready["window_s"])
     build = GameBuild(p, seed, ldrawdir, referee).start()
+    app_class = None
     try:
-        from .app import TabletopApp  # imported while the game builds behind the view
-
-        while not build.done.wait(LOADING_FRAME_S):
+        while not build.done.wait(LOADING_FRAME_S) or app_class is None:
+            if app_class is None and build.engine_ready.is_set():
+                # the window's own modules, while the game builds (the engine's are loaded)
+                from .app import TabletopApp as app_class
             text, frac = build.progress()
             elapsed = time.monotonic() - t0
             view.show(f"{text}   {elapsed:.1f} s", frac,
@@ -133,7 +141,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
                                    f"{session.players}")
         view.show(f"Building the models   {time.monotonic() - t0:.1f} s", BUILD_SHARE)
         view.draw()
-        app = TabletopApp(session, width, height, ai_seats=ai, referee=referee,
+        app = app_class(session, width, height, ai_seats=ai, referee=referee,
                           save_path=save_path or (p if p.suffix.lower() != ".toml" else None),
                           window=window, loading=view, ready=ready)
     except BaseException:
