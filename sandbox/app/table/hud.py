@@ -245,8 +245,13 @@ class HudMixin:
         self.end_panel.setText(self.end_text() if s.over and not busy else "")
         if self.end_panel.getText():  # centred on the table, left of the log column
             self.end_panel.setPos(-self.aspect * LOG_COLUMN, 0.25)
-        if self.selected is not None and not busy and self.selected in s.bodies:
-            self.card.setText("\n".join(s.skirmish.stat_card(self.selected)))
+        own_card = getattr(self.input.home, "stat_card", None)  # a game's own stat card
+        selected = self.selected if self.selected in s.bodies else None
+        lines = own_card(selected) if own_card is not None and not busy else None
+        if lines:
+            self.card.setText("\n".join(lines))
+        elif selected is not None and not busy and own_card is None:
+            self.card.setText("\n".join(s.skirmish.stat_card(selected)))
         elif not busy:
             self.card.setText("Click a unit to see its stat card")
         events = s.events
@@ -282,14 +287,21 @@ class HudMixin:
         s = self.session
         out = s.outcome
         played = s.turn - 1 if s.spec.turns and s.turn > s.spec.turns else s.turn
-        lines = ["THE GAME IS OVER", out.text, f"{played} turn{'s' if played != 1 else ''}, "
-                 f"{len(s.actions)} actions"]
+        try:  # Brigandine counts rounds of 8 phases, and its own fallen
+            brig = s.system("brigandine")
+        except KeyError:
+            brig = None
+        when = (f"{(played - 1) // 8 + 1} round{'s' if played > 8 else ''}" if brig is not None
+                else f"{played} turn{'s' if played != 1 else ''}")
+        lines = ["THE GAME IS OVER", out.text, f"{when}, {len(s.actions)} actions"]
         for player in s.players:
-            units = [b for b in s.bodies.values() if b.owner == player]
-            lost = [b for b in units if b.damage.destroyed]
-            gone = [b for b in units if b.off_table and not b.damage.destroyed]
+            units = [b for b in s.bodies.values() if b.owner == player and b.kind == "unit"]
+            lost = [b for b in units if b.damage.destroyed or (
+                brig is not None and b.key in brig.units and not brig.units[b.key].standing)]
+            gone = [b for b in units if b.off_table and b not in lost]
             lines.append(f"{player}: {len(units) - len(lost) - len(gone)} of {len(units)} "
-                         f"standing, {len(lost)} destroyed"
+                         f"standing, {len(lost)} "
+                         + ("out of the fight" if brig is not None else "destroyed")
                          + (f", {len(gone)} off the table" if gone else ""))
         lines.append("F8: watch the replay    F5: save    Q: quit")
         return "\n".join(lines)

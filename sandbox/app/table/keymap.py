@@ -169,6 +169,8 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(tuple("1234567"), "1-7", "declare move/charge/shoot/melee/artillery/reload/joust "
       "(phase 2); 1-3 melee system (phase 5)", _game_key, games=BRIG),
     K(("enter",), "Enter", "declare (hidden)", _game_key, games=BRIG),
+    K(("j",), "J", "joust (phase 2): click the enemy knight, 1-4 aim, 1-4 stance", _game_key,
+      games=BRIG),
     K(("d",), "D", "Defensive Action (phase 5)", _game_key, games=BRIG),
     K(("r",), "R", "reload", _game_key, games=BRIG),
     K(("w",), "W", "draw the side arm (phase 3)", _game_key, games=BRIG),
