@@ -520,3 +520,37 @@ def test_b_calls_the_big_drop_as_a_bombardment_marked_by_the_scout(app):
     end_turn(app)  # Lion Knights end turn 2: the Bombardment arrives
     assert s.current_player == "Black Falcons" and s.turn == 2
     assert any(e["type"] == "release" and e["turn"] == 2 for e in s.events)
+
+
+def test_a_click_on_a_units_base_selects_it_and_name_plates_do_not_overlap(app):
+    """Issue 31 item 6: in top view a click on the table just beside a unit's body, on its
+    base's footprint, selects it (a player touches the base, not the head); the name plates
+    (F3) are stacked so that none covers another."""
+    s = app.session
+    app.select(None)
+    app.input.set_mode("select")
+    if app.rig.pitch <= 89.0:
+        key(app, "t")
+    app.step(2)
+    lo, hi = s.bounds("guard1")
+    beside = np.array([hi[0] + 0.08, (lo[1] + hi[1]) / 2, 0.0])  # off the body, on its base
+    assert app.pick(*point_at(app, beside)).key == "guard1"
+    click(app, beside)
+    assert app.selected == "guard1"
+    far = np.array([hi[0] + 1.0, (lo[1] + hi[1]) / 2, 0.0])  # well off it: nothing
+    click(app, far)
+    assert app.selected is None
+    key(app, "t")  # the 3D view, where the guards' plates would stand on each other
+    app.step(2)
+    key(app, "f3")
+    app.step(3)
+    rects = app.plate_rects
+    living = [k for k, st in s.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+              and k in s.world.bodies]
+    assert 5 <= len(rects) <= len(living)  # the plates in view
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert abs(a[0] - b[0]) >= a[2] + b[2] - 1e-9 \
+                or abs(a[1] - b[1]) >= a[3] + b[3] - 1e-9, (a, b)
+    app.screenshot(app.out / "plates_apart.png")
+    key(app, "f3")

@@ -27,6 +27,7 @@ coordinates: x and y in [-1, 1], +y up.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import threading
@@ -76,7 +77,12 @@ _SHADOW_MASK = _offscreen._SHADOW_MASK
 _VIEW_MASK = _offscreen._VIEW_MASK
 
 
+#: How far around a unit's bounds (inches) a click on the table still picks the unit.
+FOOTPRINT_MARGIN_IN: float = 0.15
+
+
 # ------------------------------------------------------------------------------ runner
+
 class ActionRunner:
     """Runs one game-changing call at a time on a worker thread.
 
@@ -519,11 +525,40 @@ class TabletopApp(HudMixin, OverlaysMixin):
         return np.array(n), np.array(f)
 
     def pick(self, x: float, y: float):
-        """The first thing under screen point (x, y): a physics ray test (read only)."""
+        """The first thing under screen point (x, y): a physics ray test (read only). A ray
+        that meets the ground or scenery inside a unit's footprint (its base, as a player
+        touches a model; :data:`FOOTPRINT_MARGIN_IN` around it) picks that unit."""
         if self.busy or self.in_log_column(x):
             return None
         a, b = self.mouse_ray(x, y)
-        return self.session.pick(a, b)
+        hit = self.session.pick(a, b)
+        if hit is None:
+            return None
+        st = self.session.bodies.get(hit.key)
+        if st is None or st.kind != "unit":  # the ground, a wall, a roof: a base there?
+            foot = self.footprint_at(np.asarray(hit.point, float))
+            if foot is not None:
+                return dataclasses.replace(hit, key=foot)
+        return hit
+
+    def footprint_at(self, point: np.ndarray) -> str | None:
+        """The unit whose footprint (bounds in x, y grown by :data:`FOOTPRINT_MARGIN_IN`)
+        holds ``point`` (x, y, z inches) with its feet within half an inch of the point's
+        height; the nearest footprint centre among several; None when no unit stands there."""
+        s = self.session
+        best, best_d = None, math.inf
+        m = FOOTPRINT_MARGIN_IN
+        for key, st in s.bodies.items():
+            if st.kind != "unit" or key not in s.world.bodies or st.off_table:
+                continue
+            lo, hi = s.bounds(key)
+            if not (lo[0] - m <= point[0] <= hi[0] + m and lo[1] - m <= point[1] <= hi[1] + m
+                    and lo[2] - 0.5 <= point[2] <= hi[2]):
+                continue
+            d = math.hypot(point[0] - (lo[0] + hi[0]) / 2, point[1] - (lo[1] + hi[1]) / 2)
+            if d < best_d:
+                best, best_d = key, d
+        return best
 
     def ground_point(self, x: float, y: float) -> np.ndarray | None:
         """Where the ray through (x, y) meets the table plane z = 0, inches."""
@@ -622,6 +657,47 @@ class TabletopApp(HudMixin, OverlaysMixin):
             np_ = self.plates_np.attach_new_node(tn)
             np_.set_billboard_point_eye()
             self._plates[k] = np_
+
+    def _place_plates(self, poses: dict) -> None:
+        """Name plates over their units, none over another: nearest the camera's bottom of
+        the screen first, a plate that would overlap one already placed is raised (along the
+        camera's up) until it clears it. ``plate_rects`` keeps the placed screen boxes
+        (centre x, y, half width, half height; tests read them)."""
+        scale = max(0.3, self.rig.distance * 0.012)
+        cam = self.base.cam
+        up = np.asarray(self.base.render.get_relative_vector(cam, LVector3(0, 0, 1)), float)
+        right = np.asarray(self.base.render.get_relative_vector(cam, LVector3(1, 0, 0)), float)
+        todo = []
+        for key, plate in self._plates.items():
+            pose = poses.get(key)
+            if pose is None:
+                plate.hide()
+                continue
+            plate.show()
+            plate.set_scale(scale)
+            base = np.asarray(pose[0], float) + [0.0, 0.0, 1.3]
+            xy = self.world_to_screen(base)
+            todo.append((xy[1] if xy is not None else 9.0, key, plate, base))
+        self.plate_rects: list[tuple[float, float, float, float]] = []
+        for _, _key, plate, p in sorted(todo, key=lambda t: (t[0], t[1])):
+            tn = plate.node()
+            half_w = (tn.get_width() / 2 + 0.15) * scale
+            line = (tn.get_line_height() + 0.1) * scale
+            rect = None
+            for _step in range(12):
+                c = self.world_to_screen(p)
+                r = self.world_to_screen(p + right * half_w)
+                t = self.world_to_screen(p + up * line / 2)
+                if c is None or r is None or t is None:
+                    break
+                rect = (c[0], c[1], abs(r[0] - c[0]), abs(t[1] - c[1]))
+                if not any(abs(rect[0] - q[0]) < rect[2] + q[2]
+                           and abs(rect[1] - q[1]) < rect[3] + q[3] for q in self.plate_rects):
+                    break
+                p = p + up * line
+            if rect is not None:
+                self.plate_rects.append(rect)
+            plate.set_pos(*map(float, p))
 
     def toggle_grid(self) -> None:
         self.grid_visible = not self.grid_visible
@@ -919,16 +995,7 @@ class TabletopApp(HudMixin, OverlaysMixin):
             else:
                 np_.clear_color_scale()
         if self._plates:
-            scale = max(0.3, self.rig.distance * 0.012)
-            for key, plate in self._plates.items():
-                pose = poses.get(key)
-                if pose is None:
-                    plate.hide()
-                    continue
-                plate.show()
-                x, y, z = pose[0]
-                plate.set_pos(float(x), float(y), float(z) + 1.3)
-                plate.set_scale(scale)
+            self._place_plates(poses)
         if self.overlays_dirty and not self.busy:
             self._draw_overlays()
         elif self.busy and self.markers_np.get_num_children():
