@@ -554,3 +554,24 @@ def test_a_click_on_a_units_base_selects_it_and_name_plates_do_not_overlap(app):
                 or abs(a[1] - b[1]) >= a[3] + b[3] - 1e-9, (a, b)
     app.screenshot(app.out / "plates_apart.png")
     key(app, "f3")
+
+
+def test_the_log_groups_a_broken_walls_parts_also_under_dice_and_damage(app):
+    """Issue 31 item 7: after the wall demolition (the referee's missile, played by the
+    scene), the log column says how many parts were thrown how far, in one line per body,
+    in "all" and under the "dice & Damage" filter; no line per part."""
+    s = _adopt(app, "wall_demolition.toml")
+    s.run()
+    app.adopt(s)
+    app.step(3)
+    for wanted in ("all", "dice & Damage"):
+        while app.log_filter != wanted:
+            key(app, "f2")
+        app.step(2)
+        shown = app.log_events(s.events)
+        text = "\n".join(app.log_text(e) for e in shown)
+        assert "blast wall: " in text and " parts thrown " in text, text[-800:]
+        assert not [e for e in shown if e["type"] == "knockback" and "part 1 (" in e["text"]]
+        assert "part 1 (3001.dat) is Knocked Back" not in app.logpanel.getText()
+    while app.log_filter != "all":
+        key(app, "f2")

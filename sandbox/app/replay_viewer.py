@@ -69,6 +69,7 @@ from ..render import geometry, shaders
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
 from ..render.view import Marker
+from .log_groups import group_events
 
 #: Lines of the event log panel.
 LOG_LINES = 18
@@ -587,7 +588,10 @@ class ReplayViewer:
             self.wreck_button["text"] = label
             self.wreck_button.resetFrameSize()
         self._show_moment()
-        lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)[-LOG_LINES:]
+        lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)
+        if not self.show_wreck_impacts:  # one line per broken body (i: every part's line)
+            lines = group_events(lines)
+        lines = lines[-LOG_LINES:]
         for i, t in enumerate(self.log_texts):
             if i < len(lines):
                 e = lines[i]

@@ -19,6 +19,7 @@ from panda3d.core import ClockObject, NodePath, TextNode
 from ...games.brikwars.skirmish import possessive
 from ...render import offscreen as _offscreen
 from ...rules.collision import COLLISION_MIN_SPEED_IN_S
+from ..log_groups import group_events
 from ..table_hands import TextEntry
 from .keymap import help_text
 
@@ -160,6 +161,7 @@ class HudMixin:
                    or e["type"] == "dice_tray"]
         elif self.log_filter == "impacts":
             out = [e for e in out if e["type"] == "impact"]
+        out = group_events(out, self._names())  # one line per broken body, not per part
         if self.log_search:  # the search box (/): lines containing the text, any case
             want = self.log_search.lower()
             out = [e for e in out if want in self.log_text(e).lower()]
