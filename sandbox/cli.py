@@ -194,8 +194,9 @@ def run(
                     "replay": str(result.replay_path),
                     "picture": str(result.png_path) if result.png_path else None,
                     "expectation_failures": list(result.expectation_failures)})
-    elif not quiet:
+    else:  # the Outcome is the result: said even with --quiet
         console.print(f"[bold]Outcome:[/] {escape(result.game.outcome.text)}", markup=True)
+    if not as_json and not quiet:
         console.print(f"[bold]events[/]  {escape(str(result.events_path))}", markup=True)
         console.print(f"[bold]replay[/]  {escape(str(result.replay_path))}", markup=True)
         if result.png_path:

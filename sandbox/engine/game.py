@@ -1337,9 +1337,23 @@ class Game:
             "checksum": self.state_hash(),
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
+            "part_sources": self.part_sources(),
         }
         doc["file_checksum"] = save_file_checksum(doc)
         return doc
+
+    def part_sources(self) -> dict[str, str]:
+        """Where each distinct part on the table came from: part name (``"3001.dat"``) →
+        ``"library"`` (the LDraw library, ``LDRAWDIR``), ``"catalogue"`` (the built-in
+        catalogue), ``"missing"`` (a placeholder box), ``"embedded"`` or ``"folder"`` (the
+        model's own file or folder). A save records it so that a save loaded with another
+        library says which parts changed (:func:`part_source_changes`)."""
+        out: dict[str, str] = {}
+        for asset in self.assets.values():
+            model = getattr(asset, "model", None)
+            for name, mesh in (model.parts.items() if model is not None else ()):
+                out.setdefault(str(name), str(getattr(mesh, "source", "")))
+        return dict(sorted(out.items()))
 
     @classmethod
     def load(cls, path: str | Path, ldrawdir: str | Path | None = None,
@@ -1424,9 +1438,11 @@ class Game:
             game.finish()
         if check and game.state_hash() != doc.get("checksum"):
             got = game.state_hash()
+            why = part_source_changes(doc.get("part_sources"), game.part_sources())
             game.close()
             raise ReplayError(f"{p}: the replayed game does not match the save (state hash "
-                              f"{got[:12]} != {str(doc.get('checksum'))[:12]})")
+                              f"{got[:12]} != {str(doc.get('checksum'))[:12]})"
+                              + (f": {why}" if why else ""))
         return game
 
     # ================================================================== outputs
@@ -1475,6 +1491,43 @@ def save_file_checksum(doc: dict) -> str:
     body = {k: v for k, v in doc.items() if k != "file_checksum"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: How a part's source reads in a message.
+_SOURCE_WORDS = {"library": "the LDraw library", "catalogue": "the built-in catalogue",
+                 "missing": "a placeholder box", "embedded": "the model's own file",
+                 "folder": "a file beside the model"}
+#: Most parts one message names.
+_SOURCE_CHANGES_SHOWN = 6
+
+
+def part_source_changes(saved: Any, now: dict[str, str]) -> str:
+    """One line naming the parts whose source differs between a save (``saved``: its
+    ``part_sources``, untrusted: anything not a table of names is ignored) and the game
+    rebuilt from it (``now``), and why ("saved with the LDraw library, now the built-in
+    catalogue: set LDRAWDIR as when it was saved"); "" when none differ or the save has no
+    record (written before parts were recorded)."""
+    if not isinstance(saved, dict):
+        return ""
+    diff = [(k, str(saved[k]), now.get(k, "absent")) for k in sorted(saved)[:10_000]
+            if isinstance(k, str) and now.get(k, "absent") != saved[k]]
+    diff += [(k, "absent", v) for k, v in now.items() if k not in saved]
+    if not diff:
+        return ""
+    word = lambda s: _SOURCE_WORDS.get(s, s)[:40]  # noqa: E731
+    by_change: dict[tuple[str, str], list[str]] = {}
+    for k, a, b in diff:
+        by_change.setdefault((a, b), []).append(k[:40])
+    parts = []
+    for (a, b), names in by_change.items():
+        more = f" and {len(names) - _SOURCE_CHANGES_SHOWN} more" \
+            if len(names) > _SOURCE_CHANGES_SHOWN else ""
+        parts.append(f"{len(names)} part(s) saved from {word(a)} now come from {word(b)} "
+                     f"({', '.join(names[:_SOURCE_CHANGES_SHOWN])}{more})")
+    lib = any("library" in (a, b) for _, a, b in diff)
+    hint = ("; load it with the LDraw library it was saved with (LDRAWDIR)" if lib
+            else "; the parts' files changed since it was saved")
+    return "; ".join(parts) + hint
 
 
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,
