@@ -199,9 +199,10 @@ def test_named_save_slots_and_the_load_dialog(app):
     s = app.session
     key(app, "f6")
     assert app.entry is not None and app.entry.purpose == "slot"
-    for _ in range(len(app.entry.text)):
-        key(app, "backspace")
+    # the scene's name is a selected suggestion: typing replaces it (issue 31 item 10)
+    assert app.entry.text == s.spec.name[:30] and "type to replace" in app.entry.shown()
     type_text(app, "before the charge")
+    assert app.entry.text == "before the charge"
     key(app, "enter")
     slot = app.slots_dir / "before the charge.save.json"
     assert slot.is_file() and app.unsaved == 0
