@@ -275,7 +275,8 @@ class HudMixin:
         extra = ("   SPRINT" if inp.sprint else "") + inp.current.status()
         if inp.home is not inp.current:
             extra += inp.home.status()  # a game's phase prompt shows in every mode
-        self.status.setText(f"[{inp.mode}]{extra}")
+        seat = f"you: {self.net.seat_label}   " if self.net is not None else ""  # online
+        self.status.setText(f"{seat}[{inp.mode}]{extra}")
         self._update_help()
         shown = self.message_clock() < self._flash_until
         self.flashline.setText(self._flash_text if shown else "")
