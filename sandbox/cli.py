@@ -23,6 +23,11 @@ Commands
     Open the replay window; print the summary and dramatic moments; re-simulate from scene,
     seed and actions and report the largest pose difference; or export a video (1280x720,
     the turn's dice and events as captions).
+``sandbox export FILE --gltf out.glb [--ldraw out.mpd] [--frame N]``; ``sandbox export
+REPLAY --gltf out.glb --animate [--turn N | --moment N]``
+    The table as glTF / LDraw; a replay as an animated glTF (every body's recorded poses).
+``sandbox report REPLAY|SAVE --out DIR [--markdown]``
+    A battle report: index.html (opens from disk), moment pictures, turn maps, 3D viewer.
 ``sandbox odds SCENE [--runs N | --seeds A..B] [--workers K] [--ray [ADDRESS]] [--out DIR]
 [--actions FILE] [--replay SEED|dramatic]``
     Play the scene's turn for many seeds (local processes or Ray) and print the odds; write
@@ -34,6 +39,7 @@ clear message and exit with status 2; they never show a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -46,7 +52,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import __version__
-from .core.errors import SandboxError
+from .core.errors import OutputError, SandboxError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="BrikWars physics tabletop sandbox.")
@@ -466,8 +472,9 @@ def serve(
     seat: list[str] = typer.Option([], "--seat", help="Players sharing one seat (one token), "
                                    "comma-separated; repeatable. Default: a seat per player"),
     save: Optional[Path] = typer.Option(None, help="Save file (default <scene>.save.json)"),
-    save_every: int = typer.Option(0, "--save-every", min=0, help="Save after every N changes "
-                                   "(0: only when the server stops)"),
+    save_every: int = typer.Option(1, "--save-every", min=0, help="Save after every N accepted "
+                                   "changes (default 1: each; 0: only when the server stops); "
+                                   "the save is also written at start"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
     referee: bool = typer.Option(False, "--referee", help="Add a referee's seat: its token (and "
                                  "only it) issues the referee's tools"),
@@ -489,6 +496,9 @@ def serve(
             # beside the scene, the pack or the save; a shipped scene named by name: here
             # (never inside the installed package)
             save = Path(name + ".save.json") if by_name else file.with_name(name + ".save.json")
+        if file.suffix.lower() == ".toml" and save.exists() and save.samefile(file):
+            raise OutputError(f"--save {str(save)!r} is the scene file: the server saves "
+                              "there at start and after every change; give another file")
         server = GameServer(game, [s.split(",") for s in seat], host=host, port=port,
                             save_path=save, save_every=save_every, referee=referee,
                             on_log=lambda line: console.print(line, markup=False))
@@ -511,20 +521,36 @@ def serve(
 @app.command()
 def export(
     file: Path = typer.Argument(..., help="Scene (.toml), saved game (.save.json) or replay"),
-    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write a binary glTF: out.glb"),
+    gltf: Optional[Path] = typer.Option(None, "--gltf", help="Write glTF: out.glb (binary) or "
+                                        "out.gltf (JSON)"),
     ldraw: Optional[Path] = typer.Option(None, "--ldraw", help="Write an LDraw file: out.mpd"),
     frame: Optional[int] = typer.Option(None, "--frame", help="Replay frame (default: last)"),
+    animate: bool = typer.Option(False, "--animate", help="Replays: an animated glTF of every "
+                                 "body's recorded poses (with --gltf)"),
+    turn: Optional[int] = typer.Option(None, "--turn", help="With --animate: only this turn"),
+    moment: Optional[int] = typer.Option(None, "--moment", help="With --animate: only the "
+                                         "N-th dramatic moment's clip"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Export the table (a scene after set-up, a save after its log, a replay at --frame) as
-    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io."""
+    glTF for Blender / three.js and as an LDraw MPD for LeoCAD / Stud.io; or (--animate) a
+    replay as an animated glTF."""
     from .app.table_export import load_snapshot, write_gltf, write_ldraw
+    from .core.limits import recording_reads
 
+    if animate or turn is not None or moment is not None:
+        _export_animated(file, gltf, ldraw, frame, animate, turn, moment, ldrawdir)
+        return
     if gltf is None and ldraw is None:
         _fail(ValueError("nothing to write: give --gltf out.glb and/or --ldraw out.mpd"))
         return
     try:
-        snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        _export_names(gltf, ldraw)
+        with recording_reads() as reads:
+            snap = load_snapshot(file, frame=frame, ldrawdir=ldrawdir)
+        for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+            if out is not None:
+                _not_an_input(out, opt, [file], reads, ldrawdir)
         written = []
         if gltf is not None:
             written.append(write_gltf(snap, gltf))
@@ -536,6 +562,113 @@ def export(
     console.print(f"{len(snap.bodies)} bodies, {snap.part_count()} parts")
     for w in written:
         console.print(f"[bold]wrote[/] {escape(str(w))}", markup=True)
+
+
+@app.command()
+def report(
+    file: Path = typer.Argument(..., help="Replay (.replay) or saved game (.save.json)"),
+    out: Path = typer.Option(..., "--out", help="Folder to write the report into"),
+    markdown: bool = typer.Option(False, "--markdown", help="Also write report.md (forums)"),
+    shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows in the "
+                                 "pictures"),
+    ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
+) -> None:
+    """Write a battle report: index.html (turn by turn, every die explained, the moments'
+    pictures, a map per turn, casualties, the Outcome, a 3D viewer of the replay) that opens
+    from disk with no network; --markdown adds report.md with the pictures beside it."""
+    from .report import build_report
+
+    try:
+        res = build_report(file, out, markdown=markdown, ldrawdir=ldrawdir, shadows=shadows,
+                           progress=lambda msg: err_console.print(f"report: {msg}"))
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{res.turns} turn(s), {res.rolls} dice explained, {res.moments} moment(s); "
+                  f"{res.seconds:.1f} s")
+    console.print(f"[bold]wrote[/] {escape(str(res.files['index.html']))}", markup=True)
+    if "report.md" in res.files:
+        console.print(f"[bold]wrote[/] {escape(str(res.files['report.md']))}", markup=True)
+
+
+def _export_animated(file: Path, gltf: Optional[Path], ldraw: Optional[Path],
+                     frame: Optional[int], animate: bool, turn: Optional[int],
+                     moment: Optional[int], ldrawdir: Optional[Path]) -> None:
+    """``export REPLAY --gltf out.glb --animate [--turn N | --moment N]``."""
+    from .app.gltf_anim import write_animated_gltf
+    from .engine.replay import load_replay
+
+    if not animate:
+        _fail(ValueError("--turn and --moment are for --animate (a still export takes "
+                         "--frame)"))
+        return
+    if gltf is None or ldraw is not None or frame is not None:
+        _fail(ValueError("--animate writes one animated glTF: give --gltf out.glb (and no "
+                         "--ldraw or --frame)"))
+        return
+    if file.suffix.lower() != ".replay":
+        _fail(ValueError(f"{file}: --animate needs a replay (.replay), which holds the poses"))
+        return
+    try:
+        rp = load_replay(file)
+        path, made = write_animated_gltf(rp, gltf, turn=turn, moment=moment,
+                                         base_dir=file.resolve().parent, ldrawdir=ldrawdir)
+    except SandboxError as exc:
+        _fail(exc)
+        return
+    console.print(f"{made.bodies} bodies, {made.keyframes} keyframes, "
+                  f"{made.duration_s:.2f} s from {made.start_s:.2f} s "
+                  f"(frames {made.first_frame}..{made.last_frame})")
+    console.print(f"[bold]wrote[/] {escape(str(path))}", markup=True)
+#: What ``sandbox export`` writes, by option: the file name endings each takes.
+EXPORT_SUFFIXES = {"--gltf": (".glb", ".gltf"), "--ldraw": (".mpd", ".ldr")}
+
+
+def _export_names(gltf: Optional[Path], ldraw: Optional[Path]) -> None:
+    """Refuse an export file name of another kind (``--gltf out.png``) or both outputs on one
+    path (OutputError, one line)."""
+    for out, opt in ((gltf, "--gltf"), (ldraw, "--ldraw")):
+        if out is not None and out.suffix.lower() not in EXPORT_SUFFIXES[opt]:
+            raise OutputError(f"{opt} {str(out)!r}: the file name must end in "
+                              f"{' or '.join(EXPORT_SUFFIXES[opt])} (got "
+                              f"{out.suffix or 'no ending'!r})")
+    if gltf is not None and ldraw is not None and gltf.resolve() == ldraw.resolve():
+        raise OutputError(f"--gltf and --ldraw name the same file {str(gltf)!r}")
+
+
+def _not_an_input(out: Path, opt: str, inputs: list[Path], reads: list,
+                  ldrawdir: Optional[Path] = None) -> None:
+    """Refuse to write ``out`` over a file the export read: the scene, save or replay, a
+    model or part it used; the same file by another name (a link) too; or anything in the
+    LDraw library (parts read earlier in this process are not read again) (OutputError)."""
+    import os
+
+    from .bricks.library import library_dir
+
+    try:
+        target = os.path.realpath(out)
+        st = os.stat(out)
+    except OSError:
+        st = None  # nothing there yet (or unreadable: the write says why)
+    ids = {(d, i) for d, i, _ in reads}
+    paths = {p for _, _, p in reads} | {os.path.realpath(p) for p in inputs}
+    for p in inputs:
+        with contextlib.suppress(OSError):
+            s = os.stat(p)
+            ids.add((s.st_dev, s.st_ino))
+    if target in paths or (st is not None and (st.st_dev, st.st_ino) in ids):
+        raise OutputError(f"{opt} {str(out)!r} is one of the export's inputs (the scene, "
+                          "save, replay or a model it uses): refused, nothing written; give "
+                          "another file name")
+    lib = library_dir(ldrawdir)
+    inside = False
+    if lib is not None:
+        with contextlib.suppress(OSError, ValueError):
+            inside = Path(target).is_relative_to(os.path.realpath(lib))
+        if inside:
+            raise OutputError(f"{opt} {str(out)!r} is in the LDraw library "
+                              f"({str(lib)!r}): an export never writes there; give another "
+                              "file name")
 
 
 def _pct(r: dict | None):

@@ -124,11 +124,27 @@ def test_ai_plays_a_seat_through_the_engine(ldrawdir):
     ({"blocks": ["z9"]}, "z9"),
     ({"ai": ["Green"]}, "Green"),
     ({"goblet": "a2"}, "same"),
+    ({"square_studs": 5}, "must be one of [4, 6, 8]"),  # odd: 2-stud plates cannot fill it
+    ({"square_studs": 7}, "got 7"),
 ])
 def test_bad_sections_name_the_field(section, words, ldrawdir):
     with pytest.raises(SceneError, match="micro_brick_war") as exc:
         make(small(**section), ldrawdir)
     assert words in str(exc.value)
+
+
+@pytest.mark.parametrize("studs", [4, 6, 8])
+def test_the_board_is_squares_of_its_studs_whole(studs, ldrawdir):
+    from sandbox.games.micro_brick_war.system import STUD_IN
+
+    g = make(small(square_studs=studs), ldrawdir)
+    try:
+        lo, hi = g.bounds("mbw-board")
+        size = hi[:2] - lo[:2]
+        assert size == pytest.approx([5 * studs * STUD_IN] * 2, abs=0.02)  # 5 x 5 squares
+        assert not [w for w in g.warnings if "missing" in w]
+    finally:
+        g.close()
 
 
 def test_dropped_goblet_falls_and_lies_on_its_square(ldrawdir):

@@ -501,12 +501,14 @@ def test_sandbox_serve_prints_tokens_serves_and_saves_on_exit(duel, tmp_path, st
 
 
 def test_serve_and_join_errors_are_one_clear_line(duel):
+    import os
     import subprocess
     import sys
 
-    def sandbox(*args):
+    def sandbox(*args):  # a DISPLAY named (none is opened): the join fails first
         return subprocess.run([sys.executable, "-m", "sandbox.cli", *args], cwd=REPO,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "DISPLAY": os.environ.get("DISPLAY", ":987")})
 
     r = sandbox("play", "--join", "ws://127.0.0.1:9", "--token", "x")
     assert r.returncode == 2 and "cannot reach ws://127.0.0.1:9" in r.stderr

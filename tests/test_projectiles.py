@@ -113,13 +113,15 @@ def _shoot_at_wall(speed, guard, ccd=False, auto_guard=False):
 def test_no_tunnelling_at_the_highest_launch_speed():
     v = pj.MAX_LAUNCH_SPEED_IN_S
     # 2.5" a step through a 1/8" wall: the swept-ray guard stops the shot at the wall's face
-    # (it may bounce back a little: restitution 0.1)
-    assert 9.0 < _shoot_at_wall(v, guard=True) <= 10 - 0.0625 - 0.1 + 0.01
+    # and the impact step is sub-stepped, so it bounces back (restitution 0.1: under 120 in/s
+    # for the 6 steps left, 1.5" at most)
+    face = 10 - 0.0625 - 0.1
+    assert face - 1.5 < _shoot_at_wall(v, guard=True) <= face + 0.01
     # measured: without it the shot passes, and pybullet's CCD does not help these multibodies
     assert _shoot_at_wall(v, guard=False) > 11
     assert _shoot_at_wall(v, guard=False, ccd=True) > 11
     # the world guards every fast body by itself (a Big Drop payload, a piece thrown by a blast)
-    assert 9.0 < _shoot_at_wall(v, guard=False, auto_guard=True) <= 10 - 0.0625 - 0.1 + 0.01
+    assert face - 1.5 < _shoot_at_wall(v, guard=False, auto_guard=True) <= face + 0.01
 
 
 def test_hold_keeps_a_payload_still_and_release_restores_it():

@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=()
-for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 xvfb xauth; do
+# chromium: only for the tests (tests/test_report.py opens a battle report in it; skipped
+# without it)
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 xvfb xauth chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

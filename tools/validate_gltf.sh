@@ -2,8 +2,8 @@
 # Validate a .glb or .gltf (with its buffers beside it) with the Khronos glTF validator (npm
 # package gltf-validator, installed once into ~/.cache/sandbox-gltf-validator).
 # Usage: tools/validate_gltf.sh out.glb [out.gltf ...]
-# Prints the number of errors, warnings, infos and hints per file and the messages (hints
-# counted by code); exits 1 when a file has an error.
+# Prints the number of errors, warnings, infos, hints and animations per file and the messages
+# (hints counted by code); exits 1 when a file has an error.
 set -euo pipefail
 dir="${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-gltf-validator"
 if [ ! -d "$dir/node_modules/gltf-validator" ]; then
@@ -28,7 +28,7 @@ const fs = require("fs"); const path = require("path"); const v = require("gltf-
       }),
     });
     const i = r.issues;
-    console.log(`${file}: ${i.numErrors} errors, ${i.numWarnings} warnings, ${i.numInfos} infos, ${i.numHints} hints`);
+    console.log(`${file}: ${i.numErrors} errors, ${i.numWarnings} warnings, ${i.numInfos} infos, ${i.numHints} hints, ${(r.info && r.info.animationCount) || 0} animations`);
     for (const m of i.messages.filter(m => m.severity < 2).slice(0, 20)) console.log(`  ${m.code} ${m.pointer}: ${m.message}`);
     const hints = {};
     for (const m of i.messages.filter(m => m.severity >= 2)) hints[m.code] = (hints[m.code] || 0) + 1;

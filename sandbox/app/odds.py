@@ -13,18 +13,28 @@ seed, so ``runs.csv`` is the same whatever the backend and the number of workers
 Outputs in ``--out`` (each written atomically): ``runs.csv`` (one row per seed), ``odds.json``
 (the aggregate and the scene's fingerprint), ``odds.png`` (outcome bars with intervals, Damage
 and KnockBack histograms). A folder that already holds rows of the same scene and actions is
-resumed: the seeds there are not run again.
+resumed: the seeds there are not run again. Every row carries the ``fingerprint`` of its scene
+and actions, so a folder holding another scene's rows is refused (whether or not ``odds.json``
+is there), and a half-written row is run again, never kept as a finished run. One odds run
+writes to a folder at a time (a lock file, ``.odds.lock``); it removes the temporary files a
+killed write left there.
+
+Workers never outlive the odds run: each watches its parent process (and on Linux asks the
+kernel for a signal when its parent dies), and a SIGTERM to the main process ends the runs
+in flight at once, keeps the finished ones and writes them, as a second Ctrl-C does.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
 import math
 import os
 import signal
+import threading
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -53,8 +63,11 @@ BODY_NUMBERS = {
     "parts_destroyed": "parts destroyed when it broke (debris of its 'break' events)",
     "pieces": "pieces it broke into ('piece' events of its pieces)",
 }
-#: Columns every row has before the outcome fields (``winner``: the game's Outcome, "" with none).
-LEAD_COLUMNS = ("seed", "status", "error", "winner")
+#: Columns every row has before the outcome fields (``fingerprint``: of the scene and actions
+#: the row was played from, :func:`run_key`; ``winner``: the game's Outcome, "" with none).
+LEAD_COLUMNS = ("seed", "status", "error", "fingerprint", "winner")
+#: The lock file of an output folder an odds run writes to.
+LOCK_NAME = ".odds.lock"
 #: Seconds between checkpoints of runs.csv and odds.json while runs go on.
 CHECKPOINT_SECONDS = 2.0
 #: Largest number of seeds one odds run takes.
@@ -244,8 +257,57 @@ def _one_line(text: str) -> str:
 
 
 def _worker_init() -> None:
-    """Local workers leave Ctrl-C to the parent, which stops handing out runs."""
+    """Local workers leave Ctrl-C to the parent, which stops handing out runs; and they end
+    when the odds run's process is gone (killed, crashed): a thread waits on its sentinel,
+    and on Linux the kernel sends SIGKILL when the worker's parent (the fork server) dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    import multiprocessing as mp
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    parent = mp.parent_process()
+    if parent is None or getattr(parent, "sentinel", None) is None:
+        return
+
+    def watch() -> None:
+        from multiprocessing.connection import wait as wait_for
+
+        wait_for([parent.sentinel])  # ready when the odds run's process is gone
+        os._exit(1)
+
+    threading.Thread(target=watch, name="odds-parent-watch", daemon=True).start()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the odds run: stop now (runs in flight are dropped), keep the rest."""
+
+
+def _stop_now(ex: ProcessPoolExecutor) -> None:
+    """End a pool's workers at once (SIGTERM to the odds run: no run in flight is awaited)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, ValueError):
+            pass
+    for p in procs:
+        try:
+            p.join(10)
+        except (OSError, ValueError, AssertionError):
+            pass
 
 
 # ============================================================================ statistics
@@ -375,23 +437,36 @@ def _cell(text: str) -> Any:
     return text
 
 
-def read_rows(path: Path) -> list[dict]:
+def read_rows(path: Path, half_written: list[int] | None = None) -> list[dict]:
     """Rows of a ``runs.csv`` written before (numbers as int/float).
+
+    A half-written row (fewer or more cells than the header, or a last line without its line
+    end) is left out; its line number goes to ``half_written`` when given.
 
     Raises
     ------
     OutputError
         The file is not a runs table (no ``seed``/``status`` columns, a bad seed).
     """
+    from ..core.limits import FileRefused, read_input_bytes
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_input_bytes(path, "runs table").decode("utf-8")
+    except (OSError, FileRefused, UnicodeDecodeError) as exc:
         raise OutputError(f"{path}: cannot read the runs table ({exc})") from None
+    lines = text.splitlines(keepends=True)
+    cut = bool(lines) and not lines[-1].endswith(("\n", "\r"))
     reader = csv.DictReader(io.StringIO(text))
     if not reader.fieldnames or not {"seed", "status"} <= set(reader.fieldnames):
         raise OutputError(f"{path}: not a runs table (no 'seed' and 'status' columns)")
     rows = []
-    for i, raw in enumerate(reader, start=2):
+    last = len(lines)
+    for raw in reader:
+        i = reader.line_num
+        if None in raw or None in raw.values() or (cut and i == last):
+            if half_written is not None:
+                half_written.append(i)
+            continue
         row = {k: _cell(v or "") for k, v in raw.items() if k is not None}
         if not isinstance(row.get("seed"), int):
             raise OutputError(f"{path}: line {i}: seed {raw.get('seed')!r} is not a whole number")
@@ -405,7 +480,9 @@ def parse_seeds(text: str) -> range:
     Raises
     ------
     SceneError
-        Not two whole numbers, B before A, or more than :data:`MAX_RUNS` seeds.
+        Not two whole numbers, a seed out of range
+        (:func:`~sandbox.core.dice.seed_refusal`), B before A, or more than :data:`MAX_RUNS`
+        seeds.
     """
     parts = text.split("..")
     try:
@@ -415,6 +492,11 @@ def parse_seeds(text: str) -> range:
     except ValueError:
         raise SceneError(f"--seeds {text!r}: expected A..B, two whole numbers "
                          "(e.g. 1..100)") from None
+    from ..core.dice import seed_refusal
+
+    for v in (a, b):
+        if seed_refusal(v):
+            raise SceneError(f"--seeds {text[:60]!r}: {seed_refusal(v)}")
     if b < a:
         raise SceneError(f"--seeds {text!r}: the last seed {b} comes before the first {a}")
     if b - a + 1 > MAX_RUNS:
@@ -459,6 +541,47 @@ def load_actions(path: str | Path) -> list[dict]:
     for i, a in enumerate(doc):  # malformed actions: one clear line before any run
         parse_action(a, f"{p}:actions[{i}]")
     return doc
+
+
+def run_key(fp: dict) -> str:
+    """The ``fingerprint`` column of a row: 16 hex digits of the scene's and actions' SHA-256
+    (:func:`fingerprint`)."""
+    text = f"{fp['scene_sha256']}:{fp['actions_sha256']}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _lock_out(out: Path):
+    """Hold ``out``/.odds.lock (an exclusive lock; released when the file closes, or the
+    process ends) and remove what killed atomic writes left there (``.NAME.*.tmp``).
+
+    Raises
+    ------
+    OutputError
+        Another odds run holds the lock (it writes to this folder now), or it cannot be made.
+    """
+    import fcntl
+
+    try:
+        fh = open(out / LOCK_NAME, "a")  # noqa: SIM115 - held for the whole odds run
+    except OSError as exc:
+        raise OutputError(f"--out {str(out)!r}: cannot write there ({exc.strerror or exc})") \
+            from None
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        fh.close()
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise OutputError(f"--out {str(out)!r}: another odds run is writing there now; "
+                              "wait for it or give another --out") from None
+        raise OutputError(f"--out {str(out)!r}: cannot lock it ({exc.strerror or exc})") \
+            from None
+    for p in out.glob(".*.tmp"):  # ours (mkstemp's ".NAME.XXXX.tmp"); no writer holds them
+        if p.is_file() and not p.is_symlink():
+            try:
+                p.unlink()
+            except OSError:
+                pass
+    return fh
 
 
 def fingerprint(scene: Path, actions: Sequence[dict] | None) -> dict:
@@ -543,12 +666,16 @@ def _local(jobs: list[OddsJob], workers: int, done: Callable[[dict], None],
                         todo.append(futures[f])  # the pool broke: again in a new one
                         continue
                     done(row)
-        except KeyboardInterrupt:
-            # no new runs; the ones running finish and are kept (a second Ctrl-C: stop now)
+        except KeyboardInterrupt as stop:
+            # no new runs; the ones running finish and are kept (a second Ctrl-C or SIGTERM:
+            # stop now, the runs in flight are dropped)
             try:
-                ex.shutdown(wait=True, cancel_futures=True)
+                if isinstance(stop, Terminated):
+                    _stop_now(ex)
+                else:
+                    ex.shutdown(wait=True, cancel_futures=True)
             except KeyboardInterrupt:
-                ex.shutdown(wait=False, cancel_futures=True)
+                _stop_now(ex)
             for f in futures:
                 if f not in handled and f.done() and not f.cancelled() \
                         and f.exception() is None:
@@ -673,6 +800,17 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
                           f"({exc.strerror or exc})") from None
     actions = load_actions(actions_file) if actions_file is not None else None
     fp = fingerprint(scene, actions)
+    key = run_key(fp)
+    lock = _lock_out(out)
+    try:
+        return _run_odds(scene, seeds, out, fp, key, actions, workers, ray, ray_address,
+                         ldrawdir, progress, png, checkpoint_seconds)
+    finally:
+        lock.close()
+
+
+def _run_odds(scene, seeds, out, fp, key, actions, workers, ray, ray_address, ldrawdir,
+              progress, png, checkpoint_seconds) -> OddsRun:
     csv_path, json_path = out / "runs.csv", out / "odds.json"
     rows: dict[int, dict] = {}
     if csv_path.exists():
@@ -685,8 +823,16 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
                     fp["scene_sha256"], fp["actions_sha256"]):
                 raise SceneError(f"--out {str(out)!r} holds the runs of another scene or "
                                  f"actions ({old.get('scene')}); give another --out")
-        # finished and failed runs stay; runs whose process died ("crashed") are run again
-        rows = {r["seed"]: r for r in read_rows(csv_path) if r["status"] != "crashed"}
+        # finished and failed runs stay; runs whose process died ("crashed") and half-written
+        # rows are run again; a row of another scene or actions refuses the folder
+        old_rows = read_rows(csv_path)
+        for r in old_rows:
+            if r.get("fingerprint") != key:
+                raise SceneError(f"--out {str(out)!r}: runs.csv holds runs of another scene or "
+                                 f"actions (seed {r['seed']}: fingerprint "
+                                 f"{str(r.get('fingerprint') or 'none')[:16]!r}, this scene's "
+                                 f"is {key!r}); give another --out")
+        rows = {r["seed"]: r for r in old_rows if r["status"] != "crashed"}
     wanted = list(dict.fromkeys(int(s) for s in seeds))
     reused = sum(1 for s in wanted if s in rows)
     jobs = [OddsJob(str(scene), s, None if actions is None else tuple(actions),
@@ -715,6 +861,7 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
 
     def done(row: dict) -> None:
         nonlocal finished, last_save
+        row = {**{k: row.get(k, "") for k in LEAD_COLUMNS}, **row, "fingerprint": key}
         rows[int(row["seed"])] = row
         finished += 1
         if progress:
@@ -725,6 +872,12 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
 
     t0 = time.perf_counter()
     interrupted = False
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        def on_term(signum, frame):
+            raise Terminated()
+
+        old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         if ray:
             _ray(jobs, ray_address, done)
@@ -732,6 +885,9 @@ def run_odds(scene: str | Path, seeds: Sequence[int], out_dir: str | Path, *,
             _local(jobs, workers or os.cpu_count() or 1, done)
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     seconds = time.perf_counter() - t0
     files = save(True)
     kept = [rows[s] for s in wanted if s in rows]

@@ -9,9 +9,11 @@ whole old set or the whole new one. Leftovers of a killed run (the sibling folde
 by the next run.
 
 Where the swap is not possible (not Linux, a file system without it, an output folder that
-holds sub-folders, is a symbolic link or is the current folder), each file is still replaced
-atomically on its own (a temporary file renamed over the old one), in the order events, replay,
-picture; a kill between two of those renames can then leave a mixed set.
+holds sub-folders, is a symbolic link, a mount point or the current folder), every new file is
+first written in full beside the old ones (temporary names, flushed to disk), and only then
+renamed over them, in the order events, replay, picture: a full disk or any failure while
+writing leaves the whole previous set; a kill between two of the renames (an instant) can
+leave a mixed set, and an error there says which files are new.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import tempfile
 from pathlib import Path
 
 from ..core.errors import OutputError
-from ..engine.replay import atomic_write_bytes
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -167,15 +168,71 @@ def write_output_set(out: str | Path, files: dict[str, bytes],
                 return paths
             shutil.rmtree(stage, ignore_errors=True)
             stage = None
-        for name, data in files.items():  # fallback: each file atomic on its own
-            atomic_write_bytes(paths[name], data)
+        _write_then_rename(out, files, paths)  # fallback: all written first, then renamed
         for name in drop:
             if name not in files:
                 (out / name).unlink(missing_ok=True)
         return paths
+    except _PartlyReplaced as exc:
+        raise OutputError(f"--out {str(out)!r}: cannot write the outputs ({exc.reason}); "
+                          f"{exc.done} are new, {exc.left} are still the previous run's") \
+            from None
     except OSError as exc:
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
         raise OutputError(f"--out {str(out)!r}: cannot write the outputs "
                           f"({exc.strerror or type(exc).__name__}); the previous ones are "
                           "left as they were") from None
+
+
+class _PartlyReplaced(Exception):
+    """Some files of the set were renamed into place before a failure."""
+
+    def __init__(self, done: list[str], left: list[str], reason: str):
+        super().__init__(reason)
+        self.done, self.left, self.reason = ", ".join(done), ", ".join(left), reason
+
+
+def _write_then_rename(out: Path, files: dict[str, bytes], paths: dict[str, Path]) -> None:
+    """Write every file under a temporary name in ``out`` (flushed), then rename each over
+    its target. A failure while writing (a full disk) removes the temporary files and raises
+    OSError with nothing replaced; a failure between renames raises :class:`_PartlyReplaced`.
+    """
+    from ..core.limits import check_output_file
+    from ..engine.replay import new_file_mode
+
+    temps: dict[str, str] = {}
+    try:
+        for name, data in files.items():
+            check_output_file(paths[name], name)  # never over a device, FIFO or folder
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+            temps[name] = tmp
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, new_file_mode())
+    except BaseException:
+        for tmp in temps.values():
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+    done: list[str] = []
+    for name in files:
+        try:
+            os.replace(temps[name], paths[name])
+        except OSError as exc:
+            for left in files:
+                if left not in done:
+                    try:
+                        os.unlink(temps[left])
+                    except OSError:
+                        pass
+            if not done:
+                raise
+            raise _PartlyReplaced(done, [n for n in files if n not in done],
+                                  exc.strerror or type(exc).__name__) from None
+        done.append(name)
+    _fsync_dir(out)

@@ -117,6 +117,11 @@ class ReplayViewer:
 
     def __init__(self, replay: Replay, assets: dict, *, width: int = 1280, height: int = 720,
                  shadows: bool = True, title: str | None = None):
+        from ..render.view import display_refusal
+
+        if display_refusal("the replay window"):  # never a silent ":0"
+            raise ReplayError(display_refusal("the replay window") + "; or use --export or "
+                              "--info")
         self.replay = replay
         self.playback = ReplayPlayback(replay)
         self.drawing = ReplayDrawing.for_replay(replay, assets, edges=True)

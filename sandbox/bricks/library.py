@@ -35,8 +35,11 @@ PART_ROOTS = frozenset(("parts", "p", "unofficial/parts", "unofficial/p"))
 def _child_ci(folder: Path, name: str) -> Path | None:
     """The entry of ``folder`` called ``name`` ignoring case (exact match preferred)."""
     exact = folder / name
-    if exact.exists():
-        return exact
+    try:
+        if exact.exists():
+            return exact
+    except OSError:  # a name over the file system's limit: no such entry
+        return None
     try:
         for entry in os.scandir(folder):
             if entry.name.lower() == name.lower():
@@ -74,7 +77,12 @@ class LDrawLibrary:
 
     def __init__(self, root: str | Path):
         self.root = Path(root).resolve()
-        if not self.root.is_dir():
+        try:
+            is_dir = self.root.is_dir()
+        except OSError as exc:  # a name over the file system's limit (ENAMETOOLONG), a loop
+            raise LDrawError(f"LDraw library folder cannot be opened ({exc.strerror or exc})",
+                             self.root) from None
+        if not is_dir:
             raise LDrawError("LDraw library folder does not exist", self.root)
         self._lock = threading.RLock()
         self._index: dict[str, dict[str, Path]] | None = None

@@ -308,6 +308,14 @@ def _inherit(code: int, parent: int, colours: ColourTable) -> int:
     return code
 
 
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False when the path cannot even be looked up (a name too long)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def load_model(path: str | Path, ldrawdir: str | Path | None = None) -> Model:
     """Load an LDraw model and expand it into part placements.
 
@@ -332,7 +340,7 @@ def load_model(path: str | Path, ldrawdir: str | Path | None = None) -> Model:
     path = Path(path)
     warnings: list[LoadWarning] = []
     library: LDrawLibrary | None
-    if ldrawdir is None and library_dir() is not None and not library_dir().is_dir():
+    if ldrawdir is None and library_dir() is not None and not _is_dir(library_dir()):
         warnings.append(LoadWarning(str(library_dir()), None,
                                     "LDRAWDIR does not exist; using the built-in catalogue"))
         library = None

@@ -401,7 +401,10 @@ class Resolver:
                 inside = cand.resolve().is_relative_to(self.folder.resolve())
             except (OSError, RuntimeError):
                 inside = False
-            path = cand if inside and cand.is_file() else None
+            try:
+                path = cand if inside and cand.is_file() else None
+            except OSError:  # a name over the file system's limit: not there
+                path = None
         f = None
         if path is not None and path.suffix.lower() in (".dat", ".ldr", ".mpd"):
             f = parse_ldraw(read_text(path), path, strict=self.strict,

@@ -23,6 +23,23 @@ from .errors import DiceError
 #: Die sizes BrikWars uses.
 STANDARD_DICE: tuple[int, ...] = (4, 6, 8, 10, 12, 20)
 
+#: The largest seed a game takes, either sign: a signed 64-bit number without its one extra
+#: negative value, the same for ``--seed``, ``--seeds``, scenes, saves, replays and the network
+#: (a JSON reader elsewhere may hold no more).
+MAX_SEED: int = 2**63 - 1
+
+
+def seed_refusal(seed: object) -> str:
+    """Why ``seed`` is not a game seed ("" when it is): a whole number (not a bool) with
+    ``-MAX_SEED <= seed <= MAX_SEED``; the reason shows at most 40 characters of it."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        return f"the seed must be a whole number, got {repr(seed)[:40]}"
+    if abs(seed) > MAX_SEED:
+        shown = str(seed) if seed.bit_length() <= 128 else f"a {seed.bit_length()}-bit number"
+        return (f"the seed {shown} is out of range: seeds run from -{MAX_SEED} to {MAX_SEED} "
+                "(2**63 - 1)")
+    return ""
+
 
 @dataclass(frozen=True)
 class Roll:

@@ -24,10 +24,13 @@ line naming the file, the limit, the value found and the variable (or option) th
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import stat
 from pathlib import Path
+from typing import Iterator
 
 #: name: (environment variable, default, command-line option)
 LIMITS: dict[str, tuple[str, int, str]] = {
@@ -134,6 +137,24 @@ def check_output_file(path: str | Path, what: str = "output") -> Path:
     return p
 
 
+#: The files :func:`read_input_bytes` read while :func:`recording_reads` is on (this context).
+_READS: contextvars.ContextVar[list | None] = contextvars.ContextVar("sandbox_reads",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def recording_reads() -> Iterator[list[tuple[int, int, str]]]:
+    """Meanwhile, every file :func:`read_input_bytes` reads (in this thread or task) is listed
+    as ``(st_dev, st_ino, real path)``: what an export must never write over (the scene, the
+    save, every model and part it used)."""
+    reads: list[tuple[int, int, str]] = []
+    token = _READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _READS.reset(token)
+
+
 def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
     """The bytes of an input file, after :func:`check_input_file`; never more than the limit
     (a file that grows while it is read is refused).
@@ -147,9 +168,13 @@ def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the check
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):  # swapped after the check
             raise FileRefused(f"is not a regular {what}; refused")
         data = fh.read(cap + 1)
+    reads = _READS.get()
+    if reads is not None:
+        reads.append((st.st_dev, st.st_ino, os.path.realpath(path)))
     if len(data) > cap:
         raise FileRefused(f"grew over the {limit('file_mb')} MiB limit for a {what} while "
                           f"being read ({how_to_raise('file_mb')})")

@@ -48,6 +48,10 @@ if TYPE_CHECKING:  # pragma: no cover
 ACTORS = ("unit", "player", "referee")
 #: Who issued one action: the acting player, or the referee.
 Issuer = Literal["player", "referee"]
+#: The last turn a game may reach (engine turns: a Brigandine round is 8 of them, so round 125
+#: is the last). Every action's ``turn`` and a scene's ``turns`` are at most this; a game that
+#: ends this turn stops there (:meth:`sandbox.engine.game.Game.refusal` refuses further play).
+MAX_TURN: int = 1000
 
 #: Every registered action class by its ``type`` name.
 REGISTRY: dict[str, type["Action"]] = {}
@@ -83,7 +87,7 @@ class Action(_Strict):
 
     type: str
     player: str
-    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
+    turn: int = Field(1, ge=1, le=MAX_TURN, description="turn on which it happens")
     by: Issuer | None = Field(None, description="who issued it: the acting player, or the "
                               "referee (a scene script, a referee's table or seat)")
 

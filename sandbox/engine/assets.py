@@ -338,8 +338,12 @@ def resolve_model_path(model: str, base_dir: Path, ldrawdir, where: str) -> Path
             if inside:
                 tried.append(cand)
     for p in tried:
-        if p.is_file():
-            return p
+        try:
+            if p.is_file():
+                return p
+        except OSError as exc:  # a name over the file system's limit (ENAMETOOLONG), a loop
+            raise SceneError(f"{where}.model: cannot open {str(p)!r}: "
+                             f"{exc.strerror or exc}") from None
     for p in tried:
         if p.exists() and not p.is_file():
             raise SceneError(f"{where}.model: {str(p)!r} is "

@@ -26,6 +26,7 @@ EVENT_TYPES: dict[str, str] = {
     "end_turn": "a player ends the turn (player)",
     "end": "the game is over (every body's state)",
     "outcome": "how the game ended: terminated or truncated, the winner or a draw, why",
+    "turn_limit": "the last turn a game may have ended: nothing more is played (limit)",
     "undo": "an action was taken back",
     "roll": "a die rolled (stream, sides, result, reason)",
     "action": "an action in words (cross, interact …)",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -34,7 +35,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..core.brikpack import is_pack, open_pack, resolve_scene_dir, scene_dir_for_save
-from ..core.dice import Dice
+from ..core.dice import Dice, seed_refusal
 from ..core.errors import OutputError, ReplayError, RulesError, SandboxError, SceneError
 from ..core.limits import (
     FileRefused,
@@ -66,7 +67,7 @@ from ..physics.queries import overlaps
 from ..physics.rays import RayHit, overlapping_bodies, ray_first_hit
 from ..physics.world import ImpactEvent, PhysicsWorld, WorldSnapshot
 from ..rules import collision as collision_rules
-from .actions import Action, EndTurnAction, action_dict, parse_action
+from .actions import MAX_TURN, Action, EndTurnAction, action_dict, parse_action
 from .assets import BodyAsset, build_asset
 from .events import EventBus, make_event
 from .kinds import game_kind
@@ -183,10 +184,13 @@ class Game:
         self._trusted = 0
         self.base_dir = Path(base_dir)
         self.ldrawdir = ldrawdir
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise SceneError(f"seed must be a whole number, got {seed!r}")
+        if seed is not None and seed_refusal(seed):
+            raise SceneError(seed_refusal(seed))
         self.seed = spec.seed if seed is None else int(seed)
         self.closed = False
+        #: Held while an action is applied: the Game API is not thread-safe, and a second
+        #: thread's :meth:`apply` meanwhile is refused (RulesError) rather than interleaved.
+        self._apply_lock = threading.RLock()
         self._on_event = on_event
         self._models: dict = {}  # parsed LDraw models, shared between rebuilds
         self._snapshots: dict[int, _Snapshot] = {}  # action index -> the game before it
@@ -817,6 +821,9 @@ class Game:
             return "the game is closed"
         if self.over:
             return "the game is over" + (f": {self._outcome.text}" if self._outcome else "")
+        if self.turn > MAX_TURN:
+            return (f"the game reached the turn limit: turn {MAX_TURN} was the last a game may "
+                    "have, so nothing more can be played")
         if "turn" in action.model_fields_set and action.turn != self.turn:
             return f"it is turn {self.turn}, not turn {action.turn}"
         if action.player != self.current_player and not action.deployment:
@@ -899,10 +906,21 @@ class Game:
         Raises
         ------
         RulesError
-            The action is not allowed now, with the rule's reason and the numbers.
+            The action is not allowed now, with the rule's reason and the numbers; or another
+            thread is applying an action to this game (a Game is not thread-safe: one thread
+            plays it, or the callers take turns).
         SceneError
             A malformed action (naming the field) or an unknown id.
         """
+        if not self._apply_lock.acquire(blocking=False):
+            raise RulesError("another thread is applying an action to this game: a Game is not "
+                             "thread-safe, so apply one action at a time")
+        try:
+            return self._apply_as(action, index, by)
+        finally:
+            self._apply_lock.release()
+
+    def _apply_as(self, action, index: int | None, by: str | None) -> list[dict]:
         if not isinstance(action, Action):
             action = parse_action(action)
         if by == "referee":
@@ -952,7 +970,7 @@ class Game:
     def end_turn(self) -> list[dict]:
         """The current player ends the turn (an ``end_turn`` action, logged like any other)."""
         return self.apply(EndTurnAction(type="end_turn", player=self.current_player,
-                                        turn=self.turn))
+                                        turn=min(self.turn, MAX_TURN)))  # past it: refused
 
     # ------------------------------------------------------------------ the turn machine
     def _begin_turn(self) -> None:
@@ -1000,6 +1018,10 @@ class Game:
             s.end_of_turn(self.turn)
         self.player_index = 0
         self.turn += 1
+        if self.turn > MAX_TURN:  # no turn begins past the limit: refusal() stops all play
+            self.log("turn_limit", f"Turn {MAX_TURN} was the last turn a game may have: "
+                     "the game stops here", limit=MAX_TURN)
+            return
         self._begin_turn()
 
     def pending(self) -> bool:
@@ -1280,7 +1302,16 @@ class Game:
         return describe_action(action, {k: st.name for k, st in self.bodies.items()})
 
     def state_dict(self) -> dict:
-        """The state the hash covers: turn, player, every system's state, bodies, poses."""
+        """The state the hash covers: turn, player, every system's state, bodies, poses.
+
+        Raises
+        ------
+        SandboxError
+            The game is closed (its physics world is gone).
+        """
+        if self.closed:
+            raise SandboxError("the game is closed: its physics world is gone, so it has no "
+                               "state to read or hash")
         nd = CHECKSUM_DECIMALS
         poses = {}
         for k, (p, q) in sorted(self.world.poses().items()):
@@ -1415,8 +1446,8 @@ class Game:
                 raise TypeError("actions is not a list")
             actions = [parse_action(a, f"{p}:actions[{i}]") for i, a in enumerate(doc["actions"])]
             seed = doc["seed"]
-            if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
-                raise TypeError(f"seed must be a whole number, got {str(seed)[:40]}")
+            if seed_refusal(seed):
+                raise TypeError(seed_refusal(seed))
             forced = doc.get("forced_dice", True)
             if not isinstance(forced, bool):
                 raise TypeError(f"forced_dice must be true or false, got {str(forced)[:40]}")

@@ -26,6 +26,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..core.dice import MAX_SEED
 from ..core.errors import SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from ..games.brigandine.scene import BrigandineSection
@@ -47,7 +48,7 @@ from ..games.brikwars.scene_manning import ManningExpect
 from ..games.brikwars.trap_scene import TrapEntry
 from ..games.micro_brick_war.scene import MicroBrickWarSection
 from . import table_tools  # noqa: F401
-from .actions import RETIRED, action_union
+from .actions import MAX_TURN, RETIRED, action_union
 
 _DICE_RE = re.compile(r"^\s*(\d+)\s*d\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -281,7 +282,7 @@ class SceneSpec(_Strict):
     description: str = Field("", description="one line on what happens")
     game: str = Field("brikwars", min_length=1, max_length=64,
                       description="the game played: 'brikwars' or another registered game")
-    seed: int = Field(0, ge=-(2**63), lt=2**63, description="seed of every dice stream "
+    seed: int = Field(0, ge=-MAX_SEED, le=MAX_SEED, description="seed of every dice stream "
                       "(sandbox run --seed overrides it)")
     format: int = Field(1, description="scene file format version (this build reads 1)")
     battlefield: Battlefield = Battlefield()
@@ -296,7 +297,7 @@ class SceneSpec(_Strict):
     drop_zones: list[DropZone] = []
     fields: list[FieldEntry] = []
     traps: list[TrapEntry] = Field(default_factory=list, description="Traps (BrikWars F.2)")
-    turns: int | None = Field(None, ge=1, le=100, description="play at least this many turns")
+    turns: int | None = Field(None, ge=1, le=MAX_TURN, description="play at least this many turns")
     forced_dice: dict[str, list[Annotated[int, Field(ge=1, le=100)]]] = Field(
         default_factory=dict, description="dice to force per stream, for re-enacting examples"
     )

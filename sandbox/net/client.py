@@ -29,6 +29,7 @@ from .protocol import (
     PROTOCOL_VERSION,
     dumps,
     parse_server_message,
+    printable,
     state_digest,
 )
 
@@ -244,12 +245,12 @@ class HeadlessClient:
                 try:
                     msg = parse_server_message(raw)
                 except NetError as exc:
-                    log.warning("%s: %s", self.name, exc)
+                    log.warning("%s: %s", self.name, printable(str(exc), 300))
                     continue
                 try:
                     await self._handle(msg)
                 except SandboxError as exc:
-                    log.warning("%s: %s", self.name, exc)
+                    log.warning("%s: %s", self.name, printable(str(exc), 300))
                     self.errors.append({"type": "error", "reason": str(exc)})
                 if self.on_message is not None:
                     self.on_message(msg)
@@ -353,7 +354,7 @@ class HeadlessClient:
         out = await self._run(play)
         if isinstance(out, str):  # this game refused what the server's accepted: diverged
             log.warning("%s: entry %d failed here (%s): asking for the server's save",
-                        self.name, seq, out)
+                        self.name, seq, printable(out, 300))
             self.mismatches.append(seq)
             await self._send({"type": "sync_request"})
             return

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
@@ -39,7 +40,9 @@ PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024
 #: Largest message a client reads (the server's save, with the whole scene, can be large).
 CLIENT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-#: Messages a connection may send in one second before it is disconnected.
+#: Messages a connection may send in one second before it is disconnected. Not counted: a
+#: client's hash reply to an entry it had not yet answered, and an action the server accepted
+#: (playing the game is never cut off; refused actions, chat, syncs and the rest count).
 RATE_LIMIT_PER_S = 50
 #: Seconds a new TCP connection has to complete the WebSocket handshake.
 OPEN_TIMEOUT_S = 10.0
@@ -59,6 +62,9 @@ SYNC_INTERVAL_S = 1.0
 #: Longest chat line, characters; chat and entries kept in the shared log.
 CHAT_MAX_CHARS = 500
 SHARED_LOG_LINES = 200
+#: Least seconds between two desync notices about one connection that reach everyone (more
+#: are resynchronised all the same, but only counted in the server's own log).
+DESYNC_NOTICE_INTERVAL_S = 10.0
 
 #: WebSocket close codes used (RFC 6455): policy violation, too big, unsupported data.
 CLOSE_POLICY = 1008
@@ -81,6 +87,36 @@ class Limits:
     max_bad_messages: int = MAX_BAD_MESSAGES
     max_clients: int = MAX_CLIENTS
     sync_interval_s: float = SYNC_INTERVAL_S
+    desync_notice_interval_s: float = DESYNC_NOTICE_INTERVAL_S
+
+
+#: Characters shown by name rather than as themselves.
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` (from a client: chat, a close reason, a name) made safe for a console, a log
+    line or the window: control characters (C0, C1, DEL), bidirectional overrides and line or
+    paragraph separators are written as escapes (a newline as ``\\n``, ESC as ``\\x1b``), so
+    one line stays one line and nothing steers the terminal; at most ``limit`` characters of
+    the result (then ``…``). Idempotent: text made printable once is left as it is."""
+    out = []
+    for ch in str(text):
+        if ch in _NAMED:
+            out.append(_NAMED[ch])
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs", "Zl", "Zp") or (cat == "Cf" and unicodedata.bidirectional(ch)
+                                                in ("LRE", "RLE", "LRO", "RLO", "PDF", "LRI",
+                                                    "RLI", "FSI", "PDI")):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    shown = "".join(out)
+    if limit is not None and len(shown) > limit:
+        shown = shown[:limit] + "…"
+    return shown
 
 
 class _Msg(BaseModel):
@@ -237,18 +273,18 @@ def first_difference(ours: dict, theirs: dict[str, str]) -> dict:
     """The first differing body between the server's state dict ``ours`` and a client's
     :func:`state_digest` ``theirs``: ``{"body", "part", "server", "text"}`` (``body`` None when
     the bodies agree and the turn, the dice or a system's state differ; then ``part`` names it).
-    """
+
+    Only the server's own names reach the text: a body or part the client has and the server
+    has not is counted, never named (a digest's keys are client text, and the report goes to
+    everyone)."""
     mine = state_digest(ours)
-    bodies = sorted({k.split(":", 1)[1] for k in set(mine) | set(theirs)
-                     if k.startswith(("body:", "pose:"))})
+    bodies = sorted({k.split(":", 1)[1] for k in mine if k.startswith(("body:", "pose:"))})
     for key in bodies:
         for part in ("pose", "body"):
             name = f"{part}:{key}"
             if mine.get(name) != theirs.get(name):
                 if name not in theirs:
                     text = f"body {key!r}: the client has no such body"
-                elif name not in mine:
-                    text = f"body {key!r}: the server has no such body"
                 else:
                     what = "position or rotation" if part == "pose" else "its state"
                     text = f"body {key!r} differs ({what})"
@@ -256,9 +292,18 @@ def first_difference(ours: dict, theirs: dict[str, str]) -> dict:
                 if part == "pose" and value is not None:
                     text += f"; the server has it at {value[0]}"
                 return {"body": key, "part": part, "server": value, "text": text}
-    for name in sorted(set(mine) | set(theirs)):
+    extra = [k for k in theirs if k not in mine]
+    n_bodies = len({k.split(":", 1)[1] for k in extra if k.startswith(("body:", "pose:"))})
+    if n_bodies:
+        return {"body": None, "part": "bodies", "server": None,
+                "text": f"the client has {n_bodies} body(ies) the server has not"}
+    for name in sorted(mine):
         if mine.get(name) != theirs.get(name):
             return {"body": None, "part": name, "server": None,
                     "text": f"every body agrees; {name} differs"}
+    if extra:
+        return {"body": None, "part": None, "server": None,
+                "text": f"every body agrees; the client has {len(extra)} part(s) the server "
+                        "has not"}
     return {"body": None, "part": None, "server": None,
             "text": "the digests agree (the client's state changed after it sent its hash)"}

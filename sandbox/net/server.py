@@ -49,6 +49,7 @@ from .protocol import (
     dumps,
     first_difference,
     parse_client_message,
+    printable,
 )
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,9 @@ log = logging.getLogger(__name__)
 STATES_KEPT = 128
 SPECTATOR = "spectator"
 REFEREE = "referee"
+#: Saves sent to joining spectators per ``sync_interval_s``, all spectators together (a
+#: spectator reconnecting again and again would otherwise pull a save each time).
+SPECTATOR_SYNCS_PER_INTERVAL = 4
 
 __all__ = ["Seat", "GameServer", "make_seats"]
 
@@ -126,6 +130,9 @@ class Connection:
     window_count: int = 0
     bad: int = 0
     closing: bool = False
+    hashed: int = -1           # the last entry this connection sent a hash for
+    last_desync: float = -1e9  # time.monotonic() of its last desync notice to everyone
+    desyncs_quiet: int = 0     # its desyncs since then that only the server's log counted
 
 
 @dataclass
@@ -148,11 +155,16 @@ class GameServer:
     host, port : str, int
         Where to listen (127.0.0.1 unless told otherwise; port 0: any free port).
     save_path : path, optional
-        Where the game is saved (every ``save_every`` changes, and when the server stops).
+        Where the game is saved: at :meth:`start` (so an unwritable path is found at once),
+        after every ``save_every`` changes (default 1: every accepted action, undo or finish;
+        0: only when the server stops), and when the server stops. Atomic: a crash or a kill
+        leaves the previous save.
     limits : Limits
         Message size, rate, time-outs (see :mod:`sandbox.net.protocol`).
     on_log : callable, optional
-        Called with each line of the server's log (connections, actions, desyncs, chat).
+        Called with each line of the server's log (connections, actions, desyncs, chat);
+        text a client wrote is in it through :func:`~sandbox.net.protocol.printable` (one line,
+        no control characters).
     referee : bool
         Add a referee's seat (:data:`REFEREE`): its token, and only it, issues the referee's
         tools (free strikes, setting alight, moving any body), on whoever's turn it is; the
@@ -161,7 +173,7 @@ class GameServer:
 
     def __init__(self, game: Game, seat_groups: Sequence[Sequence[str]] = (), *,
                  host: str = "127.0.0.1", port: int = 0, save_path: str | Path | None = None,
-                 save_every: int = 0, limits: Limits | None = None,
+                 save_every: int = 1, limits: Limits | None = None,
                  on_log: Callable[[str], None] | None = None, referee: bool = False):
         self.game = game
         if referee:
@@ -185,6 +197,8 @@ class GameServer:
         self._lock = asyncio.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-game")
         self._server = None
+        self._save_queued = False
+        self._next_spectator_sync = 0.0
         self._record_state(0)
 
     # ------------------------------------------------------------------ lifecycle
@@ -211,9 +225,15 @@ class GameServer:
         Raises
         ------
         NetError
-            The address cannot be bound.
+            The save path cannot be written (checked by saving there first), or the address
+            cannot be bound.
         """
         lim = self.limits
+        if self.save_path is not None:
+            try:
+                await self._call(self.game.save, self.save_path)
+            except SandboxError as exc:
+                raise NetError(f"cannot save the game: {exc}") from None
         try:
             self._server = await serve(
                 self._handler, self.host, self.port, max_size=lim.max_message_bytes,
@@ -269,7 +289,7 @@ class GameServer:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     def _say(self, line: str) -> None:
-        self.on_log(line)
+        self.on_log(printable(line))
 
     # ------------------------------------------------------------------ connections
     def _seat_for(self, token: str) -> Seat | None:
@@ -320,11 +340,10 @@ class GameServer:
             async for raw in ws:
                 if conn.closing:
                     break
-                if not self._count(conn):
+                if await self._on_message(conn, raw) and not self._count(conn):
                     await self._close(conn, CLOSE_POLICY, "rate limit: more than "
                                       f"{lim.rate_per_s} messages in one second")
                     break
-                await self._on_message(conn, raw)
         except ConnectionClosed:
             pass
         except Exception:  # a bug must not take the server down: drop this client only
@@ -396,6 +415,19 @@ class GameServer:
     # ------------------------------------------------------------------ welcome, sync
     async def _welcome(self, conn: Connection, hello: Hello) -> None:
         seat = conn.seat
+        if seat.spectator:  # joining spectators share a pace of saves (see the constant)
+            now = time.monotonic()
+            slot = max(now, self._next_spectator_sync)
+            self._next_spectator_sync = slot + (self.limits.sync_interval_s
+                                                / SPECTATOR_SYNCS_PER_INTERVAL)
+            if slot > now:  # waiting: a connection that closes meanwhile leaves at once
+                closed = asyncio.ensure_future(conn.ws.wait_closed())
+                try:
+                    await asyncio.wait([closed], timeout=slot - now)
+                finally:
+                    closed.cancel()
+                if conn.ws.close_code is not None:
+                    return
         async with self._lock:
             base = {"type": "welcome", "protocol": PROTOCOL_VERSION, "seat": seat.name,
                     "players": list(seat.players), "spectator": seat.spectator,
@@ -425,36 +457,49 @@ class GameServer:
         self._send(conn, {"type": "sync", "seq": self.seq, "save": dumps(doc)})
 
     # ------------------------------------------------------------------ messages
-    async def _on_message(self, conn: Connection, raw) -> None:
+    async def _on_message(self, conn: Connection, raw) -> bool:
+        """Handle one message; True when it counts against the rate limit (everything but a
+        hash reply to a new entry and an accepted action: playing is never cut off)."""
         try:
             msg = parse_client_message(raw)
         except NetError as exc:
             await self._bad(conn, str(exc))
-            return
+            return True
         if isinstance(msg, ActionMsg):
-            await self._on_action(conn, msg)
-        elif isinstance(msg, HashMsg):
+            return not await self._on_action(conn, msg)
+        if isinstance(msg, HashMsg):
+            reply = conn.hashed < msg.seq <= self.seq
+            if reply:
+                conn.hashed = msg.seq
             await self._on_hash(conn, msg)
-        elif isinstance(msg, StateMsg):
+            return not reply
+        if isinstance(msg, StateMsg):
             await self._on_state(conn, msg)
         elif isinstance(msg, ChatMsg):
             who = conn.seat.name
-            self._note("chat", f"{who}: {msg.text}", seat=who)
-            self._say(f"chat {who}: {msg.text}")
-            self._broadcast({"type": "chat", "seat": who, "text": msg.text, "seq": self.seq})
+            text = printable(msg.text)  # one line, no terminal escapes, for every reader
+            self._note("chat", f"{who}: {text}", seat=who)
+            self._say(f"chat {who}: {text}")
+            self._broadcast({"type": "chat", "seat": who, "text": text, "seq": self.seq})
         elif isinstance(msg, ProposeMsg):
             await self._on_propose(conn, msg)
         elif isinstance(msg, VoteMsg):
             await self._on_vote(conn, msg)
         elif isinstance(msg, SyncRequest):
-            wait = conn.last_sync + self.limits.sync_interval_s - time.monotonic()
-            if wait > 0:  # a save at most once a second per connection: this one waits
-                await asyncio.sleep(wait)
-            async with self._lock:
-                conn.resyncing = True
-                await self._sync(conn)
+            conn.resyncing = True
+            await self._sync_paced(conn)
         else:  # a second hello
             await self._bad(conn, "already joined: hello is only the first message")
+        return True
+
+    async def _sync_paced(self, conn: Connection) -> None:
+        """Send the server's save, at most once per ``sync_interval_s`` per connection (asked
+        for, or after a mismatch): a sooner one waits (reading from it waits meanwhile)."""
+        wait = conn.last_sync + self.limits.sync_interval_s - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        async with self._lock:
+            await self._sync(conn)
 
     async def _bad(self, conn: Connection, reason: str, ref: int | None = None,
                    kind: str = "error") -> None:
@@ -466,32 +511,34 @@ class GameServer:
             await self._close(conn, CLOSE_POLICY, f"more than {self.limits.max_bad_messages} "
                               "malformed messages")
 
-    async def _on_action(self, conn: Connection, msg: ActionMsg) -> None:
+    async def _on_action(self, conn: Connection, msg: ActionMsg) -> bool:
+        """True when the action was accepted (an entry was broadcast)."""
         seat = conn.seat
         if seat.spectator:
             await self._bad(conn, "spectators act on nothing", msg.ref, "refused")
-            return
+            return False
         try:
             action = parse_action(msg.action, "action")
         except SandboxError as exc:
             await self._bad(conn, str(exc), msg.ref, "refused")
-            return
+            return False
         if action.player not in seat.players and not seat.referee:
             await self._bad(conn, f"forged seat: seat {seat.name!r} plays "
                             f"{', '.join(seat.players)}, not {action.player!r}", msg.ref,
                             "refused")
-            return
+            return False
         by = "referee" if seat.referee else "player"
         if action.by == "referee" and not seat.referee:
             await self._bad(conn, f"{action.type!r}: only the referee's token issues the "
                             f"referee's actions, not seat {seat.name!r}", msg.ref, "refused")
-            return
+            return False
         async with self._lock:
             reason, entry = await self._call(self._apply, action, by)
             if reason:
                 await self._bad(conn, reason, msg.ref, "refused")
-                return
+                return False
             self._accept(entry, seat, msg.ref)
+            return True
 
     def _apply(self, action, by: str = "player") -> tuple[str, dict | None]:
         """On the game thread: apply as issued ``by`` the seat ("player" or "referee");
@@ -551,12 +598,15 @@ class GameServer:
         self._broadcast(entry)
         if self.proposal is not None and body["kind"] == "action":
             self._end_proposal(False, "the game moved on")
-        if self.save_every and self.save_path and seq % self.save_every == 0:
+        if (self.save_every and self.save_path and seq % self.save_every == 0
+                and not self._save_queued):  # one save waits at a time: it saves the latest
+            self._save_queued = True
             asyncio.get_running_loop().create_task(self._autosave())
         return entry
 
     async def _autosave(self) -> None:
         async with self._lock:
+            self._save_queued = False
             try:
                 await self._call(self.game.save, self.save_path)
             except SandboxError as exc:
@@ -595,12 +645,21 @@ class GameServer:
         report = {"type": "desync", "seq": msg.seq, "seat": conn.seat.name,
                   "difference": diff}
         self.desyncs.append(report)
-        self._note("desync", f"{conn.seat.name} was out of sync after action {msg.seq}: "
-                   f"{diff['text']}; resynchronised")
-        self._say(f"DESYNC {conn.seat.name} after action {msg.seq}: {diff['text']}")
-        self._broadcast(report)
-        async with self._lock:
-            await self._sync(conn)
+        del self.desyncs[:-STATES_KEPT]
+        now = time.monotonic()
+        if now - conn.last_desync >= self.limits.desync_notice_interval_s:
+            # to everyone: at most one notice per connection per interval, server text only
+            quiet = (f" ({conn.desyncs_quiet} more since the last notice)"
+                     if conn.desyncs_quiet else "")
+            conn.last_desync, conn.desyncs_quiet = now, 0
+            self._note("desync", f"{conn.seat.name} was out of sync after action {msg.seq}: "
+                       f"{diff['text']}; resynchronised{quiet}")
+            self._say(f"DESYNC {conn.seat.name} ({conn.peer}) after action {msg.seq}: "
+                      f"{diff['text']}{quiet}")
+            self._broadcast(report)
+        else:
+            conn.desyncs_quiet += 1
+        await self._sync_paced(conn)
 
     def _update_confirmed(self) -> None:
         """Tell each client the last entry every connected client has confirmed."""

@@ -25,6 +25,7 @@ from ..core.errors import NetError
 from ..engine.actions import Action, action_dict
 from ..engine.game import Game
 from .client import HeadlessClient
+from .protocol import printable
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,8 @@ class NetLink:
                 kind, text = self.notices.get_nowait()
             except queue.Empty:
                 break
-            app.flash(text, 6.0, error=kind == "error", ok=kind == "ok")
+            # the server's words (and, through it, a seat's chat): one line, no control codes
+            app.flash(printable(text, 300), 6.0, error=kind == "error", ok=kind == "ok")
         if not app.ready_for_remote():
             return task.cont
         game = self.client.game

@@ -88,9 +88,21 @@ MAX_SPEED_IN_S: float = 20000.0
 #: tunnelling before the step (see PhysicsWorld.guard_step); the guard stops it this far short.
 GUARD_MIN_STEP_IN: float = 0.1
 GUARD_GAP_IN: float = 0.01
-_GUARD_GRID = np.array([[sx, sy, sz] for sx in (-1, 0, 1) for sy in (-1, 0, 1)
-                        for sz in (-1, 0, 1)],
-                       dtype=float)
+#: The guard's rays start on the moving body's own boxes, this far apart at most (inches): less
+#: than the thinnest wall a rule draws (0.126"), so no wall slips between two rays.
+GUARD_RAY_SPACING_IN: float = 0.1
+#: Most rays one guard casts: the body's leading points (farthest along its motion) first.
+GUARD_MAX_RAYS: int = 256
+#: The rays start this far inside the body's boxes and behind its points (inches): a ray that
+#: starts on the body's own surface reports that surface first and nothing behind it.
+GUARD_INSET_IN: float = 0.005
+GUARD_BACK_IN: float = 0.02
+#: When the guard finds a surface ahead, the step is simulated in sub-steps in which no point
+#: of the body moves (or turns) more than this (inches), at most :data:`GUARD_MAX_SUBSTEPS`:
+#: a turned body meets a wall with a corner and spins, and one whole step of that spin would
+#: carry its other corners through a thin wall.
+GUARD_SUBSTEP_IN: float = 0.04
+GUARD_MAX_SUBSTEPS: int = 64
 
 #: pybullet's limit on children of one compound shape made by createCollisionShapeArray;
 #: bodies of more boxes go through a generated URDF (see PhysicsWorld._load_compound_urdf).
@@ -738,10 +750,13 @@ class PhysicsWorld:
 
         Bullet's continuous collision detection does not act on pybullet's multibodies, and a
         brick falling at 200 in/s moves 0.42" per 1/480 s step: more than a plate is thick.
-        Before the step, 27 rays from a grid over the body's bounds look along the step's
-        motion; if one meets another body, the body is moved along its own velocity to
-        :data:`GUARD_GAP_IN` short of that surface (its velocity kept), so the step makes
-        contact there instead of tunnelling through or deep into it.
+        Before the step, rays from points on the body's own collision boxes (their leading
+        halves, at most :data:`GUARD_RAY_SPACING_IN` apart, the :data:`GUARD_MAX_RAYS` farthest
+        along the motion) look along the step's motion; if one meets another body, the body
+        is moved along its own velocity to :data:`GUARD_GAP_IN` short of that surface (its
+        velocity kept), so the step makes contact there instead of tunnelling through or deep
+        into it. (Rays from the body's world bounding box started ahead of a turned body's
+        real surface, and a thin wall turned on the table fell between them and it.)
 
         Parameters
         ----------
@@ -762,10 +777,16 @@ class PhysicsWorld:
         if dist < 1e-9:
             return None
         direction = step / dist
-        lo, hi = self.aabb(key)
-        centre, half = (lo + hi) / 2, (hi - lo) / 2 * 0.9
-        starts = centre + _GUARD_GRID * half
-        ends = starts + direction * (dist + GUARD_GAP_IN)
+        pos, orn = self.pose(key)
+        starts = self._guard_points(key) @ quat_to_matrix(orn).T + pos
+        lead = starts @ direction
+        keep = lead >= lead.min() + 0.5 * (lead.max() - lead.min()) - 1e-9  # the leading half
+        starts, lead = starts[keep], lead[keep]
+        if len(starts) > GUARD_MAX_RAYS:
+            starts = starts[np.argsort(-lead, kind="stable")[:GUARD_MAX_RAYS]]
+        starts = starts - direction * GUARD_BACK_IN
+        reach = GUARD_BACK_IN + dist + GUARD_GAP_IN
+        ends = starts + direction * reach
         skip = {self.bodies[k].uid for k in ignore if k in self.bodies} | {self.bodies[key].uid}
         best = None
         for hit in self.client.rayTestBatch(starts.tolist(), ends.tolist()):
@@ -773,16 +794,53 @@ class PhysicsWorld:
             if uid < 0 or uid in skip or uid not in self._by_uid:
                 continue
             if best is None or frac < best[0]:
-                best = (frac, self._by_uid[uid].key)
+                best = (frac, self._by_uid[uid].key, uid, np.asarray(hit[3], dtype=float))
         if best is None:
             return None
-        advance = max(0.0, best[0] * (dist + GUARD_GAP_IN) - GUARD_GAP_IN)
+        # A thin obstacle (one the body could cross within this step: its motion, its turning,
+        # and as much again for the spin a corner's impact gives it): the impact's step in
+        # finer sub-steps (step() sets them back). A ray from that far behind its near face
+        # back to it meets its far face; in a thick one (the ground) it starts inside and
+        # meets nothing, and the step stays whole.
+        arm = float(np.max(np.linalg.norm(starts - pos, axis=1))) + GUARD_BACK_IN
+        sweep = 2.0 * dist + float(np.linalg.norm(ang)) * arm * self.time_step
+        far = best[3] + direction * sweep
+        back = self.client.rayTest(far.tolist(), (best[3] - direction * 1e-3).tolist())[0]
+        if back[0] == best[2] and back[2] > 1e-6:
+            sub = int(min(GUARD_MAX_SUBSTEPS, max(1, np.ceil(sweep / GUARD_SUBSTEP_IN))))
+            if sub > self.__dict__.get("_guard_substeps", 1):
+                self._guard_substeps = sub
+        advance = max(0.0, best[0] * reach - GUARD_BACK_IN - GUARD_GAP_IN)
         if advance > 0:
-            pos, orn = self.pose(key)
             self.set_pose(key, pos + direction * advance, orn)
             # resetBasePositionAndOrientation zeroes a multibody's velocity: give it back
             self.set_velocity(key, lin, ang)
         return best[1]
+
+    def _guard_points(self, key: str) -> np.ndarray:
+        """(N, 3) points on the surfaces of a body's collision boxes, in its frame (centre of
+        mass, principal axes), at most :data:`GUARD_RAY_SPACING_IN` apart: where the guard's
+        rays start. Read from pybullet once per body (kept while the same body is there)."""
+        body = self.bodies[key]
+        cache = self.__dict__.setdefault("_guard_cache", {})
+        got = cache.get(body.uid)
+        if got is not None and got[0] is body:
+            return got[1]
+        out = []
+        for shape in self.client.getCollisionShapeData(body.uid, -1):
+            dims, local_pos, local_orn = shape[3], shape[5], shape[6]
+            half = np.asarray(dims[:3], dtype=float) / 2.0
+            if shape[2] != pybullet.GEOM_BOX:  # a sphere (radius) or another kind: its bounds
+                half = np.full(3, float(dims[0]))
+            half = np.maximum(half - GUARD_INSET_IN, 0.5 * half)  # just inside its surface
+            axes = [np.linspace(-h, h, max(2, int(np.ceil(2 * h / GUARD_RAY_SPACING_IN)) + 1))
+                    for h in half]
+            grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+            surface = np.any(np.isclose(np.abs(grid), half, rtol=0.0, atol=1e-9), axis=1)
+            out.append(grid[surface] @ quat_to_matrix(local_orn).T + np.asarray(local_pos))
+        pts = np.unique(np.round(np.concatenate(out), 9), axis=0) if out else np.zeros((1, 3))
+        cache[body.uid] = (body, pts)
+        return pts
 
     def step(self) -> list[ImpactEvent]:
         """Advance one fixed time step; return impacts that began during it.
@@ -814,7 +872,20 @@ class PhysicsWorld:
             velocities[b.uid] = (lin, ang)
         self._guarded_now.clear()
         before = self._speeds(velocities)
-        self._step_simulation()
+        sub = self.__dict__.get("_guard_substeps", 1)
+        early: list = []  # contacts of a guarded impact's sub-steps (see guard_step)
+        if sub > 1:
+            self._guard_substeps = 1
+            self.client.setPhysicsEngineParameter(fixedTimeStep=self.time_step / sub)
+            try:
+                for i in range(sub):
+                    self._step_simulation()
+                    if i < sub - 1:  # a bounce within the step is an impact all the same
+                        early.extend(self._contact_points())
+            finally:
+                self.client.setPhysicsEngineParameter(fixedTimeStep=self.time_step)
+        else:
+            self._step_simulation()
         if self._woken:
             # pybullet's wake-up reaches a sleeping multibody's collider only at the end of
             # the next step, which clears its speed: give it back once (a one-step delay)
@@ -830,12 +901,14 @@ class PhysicsWorld:
         contacts: dict[tuple[int, int], list] = {}
         if still and all(get_vel(b.uid) == (_STILL, _STILL) for b in self._dynamic_bodies()):
             return []  # nothing moved: same contacts, no new ones
-        for cp in self._contact_points():
+        final = self._contact_points()
+        for n, cp in enumerate(early + list(final)):
             a, b = cp[1], cp[2]
             if a not in by_uid or b not in by_uid:
                 continue
             pair = (a, b) if a < b else (b, a)
-            pairs.add(pair)
+            if n >= len(early):
+                pairs.add(pair)
             if pair not in in_contact:  # a resting contact needs no more than its pair
                 contacts.setdefault(pair, []).append(cp)
         events = []
@@ -849,7 +922,7 @@ class PhysicsWorld:
                 va = self._point_velocity(before.get(a), pos_b)
                 vb = self._point_velocity(before.get(b), pos_b)
                 speed = float(-np.dot(va - vb, normal))
-                impulse += cp[9] * self.time_step
+                impulse += cp[9] * self.time_step / sub
                 if best is None or speed > best[0]:
                     best = (speed, a, b, pos_b, normal)
             speed, a, b, pos_b, normal = best

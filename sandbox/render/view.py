@@ -42,6 +42,20 @@ class RenderError(SandboxError, ValueError):
     """Input the renderer cannot draw (bad array shapes, unknown marker, bad image size)."""
 
 
+def display_refusal(what: str = "a window") -> str:
+    """Why ``what`` cannot be opened on this machine for want of a display ("" when it can
+    be tried): on Linux and the BSDs, Panda3D's X11 window falls back to ``:0`` when
+    ``DISPLAY`` is unset, and would open on whatever X server answers there."""
+    import os
+    import sys
+
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) \
+            and not os.environ.get("DISPLAY", "").strip():
+        return (f"cannot open {what}: there is no display (DISPLAY is not set); run it in a "
+                "desktop session, or under Xvfb (xvfb-run sandbox ...)")
+    return ""
+
+
 def _rgba(colour: Sequence[float], what: str) -> tuple[float, float, float, float]:
     """Return ``colour`` as an RGBA 4-tuple of floats in 0..1 (RGB gets alpha 1)."""
     c = tuple(float(v) for v in colour)

@@ -105,8 +105,18 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
     with ``join`` (``ws://host:port``) and ``token``, play one seat of a server's game instead
     (``path``, optional then: the scene, whose folder holds its models). ``ready_file``: a JSON
     file written when the loading view's first frame is drawn (``window_s``, seconds since
-    this call) and again when the table's is (``table_s``)."""
+    this call) and again when the table's is (``table_s``).
+
+    Raises
+    ------
+    SandboxError
+        No display (``DISPLAY`` unset), before anything is loaded; a file or a seat refused.
+    """
+    from ...render.view import display_refusal
+
     t0 = time.monotonic()
+    if display_refusal("the tabletop window"):
+        raise SandboxError(display_refusal("the tabletop window"))
     if join is not None:
         return _play_online(path, join, token or "", ldrawdir, width, height, save_path)
     p = Path(path)

@@ -49,8 +49,14 @@ def open_window(width: int, height: int, title: str):
     Raises
     ------
     SandboxError
-        No OpenGL display, or the window could not be opened.
+        No display (``DISPLAY`` unset: never a silent ``:0``), no OpenGL display, or the
+        window could not be opened.
     """
+    from ...render.view import display_refusal
+
+    why = display_refusal("the tabletop window")
+    if why:
+        raise SandboxError(why)
     prc = window_prc(width, height, title)
     from direct.showbase.ShowBase import ShowBase
 

@@ -29,7 +29,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...engine.actions import Action
+from ...engine.actions import MAX_TURN, Action
 from ...engine.scene_types import Vec2, Vec3  # noqa: E402
 from .scene_blast import VariantName, check_variants
 
@@ -92,7 +92,7 @@ class DropZone(_Strict):
 
 class _Shot(Action):
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     target: Vec3 = Field(description="aim point (x, y, z), inches; z > 0 to fire over obstacles")
     target_body: str | None = Field(None, description="the body aimed at (Target Size, tracking)")
     action_die: int = Field(6, description="Action die of the firer (d6 for a minifig)")
@@ -131,7 +131,7 @@ class ReloadAction(Action):
     cost: ClassVar[str] = "action"
     acting: ClassVar[tuple[str, ...]] = ()
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     weapon: str
     ammo: str = Field(description="an Explosive body within the loading area")
 
@@ -183,7 +183,7 @@ class BombardAction(Action):
     cost: ClassVar[str] = "strategy"
     acting: ClassVar[tuple[str, ...]] = ()
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     target: Vec2
     marked_by: str | None = Field(None, description="the allied Scout that Marked the target")
     drop_zone: str | None = Field(None, description="id of a [[drop_zones]] entry")

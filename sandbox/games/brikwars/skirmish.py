@@ -38,7 +38,14 @@ from pydantic import Field
 
 from ...core.errors import RulesError
 from ...core.transforms import quat_mul
-from ...engine.actions import Action, AttackAction, EndTurnAction, MoveAction, ReloadWeaponAction
+from ...engine.actions import (
+    MAX_TURN,
+    Action,
+    AttackAction,
+    EndTurnAction,
+    MoveAction,
+    ReloadWeaponAction,
+)
 from ...engine.table import System
 from ...rules.attacks import (
     ArcTarget,
@@ -65,7 +72,7 @@ class FaceAction(Action):
     type: Literal["face"]
     cost: ClassVar[str] = "free"
     player: str
-    turn: int = Field(1, ge=1, le=100)
+    turn: int = Field(1, ge=1, le=MAX_TURN)
     unit: str
     degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...engine.actions import Action
 
@@ -68,6 +68,10 @@ class MicroBrickWarExpect(_Strict):
     goblet_holder: str | None = None
 
 
+#: The plate a square of each width (studs) is drawn with, in rows of two studs.
+SQUARE_PLATES: dict[int, str] = {4: "3020", 6: "3795", 8: "3034"}
+
+
 class MicroBrickWarSection(_Strict):
     """The ``[micro_brick_war]`` table of a scene."""
 
@@ -77,10 +81,18 @@ class MicroBrickWarSection(_Strict):
     blocks: list[Sq] = Field(default_factory=list)
     goblet: Sq | None = Field(None, pattern=_SQ)
     turn_limit: int = Field(30, ge=1, le=100)
-    square_studs: int = Field(4, ge=4, le=8, description="studs across one square (even)")
+    square_studs: int = Field(4, ge=4, le=8, description="studs across one square: 4, 6 or 8")
     units: list[StartUnit] = Field(default_factory=list)
     ai: list[str] = Field(default_factory=list, description="players the computer plays")
     expect: MicroBrickWarExpect | None = None
+
+    @field_validator("square_studs")
+    @classmethod
+    def _square_drawn(cls, v: int) -> int:
+        if v not in SQUARE_PLATES:
+            raise ValueError(f"must be one of {sorted(SQUARE_PLATES)} (a square is drawn with "
+                             f"2-stud-wide plates), got {v}")
+        return v
 
 
 class MbwFarm(Action):

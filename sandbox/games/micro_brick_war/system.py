@@ -43,6 +43,7 @@ from ...rules import micro_brick_war as mbw
 from ...rules.micro_brick_war_ai import choose_action
 from .scene import (
     MBW_ACTIONS,
+    SQUARE_PLATES,
     MbwAttack,
     MbwBuild,
     MbwDropGoblet,
@@ -309,7 +310,7 @@ class MicroBrickWar(System):
         """Build the board, Blocks, Capitals, starting units and the Goblet."""
         r = self.rules
         n = self.section.square_studs
-        plate = "3020" if n == 4 else "3034"
+        plate = SQUARE_PLATES[n]
         parts = []
         for c in range(r.width):
             for row in range(r.height):
