@@ -200,6 +200,9 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert launched and launched[0][-2:] == ["replay", str(app.replay_path())], launched
     rp = load_replay(app.replay_path())
     assert rp.meta["finished"] and rp.meta["outcome"]["winner"] == "Blud's Raiders"
+    key(app, "control-r")  # the battle report of it (sandbox report, its own process)
+    assert launched[-1][-4:] == ["report", str(app.replay_path()), "--out",
+                                 str(app.replay_path().with_suffix(".report"))], launched
 
 
 def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):

@@ -769,6 +769,26 @@ class TabletopApp(HudMixin, OverlaysMixin):
         stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
         return self.save_path.with_name(stem + ".replay")
 
+    def open_report(self) -> None:
+        """Ctrl+R: write the game's replay (:meth:`replay_path`) and its battle report beside
+        it (``sandbox report``, in its own process: ``<save name>.report/index.html``)."""
+        import sys
+
+        from ...engine.replay import save_replay
+
+        if self.busy:
+            self.flash("Wait: physics is still playing out", error=True)
+            return
+        try:
+            path = save_replay(self.session.replay(), self.replay_path())
+        except (OSError, SandboxError) as exc:
+            self.flash(f"The replay could not be written: {exc}", error=True)
+            return
+        out = path.with_suffix(".report")
+        self.launch([sys.executable, "-m", "sandbox", "report", str(path), "--out", str(out)])
+        self.flash(f"The battle report is being written to {shown_path(out)} (index.html)",
+                   ok=True)
+
     def open_replay(self) -> None:
         """F8: write the game's replay so far (the whole game once it is over) and open it in
         the replay viewer, a window of its own (``sandbox replay``)."""

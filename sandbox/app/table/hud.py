@@ -306,7 +306,7 @@ class HudMixin:
                          f"standing, {len(lost)} "
                          + ("out of the fight" if brig is not None else "destroyed")
                          + (f", {len(gone)} off the table" if gone else ""))
-        lines.append("F8: watch the replay    F5: save    Q: quit")
+        lines.append("F8: watch the replay    Ctrl+R: battle report    F5: save    Q: quit")
         return "\n".join(lines)
 
     def set_tooltip(self, key: str | None, x: float, y: float) -> None:

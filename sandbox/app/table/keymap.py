@@ -233,6 +233,7 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(("f5", "control-s"), "F5", "save", _app("save")),
     K(("f9", "control-o"), "F9", "load", _app("load")),
     K(("f8",), "F8", "watch the replay", _app("open_replay")),
+    K(("control-r",), "Ctrl+R", "battle report", _app("open_report")),
     K(("shift-f8",), "Shift+F8", "end the battle here", _app("end_battle")),
     K(("t",), "T", "top view", _inp("top_view")),
     K(("f",), "F", "focus", _inp("focus")),
