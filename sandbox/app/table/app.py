@@ -57,6 +57,7 @@ from panda3d.core import (
 from ...core.errors import SandboxError
 from ...engine.actions import action_dict
 from ...engine.game import Game as GameSession
+from ...engine.replay import save_replay
 from ...render import geometry, shaders
 from ...render import offscreen as _offscreen  # the shared scene-building helpers
 from ...render.from_game import render_mesh_of
@@ -769,18 +770,25 @@ class TabletopApp(HudMixin, OverlaysMixin):
         stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
         return self.save_path.with_name(stem + ".replay")
 
+    def replay_of_game(self):
+        """The game's :class:`~sandbox.engine.replay.Replay` so far, its ``meta.scene_dir`` the
+        scene's folder (or pack), so the viewer and the report rebuild the models wherever the
+        replay is written."""
+        g = self.session
+        rp = g.replay()
+        rp.meta["scene_dir"] = str(Path(g.scene_origin or g.base_dir).resolve())
+        return rp
+
     def open_report(self) -> None:
         """Ctrl+R: write the game's replay (:meth:`replay_path`) and its battle report beside
         it (``sandbox report``, in its own process: ``<save name>.report/index.html``)."""
         import sys
 
-        from ...engine.replay import save_replay
-
         if self.busy:
             self.flash("Wait: physics is still playing out", error=True)
             return
         try:
-            path = save_replay(self.session.replay(), self.replay_path())
+            path = save_replay(self.replay_of_game(), self.replay_path())
         except (OSError, SandboxError) as exc:
             self.flash(f"The replay could not be written: {exc}", error=True)
             return
@@ -794,13 +802,11 @@ class TabletopApp(HudMixin, OverlaysMixin):
         the replay viewer, a window of its own (``sandbox replay``)."""
         import sys
 
-        from ...engine.replay import save_replay
-
         if self.busy:
             self.flash("Wait: physics is still playing out", error=True)
             return
         try:
-            path = save_replay(self.session.replay(), self.replay_path())
+            path = save_replay(self.replay_of_game(), self.replay_path())
         except (OSError, SandboxError) as exc:
             self.flash(f"The replay could not be written: {exc}", error=True)
             return
