@@ -527,16 +527,19 @@ class TabletopApp(HudMixin, OverlaysMixin):
 
     def pick(self, x: float, y: float):
         """The first thing under screen point (x, y): a physics ray test (read only). A ray
-        that meets the ground or scenery inside a unit's footprint (its base, as a player
-        touches a model; :data:`FOOTPRINT_MARGIN_IN` around it) picks that unit."""
+        that meets the table or a floor (an upward face: a roof, a deck) inside the footprint of
+        a unit standing on it (its base, as a player touches a model;
+        :data:`FOOTPRINT_MARGIN_IN` around it) picks that unit."""
         if self.busy or self.in_log_column(x):
             return None
         a, b = self.mouse_ray(x, y)
         hit = self.session.pick(a, b)
         if hit is None:
             return None
-        st = self.session.bodies.get(hit.key)
-        if st is None or st.kind != "unit":  # the ground, a wall, a roof: a base there?
+        floor = hit.key == "ground" or float(np.asarray(hit.normal)[2]) > 0.7
+        if floor and (hit.key == "ground" or self.session.bodies.get(hit.key) is None
+                      or self.session.bodies[hit.key].kind != "unit"):
+            # the table or a floor (a roof, a deck) under a unit's base: that unit
             foot = self.footprint_at(np.asarray(hit.point, float))
             if foot is not None:
                 return dataclasses.replace(hit, key=foot)
@@ -544,8 +547,9 @@ class TabletopApp(HudMixin, OverlaysMixin):
 
     def footprint_at(self, point: np.ndarray) -> str | None:
         """The unit whose footprint (bounds in x, y grown by :data:`FOOTPRINT_MARGIN_IN`)
-        holds ``point`` (x, y, z inches) with its feet within half an inch of the point's
-        height; the nearest footprint centre among several; None when no unit stands there."""
+        holds ``point`` (x, y, z inches) with its feet within 0.3" of the point's height
+        (standing on that surface); the nearest footprint centre among several; None when no
+        unit stands there."""
         s = self.session
         best, best_d = None, math.inf
         m = FOOTPRINT_MARGIN_IN
@@ -554,7 +558,7 @@ class TabletopApp(HudMixin, OverlaysMixin):
                 continue
             lo, hi = s.bounds(key)
             if not (lo[0] - m <= point[0] <= hi[0] + m and lo[1] - m <= point[1] <= hi[1] + m
-                    and lo[2] - 0.5 <= point[2] <= hi[2]):
+                    and abs(point[2] - lo[2]) <= 0.3):
                 continue
             d = math.hypot(point[0] - (lo[0] + hi[0]) / 2, point[1] - (lo[1] + hi[1]) / 2)
             if d < best_d:
