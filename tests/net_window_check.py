@@ -42,6 +42,8 @@ def main(scene: Path) -> None:
         app.wait_idle()
 
     report = {}
+    app.step(2)
+    report["status"] = app.status.getText()  # which seat this window is (issue 31 item 10)
     # the window's own actions go to the server and come back numbered
     app.submit(MoveAction(type="move", player="Red", unit="red1", to=(-1.5, 1.0)))
     pump(lambda: srv.all_confirmed >= 1)

@@ -328,11 +328,11 @@ def test_a_save_naming_a_hostile_pack_is_a_replay_error(tmp_path):
 
 
 def test_play_opens_a_pack_or_a_shipped_name_and_saves_beside_the_pack(tmp_path, monkeypatch):
-    import sandbox.app.table.launch as tabletop
+    import sandbox.app.table.launch as launch  # where `sandbox play` takes the window from
     from sandbox.app.shipped import scenes_dir
 
     seen = []
-    monkeypatch.setattr(tabletop, "play", lambda path, **kw: seen.append((path, kw["save_path"])))
+    monkeypatch.setattr(launch, "play", lambda path, **kw: seen.append((path, kw["save_path"])))
     pack = write_pack(SKIRMISH, tmp_path / "battle.brikpack").path
     assert CliRunner().invoke(app, ["play", str(pack)]).exit_code == 0
     assert CliRunner().invoke(app, ["play", "skirmish"]).exit_code == 0

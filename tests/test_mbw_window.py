@@ -34,6 +34,7 @@ def app(window_display, tmp_path_factory, ldrawdir):
     session = Game(scene_from_dict(SCENE), REPO, ldrawdir=ldrawdir)
     a = TabletopApp(session, W, H, save_path=out / "game.save.json", screenshot_dir=out,
                     shadows=False)
+    a.out = out
     a.rig.toggle_top(6.0, 6.0, a.aspect)
     a.step(3)
     yield a
@@ -106,3 +107,50 @@ def test_end_turn_by_key_and_the_computer_plays_blue(app):
     assert app.mbw.rules.goblet_placed  # Blue, the chooser, placed the Goblet
     assert {a.type for a in blue} <= {"mbw_farm", "mbw_build", "mbw_move", "mbw_attack",
                                       "mbw_place_goblet", "end_turn"}
+
+
+RAID = {**SCENE, "name": "mbw raid", "micro_brick_war": {
+    "width": 5, "height": 5, "ai": ["Blue"],
+    "units": [{"player": "Red", "kind": "cavalry", "square": "a5"}]}, "actions": []}
+
+
+def test_a_game_against_the_computer_played_to_a_decided_end(app, ldrawdir):
+    """Issue 31 item 5: Red's cavalry rides at Blue's empty Capital by clicks (the card shows
+    the unit's and the Capital's numbers), the computer plays Blue's turn, Red enters d4 and
+    conquers: the end banner names Red, and the computer plays no more."""
+    from conftest import fresh_table
+
+    from sandbox.engine.game import Game
+    from sandbox.engine.scene import scene_from_dict
+
+    fresh_table(app, Game(scene_from_dict(RAID), REPO, ldrawdir=ldrawdir))
+    s = app.session
+    rules = app.mbw.rules
+    click_square(app, "b2")  # Red's Capital: its card
+    card = app.card.getText()
+    assert "Capital b2 of Red" in card and "capacity 0 of 16 slots" in card, card
+    assert "build: 1 infantry (2 farms)" in card
+    click_square(app, "a5")
+    card = app.card.getText()
+    assert "Cavalry Red-cavalry-1 (Red) on a5" in card and "Speed 2 (2 left)" in card, card
+    app.screenshot(app.out / "mbw_card.png")
+    click_square(app, "c5")  # two squares: its Speed
+    app.wait_idle()
+    assert rules.units["Red-cavalry-1"].square == (2, 4), app._flash_text
+    app.base.messenger.send("e")
+    app.step(2)
+    t0 = time.monotonic()
+    while (s.current_player != "Red" or app.busy) and time.monotonic() - t0 < 90:
+        app.step(2)
+    assert s.current_player == "Red" and any(a.player == "Blue" for a in s.actions)
+    click_square(app, "c5")
+    assert app.mbw.unit == "Red-cavalry-1"
+    click_square(app, "d4")  # into Blue's Capital: conquest
+    app.wait_idle()
+    assert s.over and s.outcome.winner == "Red", (s.outcome, app._flash_text)
+    end = app.end_panel.getText()
+    assert "THE GAME IS OVER" in end and "Red wins (conquest" in end, end
+    n = len(s.actions)
+    app.step(5)
+    assert len(s.actions) == n  # the computer plays no more
+    app.screenshot(app.out / "mbw_end.png")

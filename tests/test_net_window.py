@@ -37,6 +37,7 @@ def test_the_window_plays_one_seat_online(tmp_path):
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("REPORT ")]
     assert out.returncode == 0 and lines, out.stdout[-2000:] + out.stderr[-4000:]
     report = json.loads(lines[-1][len("REPORT "):])
+    assert report["status"].startswith("you: Red (Red)"), report["status"]
     assert report["remote_move"] and report["blue_at"] == [1.0, -2.0]
     assert report["refusal"].startswith("Refused: it is Blue's turn")
     assert report["desync_body"] == "red1" and report["resynced"]

@@ -117,6 +117,16 @@ def test_play_speed_slider_and_cameras(viewer):
     from PIL import Image
 
     Image.fromarray(viewer.screenshot()).save(viewer.out_dir / "viewer_follow.png")
+    # zoom with + and -, as at the tabletop; Esc never closes (issue 31 item 10)
+    _send(viewer, "f")
+    d0 = viewer.camera.distance
+    _send(viewer, "+")
+    assert viewer.camera.distance < d0
+    _send(viewer, "-")
+    assert viewer.camera.distance == pytest.approx(d0)
+    _send(viewer, "escape")
+    assert "Q closes" in viewer.status.getText()
+    assert viewer.base.isAccepting("q") and viewer.base.isAccepting("escape")
 
 
 class _Click:

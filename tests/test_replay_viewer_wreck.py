@@ -101,7 +101,13 @@ def test_wreck_impacts_are_filtered_and_toggled(viewer):
     assert [t for t in _log(viewer)] == [_line(e) for e in full[-len(viewer.log_texts):]]
     _send(viewer, "i")  # and the key hides them again
     assert not viewer.show_wreck_impacts
-    assert _log(viewer) == [_line(e) for e in shown[-len(viewer.log_texts):]]
+    # hidden, the rest of the parts' lines are grouped per body (issue 31 item 7)
+    from sandbox.app.log_groups import group_events
+
+    grouped = group_events(shown)
+    assert _log(viewer) == [_line(e) for e in grouped[-len(viewer.log_texts):]]
+    assert len(grouped) < len(shown)
+    assert not [t for t in _log(viewer) if " part " in t and "Knocked Back" in t]
     # n / p skip the hidden impacts: every stop is the frame of an event the log shows
     from sandbox.engine.playback import STORY_EVENTS
 

@@ -84,6 +84,29 @@ def test_move_within_allowance_then_refused(session):
     assert lo[2] == pytest.approx(0.0, abs=0.03)  # it stands on the table again
 
 
+def test_a_clamped_move_stops_at_the_limit_and_loads_the_same(session, tmp_path):
+    """Issue 31 item 4: ``clamp=True`` shortens a move a hair (or more) over the limit to the
+    limit along its line; without it the same move is refused; a save replays it the same."""
+    c0 = session.footprint_centre("knight1")
+    far = (c0[0] + 3.0, c0[1] + 4.05)  # 5.04" for a Move of 5"
+    with pytest.raises(RulesError, match="may move 5.00"):
+        session.apply(move("knight1", far))
+    clamped = MoveAction(type="move", player=LK, unit="knight1", to=far, clamp=True)
+    assert clamped.refusal(session) == ""
+    session.apply(clamped)
+    step = session.footprint_centre("knight1") - c0
+    assert float(np.linalg.norm(step)) == pytest.approx(5.0, abs=0.1)
+    assert step[1] / step[0] == pytest.approx(4.05 / 3.0, rel=0.05)  # along the line
+    assert session.skirmish.move_allowance("knight1") < 1e-3
+    assert session.actions[-1].to == pytest.approx(far)  # the log keeps what was asked
+    path = session.save(tmp_path / "clamp.save.json")
+    again = GameSession.load(path)
+    try:
+        assert again.state_hash() == session.state_hash()
+    finally:
+        again.close()
+
+
 def test_move_into_the_wall_is_refused(session):
     # knight2 stands at (-6, 3); the wall at x = 0 spans y 1.74..4.26
     session.apply(move("knight2", (-2.0, 3.0)))
@@ -354,3 +377,35 @@ def test_saves_are_written_with_the_usual_file_mode(session, tmp_path):
     os.umask(mask)
     path = session.save(tmp_path / "game.save.json")
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
+
+
+def test_a_save_loaded_with_another_library_names_the_parts_that_differ(tmp_path, monkeypatch,
+                                                                         ldrawdir):
+    """Issue 31 item 8: a save records where each part came from; loaded without the LDraw
+    library it was made with (or with one it was made without), the refusal names the parts
+    and why, in one line."""
+    from sandbox.engine.game import open_game, part_source_changes
+
+    lib = ldrawdir
+    monkeypatch.delenv("LDRAWDIR", raising=False)
+    for made_with, loaded_with, was, now in ((lib, None, "the LDraw library",
+                                              "the built-in catalogue"),
+                                             (None, lib, "the built-in catalogue",
+                                              "the LDraw library")):
+        game = open_game(REPO / "scenes" / "skirmish.toml", ldrawdir=made_with)
+        c = game.footprint_centre("knight1")
+        game.apply(move("knight1", (c[0] + 2.0, c[1])))
+        saved = game.part_sources()
+        assert saved["3815.dat"] == ("library" if made_with else "catalogue")
+        path = game.save(tmp_path / "lib.save.json")
+        game.close()
+        assert json.loads(path.read_text())["part_sources"] == saved
+        with pytest.raises(ReplayError) as err:
+            GameSession.load(path, ldrawdir=loaded_with)
+        text = str(err.value)
+        assert "\n" not in text and "does not match the save" in text
+        assert f"saved from {was} now come from {now}" in text and "3815.dat" in text, text
+        assert "LDRAWDIR" in text
+        GameSession.load(path, ldrawdir=made_with).close()  # with the same library it loads
+    # an old save (no record) and an untrusted one say nothing more
+    assert part_source_changes(None, saved) == "" and part_source_changes([1], saved) == ""

@@ -181,7 +181,29 @@ def test_escapade_raid_played_to_its_victory_through_window_input(app):
     assert "Victory: escapading hero (Blud's Raiders)" in app.escapade_panel.getText()
     assert {a.type for a in s.actions} >= {"attack", "relay", "walk", "declare", "reinforce",
                                             "missile", "end_turn", "pick_up"}
+    # issue 31 item 5: the scene's last turn is over: the battle ends there (13.3), a banner
+    # with the Outcome and a summary; no turn 4 is played
+    assert s.over and s.outcome.winner == "Blud's Raiders", s.outcome
+    end = app.end_panel.getText()
+    assert "THE GAME IS OVER" in end and "Blud's Raiders win" in end, end
+    assert "Lord Hector: 1 of 5 standing, 2 destroyed, 2 off the table" in end, end
+    assert "F8: watch the replay" in end
+    assert app.banner.getText().startswith("Game over")
     app.screenshot(app.out / "escapade_victory.png")
+    n = len(s.actions)
+    end_turn(app)  # refused: the game is over
+    assert len(s.actions) == n and "the game is over" in refusals(app)
+    launched = []
+    app.launch = launched.append
+    key(app, "f8")  # the replay of the whole game, opened in the replay viewer
+    from sandbox.engine.replay import load_replay
+
+    assert launched and launched[0][-2:] == ["replay", str(app.replay_path())], launched
+    rp = load_replay(app.replay_path())
+    assert rp.meta["finished"] and rp.meta["outcome"]["winner"] == "Blud's Raiders"
+    key(app, "control-r")  # the battle report of it (sandbox report, its own process)
+    assert launched[-1][-4:] == ["report", str(app.replay_path()), "--out",
+                                 str(app.replay_path().with_suffix(".report"))], launched
 
 
 def test_live_play_rolls_seeded_dice_not_the_scenes_forced_ones(app):
@@ -502,3 +524,58 @@ def test_b_calls_the_big_drop_as_a_bombardment_marked_by_the_scout(app):
     end_turn(app)  # Lion Knights end turn 2: the Bombardment arrives
     assert s.current_player == "Black Falcons" and s.turn == 2
     assert any(e["type"] == "release" and e["turn"] == 2 for e in s.events)
+
+
+def test_a_click_on_a_units_base_selects_it_and_name_plates_do_not_overlap(app):
+    """Issue 31 item 6: in top view a click on the table just beside a unit's body, on its
+    base's footprint, selects it (a player touches the base, not the head); the name plates
+    (F3) are stacked so that none covers another."""
+    s = app.session
+    app.select(None)
+    app.input.set_mode("select")
+    if app.rig.pitch <= 89.0:
+        key(app, "t")
+    app.step(2)
+    lo, hi = s.bounds("guard1")
+    beside = np.array([hi[0] + 0.08, (lo[1] + hi[1]) / 2, 0.0])  # off the body, on its base
+    assert app.pick(*point_at(app, beside)).key == "guard1"
+    click(app, beside)
+    assert app.selected == "guard1"
+    far = np.array([hi[0] + 1.0, (lo[1] + hi[1]) / 2, 0.0])  # well off it: nothing
+    click(app, far)
+    assert app.selected is None
+    key(app, "t")  # the 3D view, where the guards' plates would stand on each other
+    app.step(2)
+    key(app, "f3")
+    app.step(3)
+    rects = app.plate_rects
+    living = [k for k, st in s.bodies.items() if st.kind == "unit" and not st.damage.destroyed
+              and k in s.world.bodies]
+    assert 5 <= len(rects) <= len(living)  # the plates in view
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert abs(a[0] - b[0]) >= a[2] + b[2] - 1e-9 \
+                or abs(a[1] - b[1]) >= a[3] + b[3] - 1e-9, (a, b)
+    app.screenshot(app.out / "plates_apart.png")
+    key(app, "f3")
+
+
+def test_the_log_groups_a_broken_walls_parts_also_under_dice_and_damage(app):
+    """Issue 31 item 7: after the wall demolition (the referee's missile, played by the
+    scene), the log column says how many parts were thrown how far, in one line per body,
+    in "all" and under the "dice & Damage" filter; no line per part."""
+    s = _adopt(app, "wall_demolition.toml")
+    s.run()
+    app.adopt(s)
+    app.step(3)
+    for wanted in ("all", "dice & Damage"):
+        while app.log_filter != wanted:
+            key(app, "f2")
+        app.step(2)
+        shown = app.log_events(s.events)
+        text = "\n".join(app.log_text(e) for e in shown)
+        assert "blast wall: " in text and " parts thrown " in text, text[-800:]
+        assert not [e for e in shown if e["type"] == "knockback" and "part 1 (" in e["text"]]
+        assert "part 1 (3001.dat) is Knocked Back" not in app.logpanel.getText()
+    while app.log_filter != "all":
+        key(app, "f2")

@@ -199,9 +199,10 @@ def test_named_save_slots_and_the_load_dialog(app):
     s = app.session
     key(app, "f6")
     assert app.entry is not None and app.entry.purpose == "slot"
-    for _ in range(len(app.entry.text)):
-        key(app, "backspace")
+    # the scene's name is a selected suggestion: typing replaces it (issue 31 item 10)
+    assert app.entry.text == s.spec.name[:30] and "type to replace" in app.entry.shown()
     type_text(app, "before the charge")
+    assert app.entry.text == "before the charge"
     key(app, "enter")
     slot = app.slots_dir / "before the charge.save.json"
     assert slot.is_file() and app.unsaved == 0
@@ -271,4 +272,53 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     assert s.tools.held("gunner") is None, refusals(app)
     assert s.actions[-1].type == "put_down"
     assert np.linalg.norm(s.footprint_centre("chest") - [3.0, -10.3]) < 0.5
+    top_view(app, False)
+
+
+def test_a_carried_chest_walked_to_0_3_in_from_the_edge_stays_carried(app):
+    """Issue 31 item 2: Gunner Gorm picks up the supply chest (C, click) and is dragged to
+    0.3" from the south edge with the chest south of him: the chest comes along on his other
+    side, inside the table, still carried; nothing falls off, nothing is claimed."""
+    from sandbox.engine.game import open_game
+
+    old = app.session
+    s = open_game(REPO / "scenes" / "escapade_raid.toml")
+    # the known state: Gorm beside the chest, then a new turn of his (his full Move)
+    s.apply({"type": "move", "player": "Baron Blud", "unit": "gunner", "to": [3.0, -8.7]})
+    for _ in range(3):
+        s.apply({"type": "end_turn", "player": s.current_player})
+    assert s.current_player == "Baron Blud" and s.skirmish.move_allowance("gunner") == 5.0
+    app.adopt(s)
+    old.close()
+    app.select(None)
+    app.input.set_mode("select")
+    top_view(app, True)
+    app.step(2)
+    select(app, "gunner")
+    key(app, "c")
+    click(app, top(app, "chest"))
+    app.wait_idle(60)
+    assert s.tools.held("gunner") == "chest", refusals(app)
+    assert s.footprint_centre("chest")[1] < s.footprint_centre("gunner")[1]  # south of him
+    lo, hi = s.bounds("gunner")
+    c = s.footprint_centre("gunner")
+    goal_y = -12.0 + 0.3 + (hi[1] - lo[1]) / 2  # his base 0.3" from the south edge
+    a = point_at(app, np.array([c[0], c[1], 0.0]))
+    b = app.world_to_screen(np.array([c[0], goal_y, 0.0]))
+    app.base.messenger.send("mouse1")
+    app.step(1)
+    for k in range(1, 7):
+        move_pointer(app, *screen_px(app, (a[0] + (b[0] - a[0]) * k / 6,
+                                           a[1] + (b[1] - a[1]) * k / 6)), frames=1)
+    app.base.messenger.send("mouse1-up")
+    app.step(1)
+    app.wait_idle(60)
+    assert s.actions[-1].type == "move", refusals(app)
+    lo, hi = s.bounds("gunner")
+    assert lo[1] == pytest.approx(-11.7, abs=0.08)
+    assert s.tools.held("gunner") == "chest"
+    clo, chi = s.bounds("chest")
+    assert clo[1] > -12.0 and chi[2] > 0.2 and not s.bodies["chest"].off_table
+    assert not [e for e in s.events if e["type"] == "off_table"]
+    assert "fell off" not in app.logpanel.getText()
     top_view(app, False)

@@ -47,16 +47,18 @@ def fresh(app):
 
 
 
-def drag(app, world_from, world_to, steps=6):
+def drag(app, world_from, world_to, steps=6, shift=False, labels=None):
     a = point_at(app, world_from)
     b = app.world_to_screen(world_to)
-    app.base.messenger.send("mouse1")
+    app.base.messenger.send("shift-mouse1" if shift else "mouse1")
     app.step(1)
     for k in range(1, steps + 1):
         x = a[0] + (b[0] - a[0]) * k / steps
         y = a[1] + (b[1] - a[1]) * k / steps
         move_pointer(app, *screen_px(app, (x, y)), frames=1)
     shot = app.frame_array()
+    if labels is not None:  # the ruler's label as the drag ends
+        labels.append(app.ruler_label.node().get_text())
     app.base.messenger.send("mouse1-up")
     app.step(1)
     return shot
@@ -100,13 +102,34 @@ def test_drag_moves_with_a_live_ruler_and_refuses_too_far(app):
     # the ruler was drawn in green while dragging (the overlay shows in the frame)
     green = (during[:, :, 1] > 200) & (during[:, :, 0] < 140) & (during[:, :, 2] < 140)
     assert green.sum() > 20
-    # now drag far beyond the Move left: refused, nothing changes
+    # now drag far beyond the Move left with Shift held: refused, nothing changes
     n = len(s.actions)
     start = centre(app, "knight1")
-    drag(app, start, start + np.array([0.0, 6.0, 0.0]))
+    drag(app, start, start + np.array([0.0, 6.0, 0.0]), shift=True)
     app.wait_idle()
     assert len(s.actions) == n
     assert "may move" in app.flashline.getText()
+
+
+def test_a_drag_past_the_limit_stops_at_it_along_the_line(app):
+    """Issue 31 item 4: 5" of Move, a drag to about 6.5" away: the knight stops at 5.00" on
+    the dragged line (the ruler says where), one move action with clamp=True."""
+    s = app.session
+    c0 = s.footprint_centre("knight1")
+    start = centre(app, "knight1")
+    labels: list[str] = []
+    during = drag(app, start, start + np.array([0.0, 6.5, 0.0]), labels=labels)
+    assert 'stops at 5.00"' in labels[0], labels
+    # the ruler in green up to the stop point (not red: the move will be made)
+    green = (during[:, :, 1] > 200) & (during[:, :, 0] < 140) & (during[:, :, 2] < 140)
+    assert green.sum() > 20
+    app.wait_idle()
+    assert len(s.actions) == 1 and s.actions[-1].clamp
+    c1 = s.footprint_centre("knight1")
+    step = c1 - c0
+    assert 4.6 < float(np.linalg.norm(step)) <= 5.0 + 1e-6  # settled where it was set down
+    assert abs(step[0]) < 0.5 and step[1] > 4.5  # along the dragged line
+    assert s.skirmish.move_allowance("knight1") < 1e-3
 
 
 def test_attack_preview_then_fire(app):
@@ -310,3 +333,20 @@ def test_a_players_window_has_no_referee_tools(app):
     click(app, centre(app, "falcon1"))
     app.wait_idle()
     assert len(app.session.actions) == n
+
+
+def test_shift_f8_twice_ends_the_battle_with_its_outcome(app):
+    """Issue 31 item 5: the players end the battle (13.3) with Shift+F8, asked first: a banner
+    with the Outcome and a summary; then nothing more is played."""
+    s = app.session
+    key(app, "shift-f8")
+    assert not s.over and "Shift+F8 again" in app.flashline.getText()
+    key(app, "shift-f8")
+    app.wait_idle()
+    assert s.over and s.outcome.truncated
+    end = app.end_panel.getText()
+    assert "THE GAME IS OVER" in end and "no victory condition" in end, end
+    assert "Lion Knights:" in end and "F8: watch the replay" in end
+    key(app, "e")
+    app.wait_idle()
+    assert not s.actions and "the game is over" in app.flashline.getText()

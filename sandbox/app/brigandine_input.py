@@ -7,7 +7,9 @@ window then submits like any other (a refusal is flashed with the rule's reason)
 * phase 1: ``I`` delays initiative (counts as 1);
 * phase 2: ``1``-``7`` toggle what the selected unit declares (move, charge, shoot, melee,
   artillery, reload, joust), a click on an enemy picks the artillery target, ``Enter``
-  declares (hidden until the phase ends: pass the screen);
+  declares (hidden until the phase ends: pass the screen); ``J`` then a click on the enemy
+  knight, then ``1``-``4`` the aim and ``1``-``4`` the stance: the secret joust choice
+  (``brig_joust``; both knights' choices are run in phase 5);
 * phases 3 and 7: drag a unit to move it (half movement); shift-drag charges toward the point
   (phase 3); ``W`` draws the side arm (phase 3); ``R`` reloads;
 * phases 4 and 8: with an archer selected, click an enemy to shoot;
@@ -19,12 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..games.brigandine.scene import (
     BrigCharge,
     BrigDeclare,
     BrigDefend,
     BrigDelay,
     BrigDraw,
+    BrigJoust,
     BrigMelee,
     BrigMove,
     BrigReload,
@@ -47,6 +52,96 @@ class BrigandineOrders:
         self.declaring: dict[str, list[str]] = {}
         self.target: str | None = None
         self.system = "skirmish"
+        #: A joust choice being made (J): {"unit", "opponent", "aim"} as far as chosen.
+        self.jousting: dict[str, str] | None = None
+
+    @property
+    def combat(self) -> Any:
+        return self.game.system("brigandine")
+
+    def joust_options(self) -> tuple[list[str], list[str]]:
+        """The jousting table's aims and stances, in key order (1, 2, ...)."""
+        j = self.combat.tables.jousting
+        return list(j.aims), list(j.stances)
+
+    def joust_prompt(self) -> str:
+        """What the joust gesture asks next ("" when none is being made)."""
+        j = self.jousting
+        if j is None:
+            return ""
+        aims, stances = self.joust_options()
+        name = self.game.body(j["unit"]).name
+        if "opponent" not in j:
+            return f"Joust: {name} rides at... click the enemy knight (Esc: cancel)"
+        if "aim" not in j:
+            return (f"Joust: {name} aims at " + "  ".join(
+                f"{i + 1} {a.replace('_', ' ')}" for i, a in enumerate(aims)) + " (secret)")
+        return (f"Joust: {name} aims at the {j['aim']}; stance " + "  ".join(
+            f"{i + 1} {st.replace('_', ' ')}" for i, st in enumerate(stances)) + " (secret)")
+
+    def stat_card(self, key: str) -> list[str]:
+        """Brigandine's stat card of unit ``key``: ATK/AIM/IQ/DEF dice, #attk/#def, weapon and
+        side arm, movement by the rules (half movement a phase, full movement in a charge),
+        morale, and this round's declarations and orders as far as the viewer may see them
+        (003: declarations are revealed together when phase 2 ends)."""
+        g, c = self.game, self.combat
+        st = g.body(key)
+        if key not in c.units:
+            return [st.name, "not a Brigandine unit (scenery)"]
+        u = c.units[key]
+        s = u.stats
+        (na, ta), (nd, td) = s.strength.attk, s.strength.defence
+        lines = [f"{st.name} ({u.owner or 'no owner'})",
+                 f"ATK d{s.atk}  AIM d{s.aim}  IQ d{s.iq}  DEF d{s.def_die}  Morale {s.morale}",
+                 f"#attk {na} {ta}   #def {nd} {td} ({u.def_left} left)"]
+        weapon = s.weapon.name if s.weapon else "fist"
+        if s.weapon is not None:
+            weapon += f" (class {s.weapon.wclass}, rank {s.weapon.rank})"
+        lines.append(f"Weapon: {weapon}" + (f"; side arm {u.side_arm.name}" if u.side_arm
+                                             else ""))
+        if s.missile or u.artillery:
+            lines.append(f"Missile: {u.artillery or s.missile}")
+        lines.append(f'Move {s.move / 2:g}" a phase (half of {s.move:g}"), '
+                     f'charge {s.move:g}" (full movement)')
+        state = [w for w, on in (("weary", u.weary), ("defeated", u.defeated),
+                                 ("fled", u.fled), ("unhorsed", u.unhorsed)) if on]
+        if u.joust_points:
+            state.append(f"{u.joust_points} joust points")
+        if state:
+            lines.append(", ".join(state))
+        own = u.owner == g.current_player
+        phase = self.phase
+        if u.does and (phase > 2 or own):
+            lines.append(f"Declared: {', '.join(u.does)}"
+                         + (f" (target {g.body(u.target).name})" if u.target else ""))
+        elif own and phase == 2:
+            decl = c.declared.get(key)
+            if decl is not None:
+                lines.append(f"Declared (hidden): {', '.join(decl.does)}")
+            elif self.declaring.get(key):
+                lines.append(f"Declaring: {', '.join(self.declaring[key])} (Enter)")
+            if key in c.jousts:
+                j = c.jousts[key]
+                lines.append(f"Joust (hidden): at {g.body(j.opponent).name}, aim {j.aim}, "
+                             f"{j.stance.replace('_', ' ')}")
+        elif phase == 2:
+            lines.append("Declarations: hidden until phase 2 ends")
+        return lines
+
+    def ruler(self, unit: str, dist: float, charge: bool) -> tuple[float, str]:
+        """The Brigandine move ruler: the limit (inches) and its label for a drag of ``dist``
+        inches: a charge (shift-drag, phase 3) rides the full movement toward the point (the
+        point gives only the direction); a move goes at most half movement a phase."""
+        c = self.combat
+        if unit not in c.units:
+            return 0.0, "not a Brigandine unit"
+        full = c.units[unit].stats.move
+        if charge:
+            return full, (f'charge: rides up to {full:g}" (full movement) this way '
+                          "until it meets an enemy")
+        half = full / 2
+        word = "" if dist <= half + 0.05 else "  too far (half movement a phase)"
+        return half, f'{dist:.2f}" of {half:g}"{word}'
 
     @staticmethod
     def plays(game: Any) -> bool:
@@ -67,10 +162,12 @@ class BrigandineOrders:
 
     def prompt(self) -> str:
         """The help line for the current phase."""
+        if self.jousting is not None and self.phase == 2:
+            return self.joust_prompt()
         return {
             1: "I: delay initiative   E: done (pass the screen)",
             2: "select a unit, 1-7: toggle move/charge/shoot/melee/artillery/reload/joust, "
-               "click enemy: artillery target, Enter: declare (hidden)   E: done",
+               "click enemy: artillery target, Enter: declare (hidden)   J: joust   E: done",
             3: "drag: half move   shift-drag: charge   W: draw side arm   R: reload   E: done",
             4: "select an archer, click an enemy: shoot   E: done",
             5: "select a unit, 1-3: skirmish/man-to-man/fantasy, click an enemy: melee   "
@@ -88,6 +185,22 @@ class BrigandineOrders:
             return BrigDelay(type="brig_delay", **self._base())
         if selected is None:
             return None
+        if p == 2 and n == "j":
+            self.jousting = {"unit": selected}
+            return None
+        j = self.jousting
+        if p == 2 and j is not None and "opponent" in j and n.isdigit():
+            aims, stances = self.joust_options()
+            k = int(n) - 1
+            if "aim" not in j:
+                if 0 <= k < len(aims):
+                    j["aim"] = aims[k]
+                return None
+            if not 0 <= k < len(stances):
+                return None
+            self.jousting = None
+            return BrigJoust(type="brig_joust", unit=j["unit"], opponent=j["opponent"],
+                             aim=j["aim"], stance=stances[k], **self._base())
         if p == 2 and n.isdigit() and 1 <= int(n) <= len(DECLARE_KEYS):
             what = DECLARE_KEYS[int(n) - 1]
             items = self.declaring.setdefault(selected, [])
@@ -113,6 +226,9 @@ class BrigandineOrders:
         """The order a click on body ``target`` means with ``selected`` selected (or None)."""
         p = self.phase
         if selected is None or target == selected:
+            return None
+        if p == 2 and self.jousting is not None and "opponent" not in self.jousting:
+            self.jousting["opponent"] = target
             return None
         if p == 2:
             self.target = target
@@ -168,6 +284,9 @@ class BrigandineMode(SelectMode):
             if order is not None:
                 app.submit(order)
                 return
+            if orders.phase == 2 and orders.jousting is not None:
+                app.flash(orders.joust_prompt(), 10.0)
+                return
             if orders.phase == 2 and key != app.selected:
                 app.flash(f"Artillery target: {app.session.body(key).name}")
                 return
@@ -175,11 +294,21 @@ class BrigandineMode(SelectMode):
 
     def key(self, name: str) -> bool:
         app, orders = self.app, self.orders
-        if not (name in ("i", "d", "r", "w", "enter") or name.isdigit()):
+        if not (name in ("i", "d", "r", "w", "j", "enter") or name.isdigit()):
             return super().key(name)
+        if name == "j" and (orders.phase != 2 or app.selected is None):
+            app.flash("J: select your knight in phase 2, then J and click the enemy knight",
+                      error=True)
+            return True
+        jousting = orders.jousting is not None
         order = orders.key(name, app.selected)
         if order is not None:
             app.submit(order)
+            if jousting:
+                app.flash(f"Joust chosen in secret: {order.aim}, "
+                          f"{order.stance.replace('_', ' ')} (run in phase 5)", ok=True)
+        elif orders.jousting is not None:
+            app.flash(orders.joust_prompt(), 10.0)
         elif name.isdigit() and orders.phase == 2 and app.selected is not None:
             app.flash("Declares: "
                       f"{', '.join(orders.declaring.get(app.selected, [])) or 'nothing'}"
@@ -187,6 +316,45 @@ class BrigandineMode(SelectMode):
         elif name.isdigit() and orders.phase == 5:
             app.flash(f"Melee by {orders.system.replace('_', '-')}: click an enemy")
         return True
+
+    def cancel(self) -> bool:
+        if self.orders.jousting is not None:
+            self.orders.jousting = None
+            self.app.flash("Joust choice cancelled")
+            return True
+        return super().cancel()
+
+    def stat_card(self, key: str | None) -> list[str]:
+        return self.orders.stat_card(key) if key is not None else []
+
+    def draw(self, d) -> None:
+        """The Brigandine ruler while dragging: half movement for a move, the full movement
+        along the dragged direction for a charge (shift-drag, phase 3)."""
+        from ..render.view import Marker
+        from .table.modes_common import edge_point
+
+        press = self.inp.press
+        if self.drag_unit is None or self.drag_to_point is None or press is None:
+            return
+        s, unit = self.session, self.drag_unit
+        lo, hi = s.bounds(unit)
+        c = s.footprint_centre(unit)
+        dest = self.destination(unit, press, self.drag_to_point)
+        dist = float(np.linalg.norm(dest - c))
+        charge = self.inp.shift and self.orders.phase == 3
+        limit, label = self.orders.ruler(unit, dist, charge)
+        if charge and dist > 1e-6:  # the charge rides its full movement this way
+            dest = c + (dest - c) * (limit / dist)
+        ok = charge or dist <= limit + 0.05
+        colour = ((1.0, 0.6, 0.2, 1.0) if charge else (0.3, 1.0, 0.4, 1.0)) if ok \
+            else (1.0, 0.25, 0.2, 1.0)
+        start = edge_point(lo, hi, dest)
+        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
+        d.markers.append(Marker.line(start + [0, 0, 0.05], end + [0, 0, 0.05], colour, 3.0))
+        d.markers.append(Marker.ring((c[0], c[1], 0.03), max(limit, 0.05) + (hi[0] - lo[0]) / 2,
+                                     colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
+        d.label = label
+        d.label_at = (start + end) / 2 + [0, 0, 0.6]
 
     def status(self) -> str:
         return "   " + self.orders.prompt()

@@ -136,6 +136,39 @@ class MbwInput:
             return f"{name}: {us[0].id}"
         return ""
 
+    def stat_card(self) -> list[str]:
+        """Micro Brick War's card of the selection: a unit's type (Attack, Defend, Speed left,
+        slots), its square; a City's or Capital's capacity (slots used of 4 or 16), who holds
+        it, its farms and what it may build (UNIT TABLE costs in farms); [] when nothing is
+        selected."""
+        r = self.rules
+        if self.unit is not None and self.unit in r.units:
+            u = r.units[self.unit]
+            t = u.type
+            lines = [f"{t.name.title()} {u.id} ({u.owner}) on {mbw.square_name(u.square)}",
+                     f"Attack +{t.attack}  Defend +{t.defend}  Speed {t.speed} "
+                     f"({u.moves_left} left)  slots {t.slots}"]
+            if u.attacked:
+                lines.append("attacked this turn")
+            if u.kind == "caravan":
+                lines.append("C founds a City here (after standing a turn)")
+            return lines
+        if self.city is not None and self.city in r.cities:
+            sq = self.city
+            c = r.cities[sq]
+            kind = "Capital" if c.capital else "City"
+            farms = sorted(mbw.square_name(f) for f in r.neighbours(sq) if f in r.farms)
+            lines = [f"{kind} {mbw.square_name(sq)} of {c.owner or 'nobody'}, held by "
+                     f"{r.controller(sq) or 'nobody'}",
+                     f"capacity {r.slots_used(sq)} of {c.slots} slots"
+                     + ("; acted this turn" if c.acted else ""),
+                     f"farms around it: {', '.join(farms) if farms else 'none'}",
+                     "build: " + ", ".join(f"{i} {mbw.UNIT_TYPES[k].name} "
+                                           f"({mbw.UNIT_TYPES[k].cost} farms)"
+                                           for i, k in BUILD_KEYS.items())]
+            return lines
+        return []
+
     def key(self, n: str) -> bool:
         """A key press; True when Micro Brick War used it."""
         if self.city is not None and n in BUILD_KEYS:
@@ -228,6 +261,9 @@ class MbwMode(SelectMode):
 
     def key(self, name: str) -> bool:
         return self.mbw.key(name) or super().key(name)
+
+    def stat_card(self, key: str | None) -> list[str]:
+        return self.mbw.stat_card()
 
     def draw_home(self, drawn: Drawn) -> None:
         drawn.markers.extend(self.mbw.markers())

@@ -24,8 +24,9 @@ m, or 1..9, or a click        next dramatic moment, or the n-th biggest one, or 
 f                             camera: free orbit / follow the action
 mouse left drag, a / d, w / s orbit (turn around, up and down)
 mouse right drag              pan (free camera)
-wheel, q / e                  zoom in / out
-escape                        close
+wheel, + / -, page up/down    zoom in / out
+escape                        let go of the chosen moment (never closes)
+q                             close (as at the tabletop)
 ============================  =========================================================
 
 The bottom bar has the same buttons and a slider to scrub (the frame follows the thumb while
@@ -69,6 +70,7 @@ from ..render import geometry, shaders
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
 from ..render.view import Marker
+from .log_groups import group_events
 
 #: Lines of the event log panel.
 LOG_LINES = 18
@@ -487,7 +489,12 @@ class ReplayViewer:
             "l": self._toggle_panels, "i": self._toggle_wreck_impacts,
             "a": lambda: self.camera.orbit(-10, 0), "d": lambda: self.camera.orbit(10, 0),
             "w": lambda: self.camera.orbit(0, 5), "s": lambda: self.camera.orbit(0, -5),
-            "q": lambda: self.camera.zoom(0.85), "e": lambda: self.camera.zoom(1 / 0.85),
+            # as at the tabletop: + and - zoom, Q closes, Esc only cancels
+            "+": lambda: self.camera.zoom(0.85), "=": lambda: self.camera.zoom(0.85),
+            "-": lambda: self.camera.zoom(1 / 0.85),
+            "page_up": lambda: self.camera.zoom(0.85),
+            "page_down": lambda: self.camera.zoom(1 / 0.85),
+            "escape": self._escape,
             "wheel_up": lambda: self.camera.zoom(0.9),
             "wheel_down": lambda: self.camera.zoom(1 / 0.9),
         }
@@ -498,7 +505,15 @@ class ReplayViewer:
         for button, mode in (("mouse1", "orbit"), ("mouse3", "pan")):
             self.base.accept(button, self._start_drag, [mode])
             self.base.accept(button + "-up", self._end_drag)
-        self.base.accept("escape", self.base.taskMgr.stop)
+        self.base.accept("q", self.base.taskMgr.stop)
+
+    def _escape(self) -> None:
+        """Esc, as at the tabletop: lets go of the chosen moment; never closes (Q does)."""
+        if self.chosen_moment is not None:
+            self.chosen_moment = None
+            self.notice = "moment let go"
+        else:
+            self.notice = "nothing to cancel (Q closes)"
 
     def _mouse(self) -> tuple[float, float] | None:
         mw = self.base.mouseWatcherNode
@@ -592,7 +607,10 @@ class ReplayViewer:
             self.wreck_button["text"] = label
             self.wreck_button.resetFrameSize()
         self._show_moment()
-        lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)[-LOG_LINES:]
+        lines = pb.log_events(wreck_impacts=self.show_wreck_impacts)
+        if not self.show_wreck_impacts:  # one line per broken body (i: every part's line)
+            lines = group_events(lines)
+        lines = lines[-LOG_LINES:]
         for i, t in enumerate(self.log_texts):
             if i < len(lines):
                 e = lines[i]

@@ -36,15 +36,19 @@ class TextEntry:
     While it is open, the window's keys type into it instead of acting: printable characters
     come from Panda3D's ``keystroke`` events (:meth:`type`), Backspace deletes, Enter calls
     ``on_enter(text)`` and closes, Esc calls ``on_escape`` and closes. ``on_change`` sees
-    every edit (the log search filters as you type).
+    every edit (the log search filters as you type). ``selected``: the pre-filled ``text`` is
+    a suggestion, shown selected: the first character typed replaces it (Backspace clears
+    it), Enter takes it as it is.
     """
 
     def __init__(self, purpose: str, prompt: str, on_enter: Callable[[str], None],
                  on_change: Callable[[str], None] | None = None,
-                 on_escape: Callable[[], None] | None = None, text: str = ""):
+                 on_escape: Callable[[], None] | None = None, text: str = "",
+                 selected: bool = False):
         self.purpose = purpose
         self.prompt = prompt
         self.text = text
+        self.selected = bool(selected and text)
         self.on_enter = on_enter
         self.on_change = on_change
         self.on_escape = on_escape
@@ -53,18 +57,25 @@ class TextEntry:
         self.opened_frame: int | None = None
 
     def type(self, ch: str) -> None:
-        if len(ch) != 1 or not ch.isprintable() or len(self.text) >= ENTRY_MAX:
+        if len(ch) != 1 or not ch.isprintable():
+            return
+        if self.selected:  # typing over the selected suggestion replaces it
+            self.text, self.selected = "", False
+        if len(self.text) >= ENTRY_MAX:
             return
         self.text += ch
         if self.on_change is not None:
             self.on_change(self.text)
 
     def backspace(self) -> None:
-        self.text = self.text[:-1]
+        self.text = "" if self.selected else self.text[:-1]
+        self.selected = False
         if self.on_change is not None:
             self.on_change(self.text)
 
     def shown(self) -> str:
+        if self.selected:
+            return f"{self.prompt}[{self.text}]_   (type to replace, Enter, Esc)"
         return f"{self.prompt}{self.text}_   (Enter, Esc)"
 
 

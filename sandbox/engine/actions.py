@@ -167,7 +167,9 @@ class MoveAction(Action):
 
     Every mover goes through :meth:`sandbox.engine.game.Game.move_unit`, so Difficult
     Terrain, Concealed Hazards, Traps and table edges see every move. ``unit`` may be written
-    ``body`` (the scene files of format 1).
+    ``body`` (the scene files of format 1). ``clamp``: a move longer than what the unit may
+    still move stops at that limit along the line to ``to`` (as a player sets a model down
+    at the end of the tape), instead of being refused; scripts default to refusing.
     """
 
     type: Literal["move"]
@@ -175,6 +177,7 @@ class MoveAction(Action):
     unit: str = Field(validation_alias=AliasChoices("unit", "body"))
     to: Vec2
     sprint: bool = False
+    clamp: bool = False
 
     def describe(self, names: Mapping[str, str] | None = None) -> str:
         return (f"{self.player} moves {name_of(names, self.unit)} to "

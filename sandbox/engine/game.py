@@ -602,6 +602,27 @@ class Game:
         return out or ["ready"]
 
     # ------------------------------------------------------------------ the one move
+    def _carried_shift(self, item: str, frm: np.ndarray, to: np.ndarray) -> np.ndarray:
+        """How far (x, y, z inches) a carried ``item`` moves when its carrier's footprint
+        centre goes from ``frm`` to ``to``: with the carrier, keeping its place beside him,
+        unless that would put any of it past a table edge; then it goes to his other side on
+        that axis (the same distance from him), and, still out, is pushed in to the edge. A
+        carried item stays carried on the table; only the carrier leaving it by its edge rule
+        (``leave_table``) takes it off (BrikWars 13.1).
+        """
+        w, d = self.spec.battlefield.width / 2, self.spec.battlefield.depth / 2
+        lo, hi = self.world.aabb(item)
+        half = (np.asarray(hi, float)[:2] - np.asarray(lo, float)[:2]) / 2
+        centre = (np.asarray(hi, float)[:2] + np.asarray(lo, float)[:2]) / 2
+        offset = centre - frm
+        new = to + offset
+        room = np.array([w, d]) - half - 0.05  # how far from the middle its centre may go
+        for ax in (0, 1):
+            if abs(new[ax]) > room[ax]:
+                new[ax] = to[ax] - offset[ax]
+            new[ax] = float(np.clip(new[ax], -room[ax], room[ax])) if room[ax] > 0 else 0.0
+        return np.array([new[0] - centre[0], new[1] - centre[1], MOVE_LIFT_IN])
+
     def move_unit(self, key: str, to: Vec, *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
                   careful: bool = False, check_overlap: bool = True,
@@ -609,10 +630,11 @@ class Game:
         """Move a body so that its footprint centre ends at ``to`` (x, y inches); every mover
         (the table's Move, a scripted ``cross``, an Escapade ``walk``) comes through here.
 
-        The body (and the item it ``carrying``) is lifted :data:`MOVE_LIFT_IN` and set down at
-        the destination; then every system's ``on_path`` hook sees the path in order (Field
-        Hazards may stop or push it, F.1/F.3; Traps on the way spring, F.2); then physics
-        settles it (a unit walked off a wall falls). Returns the (3,) point where it ended.
+        The body (and the item it ``carrying``, kept on the table: :meth:`_carried_shift`) is
+        lifted :data:`MOVE_LIFT_IN` and set down at the destination; then every system's
+        ``on_path`` hook sees the path in order (Field Hazards may stop or push it, F.1/F.3;
+        Traps on the way spring, F.2); then physics settles it (a unit walked off a
+        wall falls). Returns the (3,) point where it ended.
 
         Raises
         ------
@@ -628,10 +650,13 @@ class Game:
         delta = np.array([to[0] - frm[0], to[1] - frm[1], MOVE_LIFT_IN])
         moved = [key] + ([carrying] if carrying else [])
         old = {k: self.world.pose(k) for k in moved}
+        shift = {key: delta}
+        if carrying:
+            shift[carrying] = delta if leave_table else self._carried_shift(carrying, frm, to)
         self._touched = True  # a refusal from here on must rebuild (see apply)
         for k in moved:
             pos, quat = old[k]
-            self.world.set_pose(k, pos + delta, quat)
+            self.world.set_pose(k, pos + shift[k], quat)
             self.world.set_velocity(k, (0, 0, 0))
         if check_overlap and not leave_table:
             blocking = [b for k in moved for b in overlapping_bodies(self.world, k)
@@ -1225,9 +1250,23 @@ class Game:
             "checksum": self.state_hash(),
             "actions": [action_dict(a) for a in self.actions],
             "scene": scene_to_dict(self.spec),
+            "part_sources": self.part_sources(),
         }
         doc["file_checksum"] = save_file_checksum(doc)
         return doc
+
+    def part_sources(self) -> dict[str, str]:
+        """Where each distinct part on the table came from: part name (``"3001.dat"``) →
+        ``"library"`` (the LDraw library, ``LDRAWDIR``), ``"catalogue"`` (the built-in
+        catalogue), ``"missing"`` (a placeholder box), ``"embedded"`` or ``"folder"`` (the
+        model's own file or folder). A save records it so that a save loaded with another
+        library says which parts changed (:func:`part_source_changes`)."""
+        out: dict[str, str] = {}
+        for asset in self.assets.values():
+            model = getattr(asset, "model", None)
+            for name, mesh in (model.parts.items() if model is not None else ()):
+                out.setdefault(str(name), str(getattr(mesh, "source", "")))
+        return dict(sorted(out.items()))
 
     @classmethod
     def load(cls, path: str | Path, ldrawdir: str | Path | None = None,
@@ -1312,9 +1351,11 @@ class Game:
             game.finish()
         if check and game.state_hash() != doc.get("checksum"):
             got = game.state_hash()
+            why = part_source_changes(doc.get("part_sources"), game.part_sources())
             game.close()
             raise ReplayError(f"{p}: the replayed game does not match the save (state hash "
-                              f"{got[:12]} != {str(doc.get('checksum'))[:12]})")
+                              f"{got[:12]} != {str(doc.get('checksum'))[:12]})"
+                              + (f": {why}" if why else ""))
         return game
 
     # ================================================================== outputs
@@ -1363,6 +1404,45 @@ def save_file_checksum(doc: dict) -> str:
     body = {k: v for k, v in doc.items() if k != "file_checksum"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: How a part's source reads in a message.
+_SOURCE_WORDS = {"library": "the LDraw library", "catalogue": "the built-in catalogue",
+                 "missing": "a placeholder box", "embedded": "the model's own file",
+                 "folder": "a file beside the model"}
+#: Most parts one message names.
+_SOURCE_CHANGES_SHOWN = 6
+
+
+def part_source_changes(saved: Any, now: dict[str, str]) -> str:
+    """One line naming the parts whose source differs between a save (``saved``: its
+    ``part_sources``, untrusted: anything not a table of names is ignored) and the game
+    rebuilt from it (``now``), and why ("saved with the LDraw library, now the built-in
+    catalogue: set LDRAWDIR as when it was saved"); "" when none differ or the save has no
+    record (written before parts were recorded)."""
+    if not isinstance(saved, dict):
+        return ""
+    diff = [(k, str(saved[k]), now.get(k, "absent")) for k in sorted(saved)[:10_000]
+            if isinstance(k, str) and now.get(k, "absent") != saved[k]]
+    diff += [(k, "absent", v) for k, v in now.items() if k not in saved]
+    if not diff:
+        return ""
+    def word(s: str) -> str:
+        return str(_SOURCE_WORDS.get(s, s))[:40]
+
+    by_change: dict[tuple[str, str], list[str]] = {}
+    for k, a, b in diff:
+        by_change.setdefault((a, b), []).append(k[:40])
+    parts = []
+    for (a, b), names in by_change.items():
+        more = f" and {len(names) - _SOURCE_CHANGES_SHOWN} more" \
+            if len(names) > _SOURCE_CHANGES_SHOWN else ""
+        parts.append(f"{len(names)} part(s) saved from {word(a)} now come from {word(b)} "
+                     f"({', '.join(names[:_SOURCE_CHANGES_SHOWN])}{more})")
+    lib = any("library" in (a, b) for _, a, b in diff)
+    hint = ("; load it with the LDraw library it was saved with (LDRAWDIR)" if lib
+            else "; the parts' files changed since it was saved")
+    return "; ".join(parts) + hint
 
 
 def open_game(path: str | Path, seed: int | None = None, ldrawdir=None,

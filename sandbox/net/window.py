@@ -98,6 +98,12 @@ class NetLink:
         w = self.client.welcome or {}
         return w.get("seat", "?")
 
+    @property
+    def seat_label(self) -> str:
+        """Which seat this window is and whom it plays: ``"seat 2 (Black Falcons)"``."""
+        players = ", ".join((self.client.welcome or {}).get("players") or []) or "spectator"
+        return f"{self.seat} ({players})"
+
     def attach(self, app) -> None:
         """From now on the window plays every change (call before its first frame)."""
         async def flip():

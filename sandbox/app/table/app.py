@@ -27,6 +27,7 @@ coordinates: x and y in [-1, 1], +y up.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import threading
@@ -56,6 +57,7 @@ from panda3d.core import (
 from ...core.errors import SandboxError
 from ...engine.actions import action_dict
 from ...engine.game import Game as GameSession
+from ...engine.replay import save_replay
 from ...render import geometry, shaders
 from ...render import offscreen as _offscreen  # the shared scene-building helpers
 from ...render.from_game import render_mesh_of
@@ -76,7 +78,12 @@ _SHADOW_MASK = _offscreen._SHADOW_MASK
 _VIEW_MASK = _offscreen._VIEW_MASK
 
 
+#: How far around a unit's bounds (inches) a click on the table still picks the unit.
+FOOTPRINT_MARGIN_IN: float = 0.15
+
+
 # ------------------------------------------------------------------------------ runner
+
 class ActionRunner:
     """Runs one game-changing call at a time on a worker thread.
 
@@ -519,11 +526,44 @@ class TabletopApp(HudMixin, OverlaysMixin):
         return np.array(n), np.array(f)
 
     def pick(self, x: float, y: float):
-        """The first thing under screen point (x, y): a physics ray test (read only)."""
+        """The first thing under screen point (x, y): a physics ray test (read only). A ray
+        that meets the table or a floor (an upward face: a roof, a deck) inside the footprint of
+        a unit standing on it (its base, as a player touches a model;
+        :data:`FOOTPRINT_MARGIN_IN` around it) picks that unit."""
         if self.busy or self.in_log_column(x):
             return None
         a, b = self.mouse_ray(x, y)
-        return self.session.pick(a, b)
+        hit = self.session.pick(a, b)
+        if hit is None:
+            return None
+        floor = hit.key == "ground" or float(np.asarray(hit.normal)[2]) > 0.7
+        if floor and (hit.key == "ground" or self.session.bodies.get(hit.key) is None
+                      or self.session.bodies[hit.key].kind != "unit"):
+            # the table or a floor (a roof, a deck) under a unit's base: that unit
+            foot = self.footprint_at(np.asarray(hit.point, float))
+            if foot is not None:
+                return dataclasses.replace(hit, key=foot)
+        return hit
+
+    def footprint_at(self, point: np.ndarray) -> str | None:
+        """The unit whose footprint (bounds in x, y grown by :data:`FOOTPRINT_MARGIN_IN`)
+        holds ``point`` (x, y, z inches) with its feet within 0.3" of the point's height
+        (standing on that surface); the nearest footprint centre among several; None when no
+        unit stands there."""
+        s = self.session
+        best, best_d = None, math.inf
+        m = FOOTPRINT_MARGIN_IN
+        for key, st in s.bodies.items():
+            if st.kind != "unit" or key not in s.world.bodies or st.off_table:
+                continue
+            lo, hi = s.bounds(key)
+            if not (lo[0] - m <= point[0] <= hi[0] + m and lo[1] - m <= point[1] <= hi[1] + m
+                    and abs(point[2] - lo[2]) <= 0.3):
+                continue
+            d = math.hypot(point[0] - (lo[0] + hi[0]) / 2, point[1] - (lo[1] + hi[1]) / 2)
+            if d < best_d:
+                best, best_d = key, d
+        return best
 
     def ground_point(self, x: float, y: float) -> np.ndarray | None:
         """Where the ray through (x, y) meets the table plane z = 0, inches."""
@@ -623,6 +663,47 @@ class TabletopApp(HudMixin, OverlaysMixin):
             np_.set_billboard_point_eye()
             self._plates[k] = np_
 
+    def _place_plates(self, poses: dict) -> None:
+        """Name plates over their units, none over another: nearest the camera's bottom of
+        the screen first, a plate that would overlap one already placed is raised (along the
+        camera's up) until it clears it. ``plate_rects`` keeps the placed screen boxes
+        (centre x, y, half width, half height; tests read them)."""
+        scale = max(0.3, self.rig.distance * 0.012)
+        cam = self.base.cam
+        up = np.asarray(self.base.render.get_relative_vector(cam, LVector3(0, 0, 1)), float)
+        right = np.asarray(self.base.render.get_relative_vector(cam, LVector3(1, 0, 0)), float)
+        todo = []
+        for key, plate in self._plates.items():
+            pose = poses.get(key)
+            if pose is None:
+                plate.hide()
+                continue
+            plate.show()
+            plate.set_scale(scale)
+            base = np.asarray(pose[0], float) + [0.0, 0.0, 1.3]
+            xy = self.world_to_screen(base)
+            todo.append((xy[1] if xy is not None else 9.0, key, plate, base))
+        self.plate_rects: list[tuple[float, float, float, float]] = []
+        for _, _key, plate, p in sorted(todo, key=lambda t: (t[0], t[1])):
+            tn = plate.node()
+            half_w = (tn.get_width() / 2 + 0.15) * scale
+            line = (tn.get_line_height() + 0.1) * scale
+            rect = None
+            for _step in range(12):
+                c = self.world_to_screen(p)
+                r = self.world_to_screen(p + right * half_w)
+                t = self.world_to_screen(p + up * line / 2)
+                if c is None or r is None or t is None:
+                    break
+                rect = (c[0], c[1], abs(r[0] - c[0]), abs(t[1] - c[1]))
+                if not any(abs(rect[0] - q[0]) < rect[2] + q[2]
+                           and abs(rect[1] - q[1]) < rect[3] + q[3] for q in self.plate_rects):
+                    break
+                p = p + up * line
+            if rect is not None:
+                self.plate_rects.append(rect)
+            plate.set_pos(*map(float, p))
+
     def toggle_grid(self) -> None:
         self.grid_visible = not self.grid_visible
         if self.grid_visible:
@@ -645,10 +726,97 @@ class TabletopApp(HudMixin, OverlaysMixin):
             self.flash("Wait: physics is still playing out")
             return
         g = self.session
+        if self.referee:  # a referee's window is a referee's table: its tools are accepted
+            g.referee = True
         self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
                           "t_start": g.world.time, "n_events": len(g.events),
                           "wall": time.monotonic(), "game": g, "action": action}
-        self.runner.start(lambda: self.session.apply(action))
+        self.runner.start(lambda: self._apply_and_maybe_end(action))
+
+    def _apply_and_maybe_end(self, action) -> list[dict]:
+        """The worker's part of :meth:`submit`: apply ``action``; an Escapade whose scene's
+        last turn has just ended is over there (13.3: the battle ends when the players decide;
+        the scene's ``turns`` is the length they agreed on): its Outcome is logged, and no
+        further turn is played."""
+        g = self.session
+        events = g.apply(action)
+        if (action.type == "end_turn" and not g.over and g.spec.turns
+                and g.turn > g.spec.turns and getattr(g, "escapade", None) is not None):
+            g.finish()
+        return events
+
+    def end_battle(self) -> None:
+        """Shift+F8: the players end the battle here (13.3; any game: its Outcome is what its
+        victory rules say now). Asks first; a second press ends it."""
+        g = self.session
+        if g.over:
+            self.flash("The game is already over: F8 watches its replay", error=True)
+            return
+        if self.busy or self.net is not None:
+            self.flash("Wait: physics is still playing out" if self.busy else
+                       "Online, the server ends the game", error=True)
+            return
+        if not self._confirm("end_battle", "End the battle here? Shift+F8 again to end it "
+                             f"({g.outcome.text})"):
+            return
+        self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
+                          "t_start": g.world.time, "n_events": len(g.events),
+                          "wall": time.monotonic(), "game": g, "action": None}
+        self.runner.start(g.finish)
+
+    #: How the replay viewer is started (argv → None); tests replace it.
+    launch: Callable[[list[str]], object] = staticmethod(
+        lambda argv: __import__("subprocess").Popen(argv))
+
+    def replay_path(self) -> Path:
+        """Where F8 writes this game's replay: beside the save, ``<save name>.replay``."""
+        name = self.save_path.name
+        stem = name[:-len(".save.json")] if name.endswith(".save.json") else self.save_path.stem
+        return self.save_path.with_name(stem + ".replay")
+
+    def replay_of_game(self):
+        """The game's :class:`~sandbox.engine.replay.Replay` so far, its ``meta.scene_dir`` the
+        scene's folder (or pack), so the viewer and the report rebuild the models wherever the
+        replay is written."""
+        g = self.session
+        rp = g.replay()
+        rp.meta["scene_dir"] = str(Path(g.scene_origin or g.base_dir).resolve())
+        return rp
+
+    def open_report(self) -> None:
+        """Ctrl+R: write the game's replay (:meth:`replay_path`) and its battle report beside
+        it (``sandbox report``, in its own process: ``<save name>.report/index.html``)."""
+        import sys
+
+        if self.busy:
+            self.flash("Wait: physics is still playing out", error=True)
+            return
+        try:
+            path = save_replay(self.replay_of_game(), self.replay_path())
+        except (OSError, SandboxError) as exc:
+            self.flash(f"The replay could not be written: {exc}", error=True)
+            return
+        out = path.with_suffix(".report")
+        self.launch([sys.executable, "-m", "sandbox", "report", str(path), "--out", str(out)])
+        self.flash(f"The battle report is being written to {shown_path(out)} (index.html)",
+                   ok=True)
+
+    def open_replay(self) -> None:
+        """F8: write the game's replay so far (the whole game once it is over) and open it in
+        the replay viewer, a window of its own (``sandbox replay``)."""
+        import sys
+
+        if self.busy:
+            self.flash("Wait: physics is still playing out", error=True)
+            return
+        try:
+            path = save_replay(self.replay_of_game(), self.replay_path())
+        except (OSError, SandboxError) as exc:
+            self.flash(f"The replay could not be written: {exc}", error=True)
+            return
+        self.launch([sys.executable, "-m", "sandbox", "replay", str(path)])
+        self.flash(f"Replay written to {shown_path(path)}; the viewer opens in its own window",
+                   ok=True)
 
     def start_odds(self, action, seeds: int | None = None) -> None:
         """Run ``seeds`` (default :data:`ODDS_SEEDS`) games of ``action`` played now on local
@@ -857,16 +1025,7 @@ class TabletopApp(HudMixin, OverlaysMixin):
             else:
                 np_.clear_color_scale()
         if self._plates:
-            scale = max(0.3, self.rig.distance * 0.012)
-            for key, plate in self._plates.items():
-                pose = poses.get(key)
-                if pose is None:
-                    plate.hide()
-                    continue
-                plate.show()
-                x, y, z = pose[0]
-                plate.set_pos(float(x), float(y), float(z) + 1.3)
-                plate.set_scale(scale)
+            self._place_plates(poses)
         if self.overlays_dirty and not self.busy:
             self._draw_overlays()
         elif self.busy and self.markers_np.get_num_children():

@@ -19,6 +19,7 @@ from panda3d.core import ClockObject, NodePath, TextNode
 from ...games.brikwars.skirmish import possessive
 from ...render import offscreen as _offscreen
 from ...rules.collision import COLLISION_MIN_SPEED_IN_S
+from ..log_groups import group_events
 from ..table_hands import TextEntry
 from .keymap import help_text
 
@@ -85,6 +86,11 @@ class HudMixin:
         # Escapade: forces table, underdog Bennies, Strategy piles, victory status (ch. 13)
         self.escapade_panel = text((-0.03, -0.4), 0.034, TextNode.ALeft, (1, 1, 0.85, 1),
                                    b.a2dTopRight)
+        #: The end of the game: a banner with the Outcome, a summary and what to do next,
+        #: in the middle of the table (empty while the game goes on).
+        self.end_panel = text((0, 0.25), 0.055, TextNode.ACenter, (1, 0.95, 0.7, 1),
+                              b.aspect2d, bg=(0.05, 0.05, 0.1, 0.85))
+        self.end_panel.setWordwrap(30)
         #: The typed box's line (log search, dice tray, slot name), over the log column.
         self.entry_text = text((0, 0), 0.04, TextNode.ALeft, (1, 1, 0.7, 1), b.a2dBottomRight,
                                bg=(0, 0, 0, 0.8))
@@ -155,6 +161,7 @@ class HudMixin:
                    or e["type"] == "dice_tray"]
         elif self.log_filter == "impacts":
             out = [e for e in out if e["type"] == "impact"]
+        out = group_events(out, self._names())  # one line per broken body, not per part
         if self.log_search:  # the search box (/): lines containing the text, any case
             want = self.log_search.lower()
             out = [e for e in out if want in self.log_text(e).lower()]
@@ -235,12 +242,21 @@ class HudMixin:
             self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}"
                               if bomb is not None and "brikwars" in self.input.tags else "")
         label = getattr(self, "_banner_label", "")
+        if s.over and not busy and not self.runner.busy:
+            label = "Game over"
         self.banner.setText(label + ("   (physics...)" if busy or pb else ""))
-        if self.selected is not None and not busy and self.selected in s.bodies:
+        self.end_panel.setText(self.end_text() if s.over and not busy else "")
+        if self.end_panel.getText():  # centred on the table, left of the log column
+            self.end_panel.setPos(-self.aspect * LOG_COLUMN, 0.25)
+        own_card = getattr(self.input.home, "stat_card", None)  # a game's own stat card
+        selected = self.selected if self.selected in s.bodies else None
+        lines = own_card(selected) if own_card is not None and not busy else None
+        if lines:
+            self.card.setText("\n".join(lines))
+        elif selected is not None and not busy and own_card is None:
             self.card.setText("\n".join(
-                s.skirmish.stat_card(self.selected) if s.skirmish is not None else
-                [s.bodies[self.selected].name, "Status: " + ", ".join(
-                    s.status_words(self.selected))]))
+                s.skirmish.stat_card(selected) if s.skirmish is not None else
+                [s.bodies[selected].name, "Status: " + ", ".join(s.status_words(selected))]))
         elif not busy:
             self.card.setText("Click a unit to see its stat card")
         events = s.events
@@ -262,13 +278,39 @@ class HudMixin:
         extra = ("   SPRINT" if inp.sprint else "") + inp.current.status()
         if inp.home is not inp.current:
             extra += inp.home.status()  # a game's phase prompt shows in every mode
-        self.status.setText(f"[{inp.mode}]{extra}")
+        seat = f"you: {self.net.seat_label}   " if self.net is not None else ""  # online
+        self.status.setText(f"{seat}[{inp.mode}]{extra}")
         self._update_help()
         shown = self.message_clock() < self._flash_until
         self.flashline.setText(self._flash_text if shown else "")
         self.entry_text.setText(self.entry.shown() if self.entry is not None else "")
         if busy:
             self.tooltip.setText("")
+
+    def end_text(self) -> str:
+        """The end banner: the Outcome, a summary (turns; each player's units standing and
+        lost, destroyed or off the table), and what the players may do next."""
+        s = self.session
+        out = s.outcome
+        played = s.turn - 1 if s.spec.turns and s.turn > s.spec.turns else s.turn
+        try:  # Brigandine counts rounds of 8 phases, and its own fallen
+            brig = s.system("brigandine")
+        except KeyError:
+            brig = None
+        when = (f"{(played - 1) // 8 + 1} round{'s' if played > 8 else ''}" if brig is not None
+                else f"{played} turn{'s' if played != 1 else ''}")
+        lines = ["THE GAME IS OVER", out.text, f"{when}, {len(s.actions)} actions"]
+        for player in s.players:
+            units = [b for b in s.bodies.values() if b.owner == player and b.kind == "unit"]
+            lost = [b for b in units if b.damage.destroyed or (
+                brig is not None and b.key in brig.units and not brig.units[b.key].standing)]
+            gone = [b for b in units if b.off_table and b not in lost]
+            lines.append(f"{player}: {len(units) - len(lost) - len(gone)} of {len(units)} "
+                         f"standing, {len(lost)} "
+                         + ("out of the fight" if brig is not None else "destroyed")
+                         + (f", {len(gone)} off the table" if gone else ""))
+        lines.append("F8: watch the replay    Ctrl+R: battle report    F5: save    Q: quit")
+        return "\n".join(lines)
 
     def set_tooltip(self, key: str | None, x: float, y: float) -> None:
         """The hover tooltip: the name, owner and state of the body under the pointer."""

@@ -291,5 +291,5 @@ class InputLayer:
     def open_save_as(self) -> None:
         app = self.app
         app.open_entry(TextEntry("slot", "Save as (slot name): ", app.save_slot,
-                                 text=app.session.spec.name[:30]))
+                                 text=app.session.spec.name[:30], selected=True))
 

@@ -169,6 +169,8 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(tuple("1234567"), "1-7", "declare move/charge/shoot/melee/artillery/reload/joust "
       "(phase 2); 1-3 melee system (phase 5)", _game_key, games=BRIG),
     K(("enter",), "Enter", "declare (hidden)", _game_key, games=BRIG),
+    K(("j",), "J", "joust (phase 2): click the enemy knight, 1-4 aim, 1-4 stance", _game_key,
+      games=BRIG),
     K(("d",), "D", "Defensive Action (phase 5)", _game_key, games=BRIG),
     K(("r",), "R", "reload", _game_key, games=BRIG),
     K(("w",), "W", "draw the side arm (phase 3)", _game_key, games=BRIG),
@@ -230,6 +232,9 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(("escape",), "Esc", "cancel", _inp("escape")),
     K(("f5", "control-s"), "F5", "save", _app("save")),
     K(("f9", "control-o"), "F9", "load", _app("load")),
+    K(("f8",), "F8", "watch the replay", _app("open_replay")),
+    K(("control-r",), "Ctrl+R", "battle report", _app("open_report")),
+    K(("shift-f8",), "Shift+F8", "end the battle here", _app("end_battle")),
     K(("t",), "T", "top view", _inp("top_view")),
     K(("f",), "F", "focus", _inp("focus")),
     K(_ARROWS + tuple("shift-" + a for a in _ARROWS), "arrows", "orbit (Shift: pan)",

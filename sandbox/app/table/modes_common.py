@@ -22,8 +22,10 @@ def edge_point(lo, hi, towards) -> np.ndarray:
 
 @register_mode
 class SelectMode(Mode):
-    """Click selects; drag your own unit to move it (S: Sprint); the hover tooltip names the
-    body under the pointer. A move that would fall more than 1" waits for Enter (5.4)."""
+    """Click selects; drag your own unit to move it (S: Sprint); a drag longer than the unit
+    may move stops at its limit along the line (Shift held at the press: refused instead);
+    the hover tooltip names the body under the pointer. A move that would fall more than 1"
+    waits for Enter (5.4)."""
 
     name = "select"
     tracks_pointer = True
@@ -125,8 +127,9 @@ class SelectMode(Mode):
             return
         move = MoveAction(type="move", player=app.session.current_player, unit=unit,
                           to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
-                          sprint=inp.sprint)
+                          sprint=inp.sprint, clamp=not inp.shift)
         inp.sprint = False
+        dest = self.stop_point(unit, dest, move.sprint, move.clamp)
         fall = self.fall_at(unit, dest)
         if fall > 1.0:
             self.pending_move = move
@@ -141,6 +144,20 @@ class SelectMode(Mode):
             self.app.submit(move)
             return True
         return False
+
+    def stop_point(self, unit: str, dest, sprint: bool, clamp: bool) -> np.ndarray:
+        """Where a move of ``unit`` towards ``dest`` (x, y inches) ends: at the unit's limit
+        along the line when ``clamp`` (a drag without Shift) and the drag is longer than the
+        unit may still move (a new Sprint's limit waits for its roll); else ``dest``."""
+        s = self.session
+        dest = np.asarray(dest, float)[:2]
+        if not clamp or (sprint and unit not in s.skirmish.turn_state.sprint_in):
+            return dest
+        c = s.footprint_centre(unit)
+        left, dist = s.skirmish.move_allowance(unit), float(np.linalg.norm(dest - c))
+        if dist <= left + 1e-9 or dist == 0.0:
+            return dest
+        return c + (dest - c) * (left / dist)
 
     def fall_at(self, unit: str, dest) -> float:
         """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
@@ -162,23 +179,30 @@ class SelectMode(Mode):
         s, unit = self.session, self.drag_unit
         lo, hi = s.bounds(unit)
         c = s.footprint_centre(unit)
-        dest = self.destination(unit, press, self.drag_to_point)
-        dist = float(np.linalg.norm(dest - c))
+        asked = self.destination(unit, press, self.drag_to_point)
+        dist = float(np.linalg.norm(asked - c))
         left = s.skirmish.move_allowance(unit)
-        ok = dist <= left + 1e-9
-        start = edge_point(lo, hi, dest)
-        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
         sprint = self.inp.sprint
+        dest = self.stop_point(unit, asked, sprint, not self.inp.shift)
+        stops = not np.allclose(dest, asked)  # shortened to the limit (Shift: refuse)
+        ok = dist <= left + 1e-9 or stops
+        start = edge_point(lo, hi, asked)
+        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
         colour = (0.3, 1.0, 0.4, 1.0) if ok else (
             (1.0, 0.8, 0.2, 1.0) if sprint else (1.0, 0.25, 0.2, 1.0))
         d.markers.append(Marker.line(start + [0, 0, 0.05], end + [0, 0, 0.05], colour, 3.0))
+        if stops:  # the rest of the drag, dimmed: beyond the limit
+            beyond = start + np.array([asked[0] - c[0], asked[1] - c[1], 0.0])
+            d.markers.append(Marker.line(end + [0, 0, 0.05], beyond + [0, 0, 0.05],
+                                         (1.0, 0.25, 0.2, 0.5), 1.5))
         d.markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
                                      colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
         half = (hi[:2] - lo[:2]) / 2
         box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
                for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
         d.markers.append(Marker.path(box, colour, 2.0))
-        d.label = f'{dist:.2f}" of {left:.2f}"' + ("" if ok else (
+        d.label = f'{dist:.2f}" of {left:.2f}"' + (
+            f'  stops at {left:.2f}" (Shift: refuse)' if stops else "") + ("" if ok else (
             "  Sprint: roll for more" if sprint else "  too far (S: Sprint)"))
         fall = self.fall_at(unit, dest)
         if fall > 0.25:  # the path leaves a roof or a wall

@@ -244,6 +244,23 @@ class Skirmish(System):
         half = getattr(st.stats, "plating", None) is not None
         return float(st.stats.move) / (2.0 if half else 1.0)
 
+    def clamped(self, action: MoveAction, left: float | None = None) -> MoveAction:
+        """``action`` shortened to the unit's limit along its line when ``action.clamp`` asks
+        for it and the move is longer than ``left`` (default: what the unit may still move);
+        otherwise ``action`` itself. The shortened ``to`` is rounded to 1e-4", inside the limit.
+        """
+        if not action.clamp or action.by == "referee" or action.unit not in self.game.bodies:
+            return action  # the referee sets a model anywhere
+        left = self.move_allowance(action.unit) if left is None else left
+        frm = self.game.footprint_centre(action.unit)
+        d = np.asarray(action.to, float) - frm
+        dist = float(np.linalg.norm(d))
+        if dist <= left + 1e-9 or dist == 0.0:
+            return action
+        end = frm + d * (max(left - 2e-4, 0.0) / dist)
+        return action.model_copy(update={"to": (round(float(end[0]), 4),
+                                                round(float(end[1]), 4))})
+
     def move_refusal(self, key: str, player: str | None = None) -> str:
         """Why ``player`` (default: the current one) may not move or act with ``key`` now
         ("" when they may; an unknown ``key`` is named as such)."""
@@ -470,6 +487,8 @@ class Skirmish(System):
     @refuses(MoveAction)
     def move_refused(self, action: MoveAction) -> str:
         g = self.game
+        if not (action.sprint and action.unit not in self.turn_state.sprint_in):
+            action = self.clamped(action)  # a new Sprint's limit is known after its roll
         reason = self.move_refusal(action.unit, action.player) \
             or g.system("close_combat").held_refusal(action.unit)
         if reason:
@@ -633,6 +652,8 @@ class Skirmish(System):
             self.turn_state.sprint_in[a.unit] = float(sprint_roll.result)
             effects.spend_action(g, a.unit)
         left = self.move_allowance(a.unit)
+        a = self.clamped(a, left)
+        dist = float(np.linalg.norm(np.asarray(a.to, float) - frm))
         if dist > left + 1e-9 and sprint_roll is None and a.by != "referee":
             raise RulesError(f'{st.name} may move {left:.2f}" more this turn, not {dist:.2f}"')
         if dist > left + 1e-9 and sprint_roll is not None:
