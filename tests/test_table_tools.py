@@ -178,4 +178,5 @@ def test_a_unit_destroyed_as_a_turn_begins_falls_at_once():
         assert g.bodies["guard"].damage.destroyed
         assert any(e["type"] == "topple" and e["body"] == "guard" for e in g.events)
         lo, hi = g.world.aabb("guard")
-        assert float(hi[2] - lo[2]) < 0.6 * standing
+        # it lies (tilted past 45 degrees: on the tower top it may rest across a merlon)
+        assert not g.upright("guard") and float(hi[2] - lo[2]) < 0.7 * standing
