@@ -14,7 +14,7 @@ import sys
 import pytest
 from conftest import REPO
 
-from sandbox.app import odds
+from sandbox.app import odds, odds_stats
 from sandbox.core.errors import SceneError
 
 DICE_SCENE = """
@@ -87,7 +87,7 @@ def test_dice_only_rate_agrees_with_one_third(one_worker):
     assert all(row["collision_rolls"] == 1 for row in r.rows)  # one die a run: dice only
     d = r.odds["bodies"]["trooper"]["destroyed"]
     assert d["n"] == 60 and d["low"] <= 1 / 3 <= d["high"]
-    assert (d["low"], d["high"]) == pytest.approx(odds.wilson(d["k"], 60))
+    assert (d["low"], d["high"]) == pytest.approx(odds_stats.wilson(d["k"], 60))
     # destroyed exactly when the one 1d6 beat Armor 4
     assert all(row["trooper.destroyed"] == int(row["trooper.damage"] > 4) for row in r.rows)
     assert r.odds["expect"]["destroyed:trooper"]["k"] == d["k"]
@@ -101,10 +101,10 @@ def test_dice_only_rate_agrees_with_one_third(one_worker):
 
 def test_wilson_interval_known_values():
     # by hand: (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), p = 1/3, n = 60, z = 1.96
-    lo, hi = odds.wilson(20, 60)
+    lo, hi = odds_stats.wilson(20, 60)
     assert lo == pytest.approx(0.22729, abs=1e-4) and hi == pytest.approx(0.45944, abs=1e-4)
-    assert odds.wilson(0, 10)[0] == 0.0 and odds.wilson(10, 10)[1] == 1.0
-    assert odds.wilson(0, 0) == (0.0, 1.0)
+    assert odds_stats.wilson(0, 10)[0] == 0.0 and odds_stats.wilson(10, 10)[1] == 1.0
+    assert odds_stats.wilson(0, 0) == (0.0, 1.0)
 
 
 def test_two_workers_write_the_same_runs_csv(one_worker, dice_scene, tmp_path):
@@ -301,7 +301,7 @@ def test_action_odds_of_a_drop_played_now(one_worker, dice_scene):
         assert [type(a).__name__ for a in game.actions] == ["EndTurnAction"]  # unchanged
     k = sum(r["trooper.destroyed"] for r in one_worker.rows if r["seed"] <= 6)
     assert o["ok"] == 6 and o["bodies"]["trooper"]["destroyed"]["k"] == k
-    lines = odds.odds_lines(o, names={"trooper": "Private Brick"})
+    lines = odds_stats.odds_lines(o, names={"trooper": "Private Brick"})
     assert lines[0] == "Odds over 6 seeds:"
     assert any(line.startswith("  Private Brick destroyed") for line in lines) == (k > 0)
 

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from .table.app import LOADING_EVERY_S, ODDS_SEEDS, ActionRunner, TabletopApp
+from .table.app import LOADING_EVERY_S, ActionRunner, TabletopApp
+from .table.files import ODDS_SEEDS
 from .table.hud import LOG_COLUMN, LOG_FILTERS, shown_path
 from .table.input import InputLayer
 from .table.launch import open_for_play, play
