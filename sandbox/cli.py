@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -812,7 +813,11 @@ def odds(
     if result.interrupted:
         err_console.print(f"[bold yellow]interrupted:[/] {len(result.rows)} finished runs kept; "
                           f"run the same command again to go on", markup=True)
-        raise typer.Exit(code=130)
+        # the outputs are written (atomically); leave at once: the interpreter's exit would join
+        # the stopped pool's threads, which a SIGTERM mid-run can leave waiting
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     if replay_seed is not None:
         if replay_seed == "dramatic":
             ok = [r for r in result.rows if r.get("status") == "ok"]
