@@ -9,7 +9,7 @@ pytestmark = pytest.mark.window
 
 
 def test_o_shows_the_odds_of_the_previewed_attack(app, monkeypatch):  # noqa: F811
-    import sandbox.app.table.app as tabletop
+    import sandbox.app.table.files as tabletop  # the window's odds: FilesMixin.start_odds
 
     monkeypatch.setattr(tabletop, "ODDS_SEEDS", 4)
     s = app.session
