@@ -113,3 +113,16 @@ def test_state_hash_of_a_closed_game_is_a_sandbox_error(duel):
     g.close()
     with pytest.raises(SandboxError, match="the game is closed"):
         g.state_hash()
+
+
+def test_every_action_type_takes_turns_up_to_the_limit():
+    """No action type keeps a cap of its own on ``turn`` (15 of them still said 100): the one
+    limit is MAX_TURN, the base Action's field."""
+    from sandbox.engine import actions, kinds
+    from sandbox.engine.scene import scene_model
+
+    kinds.all_kinds()
+    scene_model()
+    capped = {name: [m.le for m in cls.model_fields["turn"].metadata if hasattr(m, "le")]
+              for name, cls in actions.REGISTRY.items()}
+    assert {n: le for n, le in capped.items() if le != [MAX_TURN]} == {}

@@ -96,8 +96,6 @@ class FieldEntry(_Strict):
 
 
 class _Act(Action):
-    player: str
-    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
     id: str | None = None
 
 

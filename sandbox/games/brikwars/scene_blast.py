@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...core.errors import RulesError
-from ...engine.actions import MAX_TURN, Action
+from ...engine.actions import Action
 from ...engine.scene_types import Vec3  # noqa: E402
 from ...rules.explosives import explosive_dice
 
@@ -68,7 +68,6 @@ class MissileStrike(Action):
     size: float | None = Field(None, gt=0, description="the missile's Size in inches")
     name: str | None = None
     dud_on_critical_failure: bool = True
-    turn: int = Field(1, ge=1, le=MAX_TURN, description="turn on which it happens")
 
     @model_validator(mode="after")
     def _hazard(self):

@@ -171,8 +171,6 @@ class WalkAction(Action):
 
     type: Literal["walk"]
     cost: ClassVar[str] = "move"
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     unit: str
     to: Vec2
     sprint: bool = False
@@ -189,8 +187,6 @@ class RelayAction(Action):
     type: Literal["relay"]
     cost: ClassVar[str] = "action"
     acting: ClassVar[tuple[str, ...]] = ("commander",)
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     commander: str
 
 
@@ -200,8 +196,6 @@ class ReinforceAction(Action):
     type: Literal["reinforce"]
     cost: ClassVar[str] = "action"
     acting: ClassVar[tuple[str, ...]] = ("commander",)
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     commander: str
     units: list[str] = Field(min_length=1, description="ids in [[reserves]]")
 
@@ -213,8 +207,6 @@ class DeclareAction(Action):
     actor: ClassVar[str] = "player"
     cost: ClassVar[str] = "free"
     acting: ClassVar[tuple[str, ...]] = ()
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     force: str
     what: Literal["losing_battle", "concede", "betray"]
     role: Literal["allied_attacker", "allied_defender", "meddler"] | None = None
@@ -236,8 +228,6 @@ class SwapAction(Action):
     actor: ClassVar[str] = "player"
     cost: ClassVar[str] = "free"
     acting: ClassVar[tuple[str, ...]] = ()
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     units: list[str] = Field(min_length=2, max_length=2, description="the two units swapped")
 
     deployment: ClassVar[bool] = True
@@ -257,8 +247,6 @@ class AmbushAction(Action):
 
     type: Literal["ambush"]
     cost: ClassVar[str] = "free"
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     unit: str
     to: Vec2
 

@@ -29,7 +29,7 @@ from typing import ClassVar, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...engine.actions import MAX_TURN, Action, name_of
+from ...engine.actions import Action, name_of
 from ...engine.scene_types import Vec2, Vec3  # noqa: E402
 from .scene_blast import VariantName, check_variants
 
@@ -91,8 +91,6 @@ class DropZone(_Strict):
 
 
 class _Shot(Action):
-    player: str
-    turn: int = Field(1, ge=1, le=MAX_TURN)
     target: Vec3 = Field(description="aim point (x, y, z), inches; z > 0 to fire over obstacles")
     target_body: str | None = Field(None, description="the body aimed at (Target Size, tracking)")
     action_die: int = Field(6, description="Action die of the firer (d6 for a minifig)")
@@ -135,8 +133,6 @@ class ReloadAction(Action):
     actor: ClassVar[str] = "player"
     cost: ClassVar[str] = "action"
     acting: ClassVar[tuple[str, ...]] = ()
-    player: str
-    turn: int = Field(1, ge=1, le=MAX_TURN)
     weapon: str
     ammo: str = Field(description="an Explosive body within the loading area")
 
@@ -194,8 +190,6 @@ class BombardAction(Action):
     actor: ClassVar[str] = "player"
     cost: ClassVar[str] = "strategy"
     acting: ClassVar[tuple[str, ...]] = ()
-    player: str
-    turn: int = Field(1, ge=1, le=MAX_TURN)
     target: Vec2
     marked_by: str | None = Field(None, description="the allied Scout that Marked the target")
     drop_zone: str | None = Field(None, description="id of a [[drop_zones]] entry")
@@ -248,8 +242,6 @@ class ReinforcementsAction(Action):
     type: Literal["reinforcements"]
     cost: ClassVar[str] = "action"
     acting: ClassVar[tuple[str, ...]] = ("commander",)
-    player: str
-    turn: int = Field(1, ge=1, le=100)
     commander: str = Field(description="the Commander calling them (his Action)")
     units: list[str] = Field(min_length=1, max_length=50, description="ids in [[reserves]]")
     entry: Vec2 = Field(description="the entry point on the battlefield edge (x, y), inches")

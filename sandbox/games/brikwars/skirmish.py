@@ -42,7 +42,6 @@ from pydantic import Field
 from ...core.errors import RulesError
 from ...core.transforms import quat_mul
 from ...engine.actions import (
-    MAX_TURN,
     Action,
     AttackAction,
     MoveAction,
@@ -75,8 +74,6 @@ class FaceAction(Action):
 
     type: Literal["face"]
     cost: ClassVar[str] = "free"
-    player: str
-    turn: int = Field(1, ge=1, le=MAX_TURN)
     unit: str
     degrees: float = Field(ge=-180.0, le=180.0, description="turn, degrees (+ to the left)")
 

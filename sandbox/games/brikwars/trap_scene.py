@@ -93,8 +93,6 @@ class Interact(Action):
 
     type: Literal["interact"]
     cost: ClassVar[str] = "free"
-    player: str
-    turn: int = Field(1, ge=1, le=100, description="turn on which it happens")
     id: str | None = None
     unit: str
     object: str
