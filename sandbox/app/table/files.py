@@ -5,6 +5,7 @@ the window under 1,000 lines)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
@@ -108,18 +109,23 @@ class FilesMixin:
         rp.meta["scene_dir"] = str(Path(g.scene_origin or g.base_dir).resolve())
         return rp
 
+    def _write_replay(self) -> Path | None:
+        """Write the game's replay so far to :meth:`replay_path` (None, with the reason shown,
+        while physics plays out or when it cannot be written)."""
+        if self.busy:
+            self.flash("Wait: physics is still playing out", error=True)
+            return None
+        try:
+            return save_replay(self.replay_of_game(), self.replay_path())
+        except (OSError, SandboxError) as exc:
+            self.flash(f"The replay could not be written: {exc}", error=True)
+            return None
+
     def open_report(self) -> None:
         """Ctrl+R: write the game's replay (:meth:`replay_path`) and its battle report beside
         it (``sandbox report``, in its own process: ``<save name>.report/index.html``)."""
-        import sys
-
-        if self.busy:
-            self.flash("Wait: physics is still playing out", error=True)
-            return
-        try:
-            path = save_replay(self.replay_of_game(), self.replay_path())
-        except (OSError, SandboxError) as exc:
-            self.flash(f"The replay could not be written: {exc}", error=True)
+        path = self._write_replay()
+        if path is None:
             return
         out = path.with_suffix(".report")
         self.launch([sys.executable, "-m", "sandbox", "report", str(path), "--out", str(out)])
@@ -129,15 +135,8 @@ class FilesMixin:
     def open_replay(self) -> None:
         """F8: write the game's replay so far (the whole game once it is over) and open it in
         the replay viewer, a window of its own (``sandbox replay``)."""
-        import sys
-
-        if self.busy:
-            self.flash("Wait: physics is still playing out", error=True)
-            return
-        try:
-            path = save_replay(self.replay_of_game(), self.replay_path())
-        except (OSError, SandboxError) as exc:
-            self.flash(f"The replay could not be written: {exc}", error=True)
+        path = self._write_replay()
+        if path is None:
             return
         self.launch([sys.executable, "-m", "sandbox", "replay", str(path)])
         self.flash(f"Replay written to {shown_path(path)}; the viewer opens in its own window",
