@@ -59,3 +59,29 @@ def test_a_creation_gets_its_stud_graph_at_load_and_its_first_blast_builds_none(
         assert built == []
         for root, s in game.blasts.structures.items():
             assert s.graph is graphs[root]  # the graph made at load
+
+
+def test_components_from_edge_arrays_are_the_pieces_networkx_finds():
+    """connectivity.components (index arrays and label propagation, issue 26) splits a graph
+    as pieces(graph.subgraph(kept)) does: same pieces, same order, on random graphs (chains,
+    trees, cycles, lone parts) with random parts removed."""
+    import networkx as nx
+
+    rng = np.random.default_rng(26)
+    for k in range(300):
+        n = int(rng.integers(1, 120))
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        for _ in range(int(rng.integers(0, 2 * n))):
+            a, b = rng.integers(0, n, 2)
+            if a != b:
+                g.add_edge(int(a), int(b))
+        if k % 3 == 0:  # a long chain: many rounds of label propagation
+            nx.add_path(g, rng.permutation(n).tolist())
+        kept = [v for v in range(n) if rng.random() > (0.0 if k % 5 == 0 else 0.3)]
+        want = connectivity.pieces(g.subgraph(kept))
+        assert connectivity.components(g, kept) == want
+        assert connectivity.components(g, set(kept)) == want  # any iterable; cached arrays
+    assert connectivity.components(nx.path_graph(3), []) == []
+    odd = nx.Graph([("a", "b"), ("c", "d")])  # not 0..n-1: networkx's answer
+    assert connectivity.components(odd, ["a", "b", "c"]) == [["a", "b"], ["c"]]

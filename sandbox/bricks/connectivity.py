@@ -230,6 +230,7 @@ def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = 
         for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
             if not g.has_edge(i, j):
                 g.add_edge(i, j, studs=0, kind="contact")
+    _edge_arrays(g)  # made with the graph, at load: a blast only reads them (components)
     return g
 
 
@@ -250,5 +251,85 @@ def pieces(graph: nx.Graph, removed: set[int] | frozenset[int] = frozenset()) ->
     keep = [n for n in graph.nodes if n not in removed]
     sub = graph.subgraph(keep)
     comps = [sorted(c) for c in nx.connected_components(sub)]
+    comps.sort(key=lambda c: (-len(c), c[0]))
+    return comps
+
+
+def _edge_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The graph's edges as two index arrays and the node count, made once per graph (kept in
+    ``graph.graph``; a creation's stud graph never changes once built). None when the nodes
+    are not ``0..n-1``."""
+    key = (graph.number_of_nodes(), graph.number_of_edges())
+    cached = graph.graph.get("_edge_arrays")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    n = graph.number_of_nodes()
+    arrays = None
+    if all(isinstance(v, (int, np.integer)) and 0 <= v < n for v in graph.nodes):
+        e = np.array(list(graph.edges), dtype=np.int64).reshape(-1, 2)
+        arrays = (np.ascontiguousarray(e[:, 0]), np.ascontiguousarray(e[:, 1]), n)
+    graph.graph["_edge_arrays"] = (key, arrays)
+    return arrays
+
+
+def components(graph: nx.Graph, nodes) -> list[list[int]]:
+    """Connected pieces of the part of ``graph`` made of ``nodes`` (the parts left), in the
+    order of :func:`pieces`: largest first, ties by lowest index, each sorted.
+
+    The same pieces as ``pieces(graph.subgraph(nodes))``, from index arrays of the edges made
+    once per graph and a label propagation (each part takes the lowest label of its
+    neighbours, with pointer jumping) over the edges between kept parts: a blast splits the
+    King's Castle (761 parts, 1,315 joints) in well under a millisecond (issue 26), where
+    networkx's subgraph view and breadth-first search took about 10 ms.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Nodes ``0..n-1`` (:func:`connection_graph`); other node labels are handled by
+        networkx.
+    nodes : iterable of int
+        The parts kept (a subset of the graph's nodes).
+
+    Returns
+    -------
+    list of list of int
+
+    Raises
+    ------
+    ValueError
+        For a kept part that is not a node of the graph.
+    """
+    nodes = list(nodes)
+    arrays = _edge_arrays(graph)
+    if arrays is None:
+        return pieces(graph.subgraph(nodes))
+    u, v, n = arrays
+    idx = np.asarray(nodes, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"parts {idx[(idx < 0) | (idx >= n)][:5].tolist()} are not in the "
+                         f"graph (nodes 0..{n - 1})")
+    alive = np.zeros(n, dtype=bool)
+    alive[idx] = True
+    keep = np.flatnonzero(alive)  # (np.unique would import numpy.ma: 25 ms at a first blast)
+    both = alive[u] & alive[v]
+    a, b = u[both], v[both]
+    label = np.arange(n)
+    while True:
+        la, lb = label[a], label[b]
+        differ = la != lb
+        if not differ.any():
+            break
+        low = np.minimum(la[differ], lb[differ])
+        np.minimum.at(label, la[differ], low)  # hook each root under the lowest label
+        np.minimum.at(label, lb[differ], low)
+        while True:  # pointer jumping: every label its root's
+            up = label[label]
+            if np.array_equal(up, label):
+                break
+            label = up
+    lab = label[keep]
+    order = np.lexsort((keep, lab))  # by root, then part index: each piece sorted
+    cuts = np.flatnonzero(np.diff(lab[order])) + 1
+    comps = [c.tolist() for c in np.split(keep[order], cuts)] if keep.size else []
     comps.sort(key=lambda c: (-len(c), c[0]))
     return comps

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -315,7 +316,9 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
     local[:, 2, 2] = a * a + b_ * b_
     local = (masses / 12.0)[:, None, None] * local
     d = centres - com
-    dd = np.array([np.dot(x, x) for x in d])
+    # one (1, 3) @ (3, 1) product per box: numpy's matmul calls BLAS's dot for each, the same
+    # rounding as ``np.dot(x, x)`` box by box (an einsum or a row sum rounds differently)
+    dd = (d[:, None, :] @ d[:, :, None])[:, 0, 0]
     shift = dd[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :]
     terms = rot @ local @ np.swapaxes(rot, 1, 2) + masses[:, None, None] * shift
     inertia = np.add.accumulate(np.concatenate([np.zeros((1, 3, 3)), terms]), axis=0)[-1]
@@ -327,12 +330,13 @@ def _boxes_in_frame(boxes: Sequence[BoxShape], origin: np.ndarray,
     """Half sizes (n, 3, at least 1e-3"), centres (n, 3) and orientations (n, 4, x y z w) of
     world boxes in a body frame (``origin``, axes ``rot``), all boxes at once (issue 21): the
     same numbers bit for bit as ``rot.T @ (centre - origin)`` and
-    ``matrix_to_quat(rot.T @ rotation)`` box by box (the quaternions at once)."""
+    ``matrix_to_quat(rot.T @ rotation)`` box by box (the quaternions at once): a stacked
+    matmul calls BLAS once per box, as the product box by box does (issue 26)."""
     halfs = np.maximum(np.array([b.half_extents for b in boxes], dtype=float), 1e-3)
     d = np.array([b.centre for b in boxes], dtype=float) - origin
-    rt = rot.T  # box by box below: a stacked product rounds differently from this one
-    centres = np.array([rt @ v for v in d])
-    turns = np.array([rt @ np.asarray(b.rotation, dtype=float) for b in boxes])
+    rt = rot.T
+    centres = (rt @ d[:, :, None])[:, :, 0]
+    turns = rt @ np.array([b.rotation for b in boxes], dtype=float)
     return halfs, centres, matrices_to_quats(turns)
 
 
@@ -439,6 +443,9 @@ class PhysicsWorld:
         self._frozen_aabbs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         #: Broadphase proxies were refreshed (canonicalize): the next step fetches contacts.
         self._refetch = False
+        #: Temporary folder for generated URDF files (_load_compound_urdf), made on first use.
+        self._tmpdir: str | None = None
+        self._urdf_count = 0
         self._bind()
 
     def _bind(self) -> None:
@@ -475,7 +482,10 @@ class PhysicsWorld:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Disconnect the pybullet client."""
+        """Disconnect the pybullet client (and remove the world's temporary folder)."""
+        tmp, self._tmpdir = getattr(self, "_tmpdir", None), None
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if getattr(self, "client", None) is not None:
             try:
                 self.client.disconnect()
@@ -604,7 +614,8 @@ class PhysicsWorld:
         128 links, so big creations (the King's Castle: 761 parts; the Destroyer Droid: 3864)
         are written as a one-link URDF whose collision elements are the boxes, in the body
         frame (centre of mass, principal axes), with the exact mass and principal inertia
-        (``URDF_USE_INERTIA_FROM_FILE``). The file is generated here, read once and deleted.
+        (``URDF_USE_INERTIA_FROM_FILE``). The file is generated here, in the world's own
+        temporary folder (made once, removed by :meth:`close`), read once and deleted.
         """
         c = self.client
 
@@ -617,24 +628,32 @@ class PhysicsWorld:
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
         sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
-        for h, local, q in zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(),
-                               strict=True):
-            rpy = c.getEulerFromQuaternion(q)
-            lines.append(
-                f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
-                f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
-                f'<geometry><box size="{num(h[0])} {num(h[1])} {num(h[2])}"/></geometry>'
-                '</collision>')
+        euler = pybullet.getEulerFromQuaternion  # plain math: no client, no bound partial
+        # one %-format per box; %r of a Python float is its shortest exact text, as num()
+        box = ('<collision><origin xyz="%r %r %r" rpy="%r %r %r"/>'
+               '<geometry><box size="%r %r %r"/></geometry></collision>')
+        lines += [box % (*local, *euler(q), *h) for h, local, q in
+                  zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(), strict=True)]
         lines += ["</link>", "</robot>", ""]
-        with tempfile.TemporaryDirectory(prefix="sandbox-body-") as tmp:
-            path = os.path.join(tmp, "body.urdf")
+        self._urdf_count += 1
+        path = os.path.join(self._urdf_dir(), f"body{self._urdf_count}.urdf")
+        try:
             with open(path, "w", encoding="ascii") as fh:
                 fh.write("\n".join(lines))
             with _quiet_c_stdout():
                 uid = c.loadURDF(path, com.tolist(), matrix_to_quat(rot),
                                  useFixedBase=mass == 0.0,
                                  flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         return uid
+
+    def _urdf_dir(self) -> str:
+        """The world's temporary folder for generated URDF files (made on first use)."""
+        if self._tmpdir is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="sandbox-body-")
+        return self._tmpdir
 
     def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray,
                         rot: np.ndarray) -> int:

@@ -55,7 +55,7 @@ import numpy as np
 if TYPE_CHECKING:
     import networkx as nx
 
-from ...bricks.connectivity import connection_graph, pieces
+from ...bricks.connectivity import components, connection_graph
 from ...core.dice import DiceExpression, DiceSum, ExpressionRoll
 from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
@@ -668,7 +668,7 @@ class Blasts(System):
         pos, orn = world.pose(key)
         r_old = quat_to_matrix(orn)
         alive = [t for t in tags if t not in s.destroyed]
-        groups = pieces(s.graph.subgraph(alive))
+        groups = components(s.graph, alive)
         plans, kinds = [], []
         for grp in groups:
             self._serial += 1
