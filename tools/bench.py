@@ -384,7 +384,7 @@ def fig_undo() -> list[dict]:
     return [_undo_figure("big_drop_kings_castle.toml", "undo_castle",
                          "undo of the Big Drop on the castle gatehouse + the next action"),
             _undo_figure("wall_demolition.toml", "undo_break",
-                         "undo of the missile that broke the wall (rebuild) + the next action")]
+                         "undo of the missile that broke the wall (bodies removed) + the next action")]
 
 
 def fig_export(size: str, seconds: float, tmp: Path) -> dict:

@@ -1126,8 +1126,9 @@ class Game:
                                            len(self.events), self.recorder.mark())
 
     def _restore(self, snap: _Snapshot) -> bool:
-        """Put the game back as it was in ``snap`` (False, changing nothing, when the world
-        cannot go back: a body of then has been removed since; the caller rebuilds)."""
+        """Put the game back as it was in ``snap`` (False when the world cannot go back
+        (:meth:`PhysicsWorld.restore`: the pairs with contacts switched off changed since);
+        the caller rebuilds)."""
         if not self.world.restore(snap.physics):
             self.world.forget(snap.physics)
             return False
@@ -1149,12 +1150,15 @@ class Game:
         """Take back the last action. Returns the action taken back.
 
         The game goes back to a snapshot taken just before that action (the world's pybullet
-        state, every System's state, the dice, the log), or, where there is none (an action
-        older than the last :data:`UNDO_SNAPSHOTS`) or the world cannot go back (the action
-        removed a body: a broken creation, an exploded Payload), is rebuilt from the scene,
-        seed and the log less its last action. ``replay --verify`` and loading a save still
-        re-simulate the whole log. After a snapshot, the table is exactly as before the action
-        (same state hash), and play goes on exactly as a re-simulation (a save, a replay, a
+        state, every System's state, the dice, the log); bodies the action removed (a broken
+        creation, an exploded Payload) are made again in their old places in Bullet's arrays
+        and those it added taken out (:meth:`PhysicsWorld.restore`, issue 26). Where there is
+        no snapshot (an action older than the last :data:`UNDO_SNAPSHOTS`) or the world cannot
+        go back (contacts between a pair switched on or off since), the game is rebuilt from
+        the scene, seed and the log less its last action. ``replay --verify`` and loading a
+        save still re-simulate the whole log. After a snapshot, the table is exactly as
+        before the action (same state hash), and play goes on exactly as a re-simulation (a
+        save, a replay, a
         network peer) makes it: every action starts and ends with Bullet's contact caches
         made again in one canonical order (:meth:`PhysicsWorld.canonicalize`), and the
         world's sleep state is in the snapshot. Nothing is deferred to the next action.

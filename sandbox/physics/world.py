@@ -193,6 +193,10 @@ class Body:
     links: list[int] = field(default_factory=lambda: [-1])
     #: Bullet may put it to sleep once it rests (see SLEEP_THRESHOLD).
     sleeps: bool = False
+    #: How it was made, to make it again the same (:meth:`PhysicsWorld.restore` brings back a
+    #: body removed since a snapshot): ``("compound", boxes, static, friction, restitution,
+    #: sleeping)`` or ``("ground", width, depth, thickness)``.
+    recipe: tuple = field(default=(), repr=False, compare=False)
 
 
 @dataclass
@@ -226,6 +230,8 @@ class WorldSnapshot:
     #: sleeps (see SLEEPING): the engine's own sleep state.
     rested: tuple = ()
     asleep: bool = False
+    #: Length of the world's journal of added and removed bodies then (see restore).
+    journal: int = 0
 
 
 @dataclass(frozen=True)
@@ -443,6 +449,17 @@ class PhysicsWorld:
         self._frozen_aabbs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         #: Broadphase proxies were refreshed (canonicalize): the next step fetches contacts.
         self._refetch = False
+        #: Keys in the order of Bullet's body and collision-object arrays: a body added goes
+        #: last; a removed one's place is taken by the last (Bullet's swap-and-pop removal).
+        self._order: list[str] = []
+        #: Bodies added and removed while a snapshot is kept, to undo them (restore):
+        #: ``("add", key)`` or ``("remove", body, moved)``, ``moved`` the key of the body that
+        #: took its place in Bullet's arrays (None when it was the last). Entry ``i`` has the
+        #: number ``_journal_start + i``.
+        self._journal: list[tuple] = []
+        self._journal_start = 0
+        #: Snapshots that can be restored: pybullet state id -> journal number then.
+        self._live: dict[int, int] = {}
         #: Temporary folder for generated URDF files (_load_compound_urdf), made on first use.
         self._tmpdir: str | None = None
         self._urdf_count = 0
@@ -510,6 +527,9 @@ class PhysicsWorld:
         if body.key in self.bodies:
             raise ValueError(f"a body called {body.key!r} already exists")
         self.bodies[body.key] = body
+        self._order.append(body.key)
+        if self._live:
+            self._journal.append(("add", body.key))
         self._by_uid[body.uid] = body
         self._dynamic = None
         self._wake_table()
@@ -535,7 +555,8 @@ class PhysicsWorld:
         uid = c.createMultiBody(0, shape, -1, [0, 0, -thickness / 2], [0, 0, 0, 1])
         c.changeDynamics(uid, -1, lateralFriction=0.7, restitution=0.1)
         return self._register(
-            Body("ground", uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True)
+            Body("ground", uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True,
+                 recipe=("ground", width, depth, thickness))
         )
 
     def add_compound(
@@ -575,6 +596,14 @@ class PhysicsWorld:
         ValueError
             On a duplicate key, no boxes, or non-positive mass.
         """
+        if key in self.bodies:
+            raise ValueError(f"a body called {key!r} already exists")
+        return self._register(self._make_compound(key, boxes, static, friction, restitution,
+                                                  sleeping))
+
+    def _make_compound(self, key: str, boxes: Sequence[BoxShape], static: bool,
+                       friction: float, restitution: float, sleeping: bool | None) -> Body:
+        """The pybullet body of :meth:`add_compound`, not yet registered."""
         mass, com, inertia = compound_mass_properties(boxes)
         rot, diag = _principal_frame(inertia)
         c = self.client
@@ -602,9 +631,9 @@ class PhysicsWorld:
                 dyn["sleepThreshold"] = SLEEP_THRESHOLD
         c.changeDynamics(uid, -1, **dyn)
         links = [-1]
-        body = Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
-                    links, sleeps=not static and bool(sleeping))
-        return self._register(body)
+        return Body(key, uid, 0.0 if static else mass, rot, com, [b.tag for b in boxes], static,
+                    links, sleeps=not static and bool(sleeping),
+                    recipe=("compound", tuple(boxes), static, friction, restitution, sleeping))
 
     def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
                             rot: np.ndarray, mass: float, diag: np.ndarray) -> int:
@@ -668,42 +697,108 @@ class PhysicsWorld:
 
     def remove(self, key: str) -> None:
         """Remove a body from the world."""
-        body = self.bodies.pop(key)
+        body = self.bodies[key]
+        moved = self._remove_body(key)
+        if self._live:
+            self._journal.append(("remove", body, moved))
         self._by_uid.pop(body.uid, None)
         self._dynamic = None
         self._wake_table()
         self._rested.pop(key, None)
-        self.client.removeBody(body.uid)
         self._in_contact = {p for p in self._in_contact if body.uid not in p}
+
+    def _remove_body(self, key: str) -> str | None:
+        """Take a body out of pybullet and of ``bodies``; return the key of the body that takes
+        its place in Bullet's arrays (swap and pop: the last one), None when it was last."""
+        body = self.bodies.pop(key)
+        order = self._order
+        i = order.index(key)
+        moved = order[-1] if i != len(order) - 1 else None
+        order[i] = order[-1]
+        order.pop()
+        self.client.removeBody(body.uid)
+        return moved
+
+    def _make_again(self, body: Body) -> bool:
+        """Make a removed body again from its recipe, last in Bullet's arrays; True when
+        pybullet gave it its old id (it reuses the last freed id first)."""
+        kind, *args = body.recipe
+        if kind == "compound":
+            new = self._make_compound(body.key, *args)
+        elif kind == "ground":
+            width, depth, thickness = args
+            shape = self.client.createCollisionShape(
+                pybullet.GEOM_BOX, halfExtents=[width / 2, depth / 2, thickness / 2])
+            uid = self.client.createMultiBody(0, shape, -1, [0, 0, -thickness / 2],
+                                              [0, 0, 0, 1])
+            self.client.changeDynamics(uid, -1, lateralFriction=0.7, restitution=0.1)
+            new = Body(body.key, uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True)
+        else:
+            return False
+        self.bodies[body.key] = body
+        self._order.append(body.key)
+        return new.uid == body.uid
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> WorldSnapshot:
-        """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory)."""
-        return WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
+        """The world now, to :meth:`restore` later (pybullet ``saveState``, in memory); from
+        now until it is forgotten, bodies added and removed are journaled."""
+        at = self._journal_start + len(self._journal)
+        snap = WorldSnapshot(self.client.saveState(), dict(self.bodies), self.time, self.steps,
                              frozenset(self._in_contact), self._touched, dict(self._woken),
                              frozenset(self._guarded_now), frozenset(self.no_collide),
-                             tuple(self._rested.items()), self.dormant)
+                             tuple(self._rested.items()), self.dormant, journal=at)
+        self._live[snap.state_id] = at
+        return snap
 
     def can_restore(self, snap: WorldSnapshot) -> bool:
-        """True when :meth:`restore` can go back to ``snap``: every body of then is still in
-        the world (bodies added since are removed by the restore; a body removed since cannot
-        come back: pybullet's ``restoreState`` matches bodies by their place in the world), and
-        the pairs with contacts switched off are those of then (``restoreState`` keeps the
-        collision filters as they are now)."""
-        return (self.no_collide == snap.no_collide
-                and all(self.bodies.get(k) is b for k, b in snap.bodies.items()))
+        """True when :meth:`restore` can go back to ``snap``: it is kept (not forgotten, not
+        made void by the restore of an earlier one), and the pairs with contacts switched off
+        are those of then (``restoreState`` keeps the collision filters as they are now)."""
+        return (self._live.get(snap.state_id) == snap.journal
+                and snap.journal >= self._journal_start
+                and self.no_collide == snap.no_collide)
 
     def restore(self, snap: WorldSnapshot) -> bool:
-        """Go back to ``snap``: remove the bodies added since, then restore every body's pose,
-        velocity and contact manifolds (pybullet ``restoreState``) and the step count.
+        """Go back to ``snap``: undo the bodies added and removed since, newest first, then
+        restore every body's pose, velocity and contact manifolds (pybullet ``restoreState``)
+        and the step count.
 
-        Returns False, changing nothing, when a body of then has been removed since
-        (:meth:`can_restore`): the caller rebuilds instead.
+        pybullet's ``restoreState`` matches bodies by their place in Bullet's body and
+        collision-object arrays, and the solver's islands follow that order too, so a body
+        removed since (a creation that broke, an exploded Payload) must come back to its old
+        place, not at the end: Bullet removed it by moving the last body into its place
+        (swap and pop). So each removal is undone as its exact inverse: the body is made again
+        from its recipe (last), then the body that had moved into its place is taken out
+        (the remade one moves back in) and made again (last, where it was). pybullet hands
+        out the ids it freed last first, so every body gets its old id back. A body added
+        since is taken out (it is last at that point).
+
+        Returns False, changing nothing, when ``snap`` cannot be restored
+        (:meth:`can_restore`), and False too in the unexpected case that pybullet gave a
+        remade body another id (the world is then half restored: the caller rebuilds, as it
+        does for False).
         """
         if not self.can_restore(snap):
             return False
-        for key in reversed([k for k in self.bodies if k not in snap.bodies]):
-            self.remove(key)  # its bookkeeping is overwritten from the snapshot below
+        since = self._journal[snap.journal - self._journal_start:]
+        del self._journal[snap.journal - self._journal_start:]
+        for op in reversed(since):
+            if op[0] == "add":
+                if self._order[-1] != op[1]:
+                    return False
+                self._remove_body(op[1])
+                continue
+            _, body, moved = op
+            if not self._make_again(body):
+                return False
+            if moved is not None:
+                other = self.bodies[moved]
+                self._remove_body(moved)
+                if not self._make_again(other):
+                    return False
+        # snapshots taken after this one are void: their journal entries are gone
+        self._live = {k: v for k, v in self._live.items() if v <= snap.journal}
         self.client.restoreState(stateId=snap.state_id)
         self.bodies = dict(snap.bodies)
         self._by_uid = {b.uid: b for b in self.bodies.values()}
@@ -740,7 +835,14 @@ class PhysicsWorld:
         self._refetch = True
 
     def forget(self, snap: WorldSnapshot) -> None:
-        """Free a snapshot's pybullet state (it cannot be restored afterwards)."""
+        """Free a snapshot's pybullet state (it cannot be restored afterwards), and the journal
+        entries no kept snapshot needs."""
+        if self._live.get(snap.state_id) == snap.journal:
+            del self._live[snap.state_id]
+        first = min(self._live.values(), default=self._journal_start + len(self._journal))
+        if first > self._journal_start:
+            del self._journal[:first - self._journal_start]
+            self._journal_start = first
         if self.client is not None:
             self.client.removeState(snap.state_id)
 
