@@ -128,3 +128,32 @@ def test_boxes_in_a_body_frame_equal_the_box_by_box_formula():
             assert tuple(q.tolist()) == matrix_to_quat(rot.T @ np.asarray(b.rotation))
     ms = np.array([_rotation(rng) for _ in range(500)])
     assert [tuple(q) for q in matrices_to_quats(ms).tolist()] == [matrix_to_quat(m) for m in ms]
+
+
+def test_pieces_find_their_triangles_on_first_need_and_get_each_part_they_hold():
+    """Issue 26: a break does not sort the parent's triangles by piece; the first read of a
+    piece's mesh or placement_index does, once for every piece of the break, and each piece
+    gets exactly the triangles of its parts, ascending (those of destroyed parts go to their
+    rubble)."""
+    from pathlib import Path
+
+    import sandbox
+
+    repo = Path(__file__).resolve().parents[1]
+    with sandbox.open_game(repo / "scenes" / "wall_demolition.toml") as game:
+        parent = game.assets["wall"]
+        parent_index = np.asarray(parent.placement_index)
+        game.play_turns()
+        pieces = {k: a for k, a in game.assets.items() if isinstance(a, PieceAsset)}
+        assert len(pieces) > 2
+        assert all(callable(vars(a)["_tri"]) for a in pieces.values())  # nothing sorted yet
+        seen = []
+        for key, asset in pieces.items():
+            tags = game.world.bodies[key].child_tags
+            want = np.flatnonzero(np.isin(parent_index, tags))
+            assert np.array_equal(asset.placement_index, parent_index[want]), key
+            assert np.array_equal(asset.triangles(), want), key
+            assert len(asset.local_vertices) == 3 * len(want)
+            seen.append(want)
+        every = np.sort(np.concatenate(seen))
+        assert np.array_equal(every, np.arange(len(parent_index)))  # each triangle once

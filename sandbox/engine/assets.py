@@ -304,8 +304,10 @@ class PieceAsset(BodyAsset):
         As :class:`BodyAsset`.
     parent : BodyAsset
         The body that broke (attached: its ``local_*`` arrays are its body-frame mesh).
-    tri : (k,) int
-        The piece's triangles in the parent's mesh, ascending.
+    tri : (k,) int, or a function of no arguments that returns them
+        The piece's triangles in the parent's mesh, ascending. A function is called on first
+        need (the mesh or ``placement_index`` read; issue 26: a break does not sort the
+        parent's triangles by piece unless something reads a piece's mesh).
     parent_rotation, parent_position : (3, 3), (3,)
         The parent's pose when it broke (world frame, inches).
     origin, rotation : (3,), (3, 3)
@@ -322,19 +324,47 @@ class PieceAsset(BodyAsset):
     local_colours = _lazy_mesh_array("local_colours")
 
     def __init__(self, name: str, boxes: list[BoxShape], part_count: int, *, parent: BodyAsset,
-                 tri: np.ndarray, parent_rotation, parent_position, origin, rotation, **fields):
-        self.__dict__["_source"] = (parent, np.asarray(tri),
-                                    np.asarray(parent_rotation, float),
-                                    np.asarray(parent_position, float),
-                                    np.asarray(origin, float), np.asarray(rotation, float))
+                 tri, parent_rotation, parent_position, origin, rotation, **fields):
+        d = self.__dict__
+        d["_tri"] = tri if callable(tri) else np.asarray(tri)
+        d["_source"] = (parent, np.asarray(parent_rotation, float),
+                        np.asarray(parent_position, float),
+                        np.asarray(origin, float), np.asarray(rotation, float))
+        if "placement_index" not in fields and parent.placement_index is not None:
+            d["_parent_index"] = parent.placement_index  # this piece's: made on first read
         super().__init__(name, boxes, None, None, None, part_count, **fields)
+
+    def triangles(self) -> np.ndarray:
+        """(k,) int: the piece's triangles in the parent's mesh, ascending."""
+        tri = self.__dict__["_tri"]
+        if callable(tri):
+            tri = self.__dict__["_tri"] = np.asarray(tri())
+        return tri
+
+    @property
+    def placement_index(self):  # type: ignore[override]
+        """(k,) int: part (box tag) of each triangle: the parent's, for the piece's
+        triangles (made on first read)."""
+        d = self.__dict__
+        if "_parent_index" in d:
+            d["placement_index"] = np.asarray(d.pop("_parent_index"))[self.triangles()]
+        return d.get("placement_index")
+
+    @placement_index.setter
+    def placement_index(self, value) -> None:
+        d = self.__dict__
+        if value is None and "_parent_index" in d:
+            return  # the dataclass's __init__: the parent's, on first read
+        d.pop("_parent_index", None)
+        d["placement_index"] = value
 
     def make_mesh(self) -> None:
         """Make the mesh arrays now (what the first read of one of them does)."""
         src = self.__dict__.pop("_source", None)
         if src is None:
             return
-        parent, tri, r_old, pos, o, r = src
+        parent, r_old, pos, o, r = src
+        tri = self.triangles()
         lv, ln, lc = parent.local_vertices, parent.local_normals, parent.local_colours
         vsel = (tri[:, None] * 3 + np.arange(3)).reshape(-1)
         world_v = (lv[vsel].astype(float) @ r_old.T + pos).astype(np.float32)

@@ -61,11 +61,16 @@ def _quiet_c_stdout():
 
 def _libc_fflush() -> None:
     try:
-        import ctypes
+        if not _LIBC:
+            import ctypes
 
-        ctypes.CDLL(None).fflush(None)
+            _LIBC.append(ctypes.CDLL(None))  # dlopen once: about 1 ms a call
+        _LIBC[0].fflush(None)
     except (OSError, AttributeError):
         pass
+
+
+_LIBC: list = []
 
 
 with _quiet_c_stdout():

@@ -46,6 +46,7 @@ module's).
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
@@ -66,7 +67,7 @@ from ...physics.breakage import (
     PiecePlan,
     boxes_now,
     knockback_velocity,
-    part_distances,
+    point_box_distances,
     split_body,
     touching,
 )
@@ -153,6 +154,36 @@ class Structure:
         memo[id(self.graph)] = self.graph
         return Structure(**{f.name: copy.deepcopy(getattr(self, f.name), memo)
                             for f in fields(self)})
+
+
+class _TriangleSplit:
+    """Which triangles of a broken body's mesh each piece gets (``split(i)``: plan ``i``'s,
+    ascending), worked out on the first piece's first need (a renderer, Fire's samples, a
+    second break), not at the break (issue 26: a sort of the King's Castle's 466k triangles).
+
+    One pass: a stable sort of the triangles by plan keeps each plan's triangles in ascending
+    order (what ``np.sort`` of its triangles gives), cut at the plans' bounds.
+    """
+
+    def __init__(self, placement_index, plans: list[PiecePlan]):
+        self._pidx = placement_index
+        self._tags = [plan.tags for plan in plans]
+        self._cut: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __call__(self, i: int) -> np.ndarray:
+        if self._cut is None:
+            pidx = np.asarray(self._pidx)
+            top = max(int(pidx.max(initial=-1)), max((max(t) for t in self._tags),
+                                                     default=-1)) + 1
+            plan_of = np.full(top + 1, len(self._tags), dtype=np.int64)
+            for k, tags in enumerate(self._tags):
+                plan_of[np.asarray(tags, dtype=np.int64)] = k
+            tri_plan = plan_of[pidx]
+            order = np.argsort(tri_plan, kind="stable")
+            cuts = np.searchsorted(tri_plan[order], np.arange(len(self._tags) + 1), "left")
+            self._cut, self._pidx = (order, cuts), None
+        order, cuts = self._cut
+        return order[cuts[i]:cuts[i + 1]]
 
 
 class Blasts(System):
@@ -545,10 +576,11 @@ class Blasts(System):
         targets = [k for k in g.world.bodies if k != "ground" and k not in exclude]
         hits: dict[str, dict[int, float]] = {}
         for key in targets:
-            d = part_distances(g.world, key, self._boxes(key), point)
-            near = {t: v for t, v in d.items() if v <= radius + 1e-9}
-            if near:
-                hits[key] = near
+            now = boxes_now(g.world, key, self._boxes(key))
+            d = point_box_distances(point, now)
+            close = np.flatnonzero(d <= radius + 1e-9).tolist()
+            if close:  # tag -> inches, in box order (part_distances, the parts within reach)
+                hits[key] = {now[i].tag: float(d[i]) for i in close}
         self._ground(point, rings, variant)
         thrown: list[tuple[str, ExplosionRing]] = []  # (body, the ring that throws it)
         for key, near in hits.items():
@@ -687,20 +719,14 @@ class Blasts(System):
         thrown = []
         if old_asset.placement_index is None or not old_asset.has_body_mesh():
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
-        # each triangle's plan, in one pass: a stable sort by plan keeps each plan's triangles
-        # in ascending order (what np.sort of its triangles gives), cut at the plans' bounds
-        pidx = np.asarray(old_asset.placement_index)
-        top = max(int(pidx.max(initial=-1)), max((max(p.tags) for p in plans), default=-1)) + 1
-        plan_of = np.full(top + 1, len(plans), dtype=np.int64)
-        for i, plan in enumerate(plans):
-            plan_of[np.asarray(plan.tags, dtype=np.int64)] = i
-        tri_plan = plan_of[pidx]
-        order = np.argsort(tri_plan, kind="stable")
-        cuts = np.searchsorted(tri_plan[order], np.arange(len(plans) + 1), "left")
+        split = _TriangleSplit(old_asset.placement_index, plans)
+        # nailed down: a part's box reaching the table top, every box at once (_on_ground's
+        # arithmetic, row by row)
+        grounded = dict(zip(now, self._on_ground_many(list(now.values())), strict=True))
         for i, (plan, kind) in enumerate(zip(plans, kinds, strict=True)):
             body = new[plan.key]
-            tri = order[cuts[i]:cuts[i + 1]]
-            asset = self._piece_asset(old_asset, plan, body, tri, r_old, pos)
+            asset = self._piece_asset(old_asset, plan, body, functools.partial(split, i), r_old,
+                                      pos)
             asset.boxes = [now[t] for t in plan.tags]  # the piece's boxes at its creation
             g.assets[plan.key] = asset
             self.root_of[plan.key] = s.root
@@ -713,7 +739,7 @@ class Blasts(System):
                 g.bodies[plan.key] = ps
                 s.body_tags[plan.key] = list(plan.tags)
                 s.synced[plan.key] = ps.damage.cumulative_damage
-                nailed = static or any(self._on_ground(now[t]) for t in plan.tags)
+                nailed = static or any(grounded[t] for t in plan.tags)
                 d = min((near[t] for t in plan.tags if t in near), default=None)
                 if not nailed and d is not None:
                     ring = explosion_at(rings, d)
@@ -744,10 +770,22 @@ class Blasts(System):
         return thrown
 
     @staticmethod
-    def _piece_asset(old: BodyAsset, plan: PiecePlan, body, tri: np.ndarray,
+    def _on_ground_many(boxes: list[BoxShape]) -> list[bool]:
+        """:meth:`_on_ground` of every box at once (the same arithmetic, row by row)."""
+        if not boxes:
+            return []
+        r = np.array([b.rotation for b in boxes], dtype=float)
+        h = np.array([b.half_extents for b in boxes], dtype=float)
+        z = np.array([b.centre[2] for b in boxes], dtype=float)
+        lowest = z - (np.abs(r[:, 2, :]) * h).sum(axis=1)
+        return (lowest <= GROUND_TOUCH_IN).tolist()
+
+    @staticmethod
+    def _piece_asset(old: BodyAsset, plan: PiecePlan, body, tri,
                      r_old: np.ndarray, pos: np.ndarray) -> BodyAsset:
-        """The asset of a piece: its triangles ``tri`` of the old mesh, in the piece's body
-        frame (``r_old``, ``pos``: the old body's pose); the arrays are made on first use
+        """The asset of a piece: its triangles ``tri`` of the old mesh (an array, or a function
+        that gives them on first need), in the piece's body frame (``r_old``, ``pos``: the old
+        body's pose); the arrays are made on first use
         (:class:`~sandbox.engine.assets.PieceAsset`)."""
         old_pose = rigid_matrix(r_old, pos)
         r_new, o_new = body.frame_rotation, body.frame_origin
@@ -756,7 +794,7 @@ class Blasts(System):
             frame = np.linalg.inv(rigid_matrix(r_new, o_new)) @ (old_pose @ old.model_frame)
         return PieceAsset(f"{old.name} [{plan.key}]", [], len(plan.tags), parent=old, tri=tri,
                           parent_rotation=r_old, parent_position=pos, origin=o_new,
-                          rotation=r_new, placement_index=old.placement_index[tri],
+                          rotation=r_new,
                           model=old.model, placements=old.placements, model_frame=frame)
 
     # ------------------------------------------------------------------ KnockBack
