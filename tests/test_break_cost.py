@@ -157,3 +157,46 @@ def test_pieces_find_their_triangles_on_first_need_and_get_each_part_they_hold()
             seen.append(want)
         every = np.sort(np.concatenate(seen))
         assert np.array_equal(every, np.arange(len(parent_index)))  # each triangle once
+
+
+def test_pieces_made_at_once_are_the_bodies_add_compound_makes_one_by_one():
+    """PhysicsWorld.add_compounds (issue 26: a break's arithmetic for every piece at once)
+    makes each body exactly as add_compound does: mass, body frame, pybullet's shapes and
+    dynamics bit for bit, and the same motion afterwards; pieces of one box, of up to 16
+    (one compound shape) and of more (the URDF path)."""
+    from sandbox.physics.world import box_arrays
+
+    rng = np.random.default_rng(26)
+    boxes = [BoxShape(tuple(rng.uniform(-4, 4, 3) + (0, 0, 5)), tuple(rng.uniform(0.05, 0.6, 3)),
+                      tuple(map(tuple, _rotation(rng))), float(rng.uniform(0.1, 3)), i)
+             for i in range(160)]
+    order = rng.permutation(len(boxes))
+    groups = [order[a:b] for a, b in ((0, 1), (1, 17), (17, 18), (18, 60), (60, 61),
+                                      (61, 70), (70, 160))]
+    pieces = [(f"p{i}", [boxes[j] for j in g]) for i, g in enumerate(groups)]
+
+    def state(w, b):
+        c = w.client
+        return (b.mass, b.frame_rotation.tolist(), b.frame_origin.tolist(), b.child_tags,
+                c.getBasePositionAndOrientation(b.uid), c.getDynamicsInfo(b.uid, -1),
+                c.getCollisionShapeData(b.uid, -1))
+
+    for static in (False, True):
+        with PhysicsWorld() as one, PhysicsWorld() as many:
+            for w in (one, many):
+                w.add_ground(40, 40)
+            made_one = [one.add_compound(k, b, static=static) for k, b in pieces]
+            made_many = many.add_compounds(pieces, box_arrays(boxes), groups, static=static)
+            assert [state(one, b) for b in made_one] == [state(many, b) for b in made_many]
+            for _ in range(60):
+                one.step()
+                many.step()
+            assert one.poses() == many.poses()
+    with PhysicsWorld() as w:
+        w.add_compound("p0", pieces[0][1])
+        try:
+            w.add_compounds(pieces[:2], box_arrays(boxes), groups[:2])
+        except ValueError as e:
+            assert "p0" in str(e)
+        else:
+            raise AssertionError("an existing key must be refused")

@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -285,13 +285,39 @@ def _inertia_box(mass: float, half: np.ndarray) -> np.ndarray:
     return (mass / 12.0) * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
 
 
-def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarray, np.ndarray]:
+class BoxArrays(NamedTuple):
+    """Boxes as arrays (:func:`box_arrays`): what the mass properties and a body's shapes are
+    computed from. A caller that has them for many bodies (a break: every piece's boxes are
+    rows of the broken body's) passes rows of them instead of converting each body's boxes."""
+
+    masses: np.ndarray  # (n,) grams
+    centres: np.ndarray  # (n, 3) inches
+    half_extents: np.ndarray  # (n, 3) inches
+    rotations: np.ndarray  # (n, 3, 3)
+
+    def rows(self, index) -> "BoxArrays":
+        """The boxes ``index`` (int array), as new contiguous arrays."""
+        return BoxArrays(*(a[index] for a in self))
+
+
+def box_arrays(boxes: Sequence[BoxShape]) -> BoxArrays:
+    """The boxes' masses, centres, half sizes and rotations as float arrays, in order."""
+    return BoxArrays(np.array([b.mass for b in boxes], dtype=float).reshape(-1),
+                     np.array([b.centre for b in boxes], dtype=float).reshape(-1, 3),
+                     np.array([b.half_extents for b in boxes], dtype=float).reshape(-1, 3),
+                     np.array([b.rotation for b in boxes], dtype=float).reshape(-1, 3, 3))
+
+
+def compound_mass_properties(boxes: Sequence[BoxShape], arrays: BoxArrays | None = None
+                             ) -> tuple[float, np.ndarray, np.ndarray]:
     """Mass, centre of mass and inertia tensor of solid boxes.
 
     Parameters
     ----------
     boxes : sequence of BoxShape
         World-frame boxes with masses in grams.
+    arrays : BoxArrays, optional
+        The same boxes as arrays (:func:`box_arrays`), when the caller has them.
 
     Returns
     -------
@@ -309,17 +335,17 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
     """
     if not boxes:
         raise ValueError("a compound body needs at least one box")
-    masses = np.array([b.mass for b in boxes], dtype=float)
+    if arrays is None:
+        arrays = box_arrays(boxes)
+    masses, centres, halfs, rot = arrays
     total = float(masses.sum())
     if total <= 0:
         raise ValueError(f"total mass must be positive, got {total}")
-    centres = np.array([b.centre for b in boxes], dtype=float)
     com = (masses[:, None] * centres).sum(axis=0) / total
     # Every box at once (issue 21: a break makes 46 bodies), the same numbers bit for bit as
     # summing ``R I R^T + m (|d|^2 E - d d^T)`` box by box in order (:func:`_inertia_box`):
     # stacked products, one np.dot per box (BLAS's rounding), an in-order accumulation.
-    rot = np.array([b.rotation for b in boxes], dtype=float)
-    size = 2.0 * np.array([b.half_extents for b in boxes], dtype=float)
+    size = 2.0 * halfs
     a, b_, c = size[:, 0], size[:, 1], size[:, 2]
     local = np.zeros((len(boxes), 3, 3))
     local[:, 0, 0] = b_ * b_ + c * c
@@ -336,24 +362,32 @@ def compound_mass_properties(boxes: Sequence[BoxShape]) -> tuple[float, np.ndarr
     return total, com, inertia
 
 
-def _boxes_in_frame(boxes: Sequence[BoxShape], origin: np.ndarray,
-                    rot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _boxes_in_frame(boxes: Sequence[BoxShape], origin: np.ndarray, rot: np.ndarray,
+                    arrays: BoxArrays | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half sizes (n, 3, at least 1e-3"), centres (n, 3) and orientations (n, 4, x y z w) of
     world boxes in a body frame (``origin``, axes ``rot``), all boxes at once (issue 21): the
     same numbers bit for bit as ``rot.T @ (centre - origin)`` and
     ``matrix_to_quat(rot.T @ rotation)`` box by box (the quaternions at once): a stacked
     matmul calls BLAS once per box, as the product box by box does (issue 26)."""
-    halfs = np.maximum(np.array([b.half_extents for b in boxes], dtype=float), 1e-3)
-    d = np.array([b.centre for b in boxes], dtype=float) - origin
+    if arrays is None:
+        arrays = box_arrays(boxes)
+    halfs = np.maximum(arrays.half_extents, 1e-3)
+    d = arrays.centres - origin
     rt = rot.T
     centres = (rt @ d[:, :, None])[:, :, 0]
-    turns = rt @ np.array([b.rotation for b in boxes], dtype=float)
+    turns = rt @ arrays.rotations
     return halfs, centres, matrices_to_quats(turns)
 
 
 def _principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigen-decomposition of an inertia tensor into a proper rotation and diagonal."""
     vals, vecs = np.linalg.eigh(inertia)
+    return _principal_axes(vals, vecs)
+
+
+def _principal_axes(vals: np.ndarray, vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_principal_frame` from ``eigh``'s answer (``vecs`` is changed in place)."""
     if np.linalg.det(vecs) < 0:
         vecs[:, 2] = -vecs[:, 2]
     # Deterministic sign choice: make the largest component of each axis positive.
@@ -572,6 +606,8 @@ class PhysicsWorld:
         friction: float = 0.5,
         restitution: float = 0.1,
         sleeping: bool | None = None,
+        *,
+        arrays: BoxArrays | None = None,
     ) -> Body:
         """Add a rigid compound body made of boxes.
 
@@ -589,6 +625,9 @@ class PhysicsWorld:
             Let Bullet itself put this body to sleep once it rests (Bullet's own per-body
             sleeping; off unless asked: its state is in no snapshot, see :data:`SLEEPING` for
             the table's sleep, which is the world's own; ``breakage.RUBBLE_SLEEPS``).
+        arrays : BoxArrays, optional
+            The boxes as arrays (:func:`box_arrays`), when the caller has them (the same
+            body; saves converting the boxes again).
 
         Returns
         -------
@@ -604,13 +643,119 @@ class PhysicsWorld:
         if key in self.bodies:
             raise ValueError(f"a body called {key!r} already exists")
         return self._register(self._make_compound(key, boxes, static, friction, restitution,
-                                                  sleeping))
+                                                  sleeping, arrays))
+
+    def add_compounds(self, pieces: Sequence[tuple[str, Sequence[BoxShape]]],
+                      arrays: BoxArrays, rows: Sequence[np.ndarray], static: bool = False,
+                      sleeping: Sequence[bool | None] | None = None, friction: float = 0.5,
+                      restitution: float = 0.1) -> list[Body]:
+        """Add many compound bodies whose boxes are rows of one set of box arrays (a body's
+        pieces when it breaks), in order: each exactly as :meth:`add_compound` makes it, the
+        same numbers bit for bit, with the arithmetic done for all bodies at once (issue 26:
+        per-box products stacked over every piece, the principal frames in one ``eigh``;
+        each body's sums still its own, in the same order).
+
+        Parameters
+        ----------
+        pieces : sequence of (str, sequence of BoxShape)
+            Key and world-frame boxes of each body.
+        arrays : BoxArrays
+            Boxes as arrays (:func:`box_arrays`); ``rows[i]`` (int array) are body ``i``'s
+            boxes, in the order of ``pieces[i]``'s.
+        static, friction, restitution :
+            As :meth:`add_compound`, for every body.
+        sleeping : sequence of bool or None, optional
+            Per body, as :meth:`add_compound`'s ``sleeping``.
+
+        Returns
+        -------
+        list of Body
+
+        Raises
+        ------
+        ValueError
+            A duplicate or existing key, a body with no boxes or no mass, or ``rows`` that
+            do not match the boxes.
+        """
+        if not pieces:
+            return []
+        keys = [k for k, _ in pieces]
+        if len(set(keys)) != len(keys) or any(k in self.bodies for k in keys):
+            raise ValueError(f"duplicate body keys among {keys[:5]}...")
+        if len(rows) != len(pieces) or any(len(r) != len(b) or not len(b)
+                                           for r, (_, b) in zip(rows, pieces, strict=True)):
+            raise ValueError("add_compounds: each body needs boxes and one row per box")
+        sleeping = list(sleeping) if sleeping is not None else [None] * len(pieces)
+        sizes = np.array([len(r) for r in rows])
+        a = arrays.rows(np.concatenate([np.asarray(r, dtype=np.intp) for r in rows]))
+        ends = np.cumsum(sizes)
+        starts = ends - sizes
+        owner = np.repeat(np.arange(len(pieces)), sizes)
+        # mass and centre of mass: each body's own sums (compound_mass_properties)
+        totals, coms = [], []
+        for s0, s1 in zip(starts.tolist(), ends.tolist(), strict=True):
+            m = a.masses[s0:s1]
+            total = float(m.sum())
+            if total <= 0:
+                raise ValueError(f"total mass must be positive, got {total}")
+            totals.append(total)
+            coms.append((m[:, None] * a.centres[s0:s1]).sum(axis=0) / total)
+        com_rows = np.array(coms)[owner]
+        # every box's inertia term at once (row by row, as compound_mass_properties), then
+        # each body's in-order accumulation
+        masses, rot = a.masses, a.rotations
+        size = 2.0 * a.half_extents
+        x, y, z = size[:, 0], size[:, 1], size[:, 2]
+        local = np.zeros((len(masses), 3, 3))
+        local[:, 0, 0] = y * y + z * z
+        local[:, 1, 1] = x * x + z * z
+        local[:, 2, 2] = x * x + y * y
+        local = (masses / 12.0)[:, None, None] * local
+        d = a.centres - com_rows
+        dd = (d[:, None, :] @ d[:, :, None])[:, 0, 0]
+        shift = dd[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :]
+        terms = rot @ local @ np.swapaxes(rot, 1, 2) + masses[:, None, None] * shift
+        inertias = np.array([
+            np.add.accumulate(np.concatenate([np.zeros((1, 3, 3)), terms[s0:s1]]), axis=0)[-1]
+            for s0, s1 in zip(starts.tolist(), ends.tolist(), strict=True)])
+        # principal frames: one eigh for all (LAPACK runs per matrix, as one by one)
+        vals, vecs = np.linalg.eigh(inertias)
+        frames = [_principal_axes(vals[i], vecs[i].copy()) for i in range(len(pieces))]
+        # every box in its body's frame at once (_boxes_in_frame: one BLAS call per box,
+        # each with its body's transposed axes, as there)
+        axes = np.array([f[0] for f in frames])[owner]
+        halfs = np.maximum(a.half_extents, 1e-3)
+        rt = np.swapaxes(axes, 1, 2)
+        centres = (rt @ d[:, :, None])[:, :, 0]
+        quats = matrices_to_quats(rt @ rot)
+        out = []
+        for i, ((key, boxes), s0, s1) in enumerate(zip(pieces, starts.tolist(), ends.tolist(),
+                                                       strict=True)):
+            body = self._create_compound(
+                key, boxes, static, friction, restitution, sleeping[i], totals[i], coms[i],
+                frames[i][0], frames[i][1], (halfs[s0:s1], centres[s0:s1], quats[s0:s1]))
+            out.append(self._register(body))
+        return out
 
     def _make_compound(self, key: str, boxes: Sequence[BoxShape], static: bool,
-                       friction: float, restitution: float, sleeping: bool | None) -> Body:
+                       friction: float, restitution: float, sleeping: bool | None,
+                       arrays: BoxArrays | None = None) -> Body:
         """The pybullet body of :meth:`add_compound`, not yet registered."""
-        mass, com, inertia = compound_mass_properties(boxes)
+        if arrays is None and boxes:
+            arrays = box_arrays(boxes)
+        mass, com, inertia = compound_mass_properties(boxes, arrays)
         rot, diag = _principal_frame(inertia)
+        return self._create_compound(key, boxes, static, friction, restitution, sleeping,
+                                     mass, com, rot, diag,
+                                     _boxes_in_frame(boxes, com, rot, arrays))
+
+    def _create_compound(self, key: str, boxes: Sequence[BoxShape], static: bool,
+                         friction: float, restitution: float, sleeping: bool | None,
+                         mass: float, com: np.ndarray, rot: np.ndarray, diag: np.ndarray,
+                         frame: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Body:
+        """The pybullet body of boxes whose mass, centre of mass, principal frame and
+        principal moments (``diag``) are known, with the boxes in that frame (``frame``:
+        :func:`_boxes_in_frame`); not yet registered."""
         c = self.client
         dyn = dict(
             lateralFriction=friction,
@@ -624,11 +769,11 @@ class PhysicsWorld:
             maxJointVelocity=MAX_SPEED_IN_S,
         )
         if len(boxes) <= MAX_BOXES_PER_SHAPE:
-            shape = self._shape_in_frame(boxes, com, rot)
+            shape = self._shape_in_frame(frame)
             uid = c.createMultiBody(0.0 if static else mass, shape, -1, com.tolist(),
                                     matrix_to_quat(rot))
         else:
-            uid = self._load_compound_urdf(key, boxes, com, rot, 0.0 if static else mass, diag)
+            uid = self._load_compound_urdf(com, rot, 0.0 if static else mass, diag, frame)
         if not static:
             dyn["localInertiaDiagonal"] = diag.tolist()
             if sleeping:
@@ -640,8 +785,9 @@ class PhysicsWorld:
                     links, sleeps=not static and bool(sleeping),
                     recipe=("compound", tuple(boxes), static, friction, restitution, sleeping))
 
-    def _load_compound_urdf(self, key: str, boxes: Sequence[BoxShape], com: np.ndarray,
-                            rot: np.ndarray, mass: float, diag: np.ndarray) -> int:
+    def _load_compound_urdf(self, com: np.ndarray, rot: np.ndarray, mass: float,
+                            diag: np.ndarray,
+                            frame: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
         """One rigid body of any number of boxes, through pybullet's URDF importer.
 
         ``createCollisionShapeArray`` caps a compound at 16 children and ``createMultiBody`` at
@@ -661,7 +807,7 @@ class PhysicsWorld:
                  f'<mass value="{num(mass)}"/>',
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
-        sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
+        sizes, centres, quats = frame
         euler = pybullet.getEulerFromQuaternion  # plain math: no client, no bound partial
         # one %-format per box; %r of a Python float is its shortest exact text, as num()
         box = ('<collision><origin xyz="%r %r %r" rpy="%r %r %r"/>'
@@ -689,12 +835,12 @@ class PhysicsWorld:
             self._tmpdir = tempfile.mkdtemp(prefix="sandbox-body-")
         return self._tmpdir
 
-    def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray,
-                        rot: np.ndarray) -> int:
-        """One pybullet compound shape (<= 16 boxes) expressed in a body frame."""
-        halfs, positions, orientations = _boxes_in_frame(boxes, origin, rot)
+    def _shape_in_frame(self, frame: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+        """One pybullet compound shape (<= 16 boxes) expressed in a body frame (``frame``:
+        half sizes, centres and orientations there, :func:`_boxes_in_frame`)."""
+        halfs, positions, orientations = frame
         return self.client.createCollisionShapeArray(
-            shapeTypes=[pybullet.GEOM_BOX] * len(boxes),
+            shapeTypes=[pybullet.GEOM_BOX] * len(halfs),
             halfExtents=halfs.tolist(),
             collisionFramePositions=positions.tolist(),
             collisionFrameOrientations=[tuple(q) for q in orientations.tolist()],
