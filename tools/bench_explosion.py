@@ -80,7 +80,7 @@ def main() -> None:
     t = time.perf_counter()
     thrown = blasts._hit_structure("castle", blasts.structures["castle"], near["castle"], rings,
                                    Variant.EXPLOSIVE, point)
-    blasts._knock_back(point, thrown, Variant.EXPLOSIVE)
+    blasts._knock_back(point, thrown)
     t_damage_and_split = time.perf_counter() - t
     Blasts._split = orig
     s = blasts.structures["castle"]
