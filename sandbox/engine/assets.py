@@ -15,6 +15,7 @@ import math
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
 from ..physics.world import BoxShape
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def rotation_xyz_deg(angles) -> np.ndarray:
@@ -93,7 +97,7 @@ class BodyAsset:
     #: node = placement index = box tag), made at load for a creation (issue 26: never at its
     #: first blast) and shared by every creation of the same model, submodel and colour; it
     #: does not change under a rigid motion. None: not made (a unit, a piece).
-    stud_graph: object = field(default=None, repr=False, compare=False)
+    stud_graph: nx.Graph | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
