@@ -29,6 +29,7 @@ import numpy as np
 from ...core.dice import ExpressionRoll
 from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
+from ...core.units import Vec
 from ...physics.queries import bodies_near, closest_points
 from ...rules import fire as minifig_fire
 from ...rules.fire_field import (
@@ -162,7 +163,7 @@ class FireController:
             self._samples[key] = (c[first], n[first])
         return self._samples[key]
 
-    def _to_local(self, key: str, world_point: Sequence[float]) -> np.ndarray:
+    def _to_local(self, key: str, world_point: Vec) -> np.ndarray:
 
         pos, orn = self.game.world.pose(key)
         return (np.asarray(world_point, float) - pos) @ quat_to_matrix(orn)
@@ -238,7 +239,7 @@ class FireController:
                         weight_class=st.stats.weight_class)
         return BattleState(spec)
 
-    def ignite(self, key: str, roll: ExpressionRoll, *, at: Sequence[float] | None = None,
+    def ignite(self, key: str, roll: ExpressionRoll, *, at: Vec | None = None,
                igniter: str | None = None, source: str = "Fire Damage") -> int:
         """Fire Damage dice land on body ``key`` at world point ``at``: catch Fire (F.1, 8.3).
 
