@@ -273,9 +273,10 @@ class BrigandineCombat(System):
         init = {p: self.initiative.get(p, 0) for p in self.sides()}
         return R.initiative_groups(init)
 
-    def _order_side(self, o) -> str:
-        key = o.units[0] if isinstance(o, BrigShoot) else getattr(o, "unit", None)
-        return self.side.get(key or "", o.player)
+    def _order_side(self, o: PhaseOrder) -> str:
+        """The initiative side of the (first) unit giving order ``o``."""
+        keys = o.acting_units()
+        return self.side.get(keys[0] if keys else "", o.player)
 
     def _own(self, action, key: str) -> tuple[BrigUnit | None, str]:
         u = self.units.get(key)
@@ -305,8 +306,7 @@ class BrigandineCombat(System):
 
     def _ordered(self, key: str, types: tuple[type, ...]) -> bool:
         for o in self.orders:
-            keys = o.units if isinstance(o, BrigShoot) else [getattr(o, "unit", None)]
-            if key in keys and isinstance(o, types):
+            if key in o.acting_units() and isinstance(o, types):
                 return True
         return False
 
