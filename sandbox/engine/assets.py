@@ -331,7 +331,10 @@ class PieceAsset(BodyAsset):
                                     np.asarray(parent_rotation, float),
                                     np.asarray(parent_position, float),
                                     np.asarray(origin, float), np.asarray(rotation, float))
-        super().__init__(name, boxes, None, None, None, part_count, **fields)
+        # the lazy properties above take None as "made on first use"; mypy reads the
+        # dataclass fields' ndarray types instead of their setters
+        super().__init__(name, boxes, None, None, None,  # type: ignore[arg-type]
+                         part_count, **fields)
 
     def make_mesh(self) -> None:
         """Make the mesh arrays now (what the first read of one of them does)."""
@@ -359,8 +362,9 @@ def _asset_from_model(model: Model, name: str, placements=None,
     boxes = []
     for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls), strict=True)):
         mass = float(model.parts[p.part].mass_g)
-        boxes.append(BoxShape(tuple(float(v) for v in box.centre),
-                              tuple(float(v) for v in box.half_extents),
+        c, h = box.centre, box.half_extents
+        boxes.append(BoxShape((float(c[0]), float(c[1]), float(c[2])),
+                              (float(h[0]), float(h[1]), float(h[2])),
                               tuple(map(tuple, np.asarray(box.rotation, dtype=float))),
                               max(mass, 0.05), i))
     warnings = [str(w) for w in model.warnings]
@@ -496,13 +500,14 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     where = f"{entry.kind}s[{entry.id}]"
     if entry.model is not None:
         path = resolve_model_path(entry.model, base_dir, ldrawdir, where)
-        first = cache is None or path.resolve() not in cache
-        if first:
+        cached = None if cache is None else cache.get(path.resolve())
+        first = cached is None
+        if cached is None:
             model = load_model(path, ldrawdir=ldrawdir)
             if cache is not None:
                 cache[path.resolve()] = model
         else:
-            model = cache[path.resolve()]
+            model = cached
         pls = list(model.placements)
         whole = None
         if entry.submodel is not None:
