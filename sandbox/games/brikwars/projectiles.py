@@ -1038,7 +1038,7 @@ class FlightControl(System):
         mods = []
         if f.range_in is not None:
             mods.append(out_of_range_modifier(f.distance_in, f.range_in))
-        if prof.damage is None:
+        if not isinstance(prof.damage, DiceExpression):  # a Melee Weapon's: N Action dice
             raise RulesError(f"{prof.name} has no Damage dice")
         roll = roll_damage(g.dice.stream("damage"), prof.damage,
                            [m for m in mods if m is not None], bonus_dice=f.bonus_dice,
