@@ -177,6 +177,14 @@ class _Arrival:
     position: tuple[float, float]
 
 
+
+#: Scripted actions whose place in the turn order is checked (13.1, underdogs first), and the
+#: field that names who acts: a unit or Commander (its force is looked up) or the force itself.
+_ORDERED_BY: dict[type, str] = {
+    WalkAction: "unit", AttackScript: "unit", RelayAction: "commander",
+    ReinforceAction: "commander", DeclareAction: "force",
+}
+
 class EscapadeDriver(System):
     """The ledger of a game's Escapade and the hooks the game calls (see the module notes).
 
@@ -272,12 +280,11 @@ class EscapadeDriver(System):
         return self._force_entry(force).player
 
     def _acting_force(self, a) -> str | None:
-        if isinstance(a, (WalkAction, AttackScript)):
-            return self._units_of.get(a.unit)
-        if isinstance(a, (RelayAction, ReinforceAction)):
-            return self._units_of.get(a.commander)
-        if isinstance(a, DeclareAction):
-            return a.force
+        """The force a scripted action acts for, when 13.1's turn order applies to it."""
+        for cls, field in _ORDERED_BY.items():
+            if isinstance(a, cls):
+                who = getattr(a, field)
+                return who if field == "force" else self._units_of.get(who)
         return None
 
     # ---------------------------------------------------------------- set-up
