@@ -151,3 +151,49 @@ def test_render_mesh_follows_the_detail_setting(ldrawdir, monkeypatch):
     monkeypatch.setenv(DETAIL_ENV, "fancy")
     with pytest.raises(RenderError, match="SANDBOX_DETAIL"):
         default_detail()
+
+
+def test_software_gl_is_told_by_the_renderer_string(monkeypatch):
+    from sandbox.render.shaders import SHADOWS_ENV, default_shadows, is_software_gl
+
+    assert is_software_gl("llvmpipe (LLVM 15.0.6, 256 bits)")
+    assert is_software_gl("softpipe") and is_software_gl("Mesa X11 swrast")
+    assert not is_software_gl("NVIDIA GeForce RTX 4090/PCIe/SSE2")
+    assert not is_software_gl("AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.7)")
+    monkeypatch.delenv(SHADOWS_ENV, raising=False)
+    assert default_shadows("llvmpipe (LLVM 15.0.6, 256 bits)") is False
+    assert default_shadows("NVIDIA H200") is True
+    monkeypatch.setenv(SHADOWS_ENV, "on")
+    assert default_shadows("llvmpipe") is True
+    monkeypatch.setenv(SHADOWS_ENV, "maybe")
+    with pytest.raises(RenderError, match="SANDBOX_SHADOWS"):
+        default_shadows("llvmpipe")
+
+
+def test_the_unshadowed_program_lights_as_the_shadowed_one_in_full_sun(ldrawdir, monkeypatch):
+    """Without shadows the renderer uses the program without shadow look-ups; a brick in full
+    sun (nothing casts a shadow on its lit faces here) looks the same either way, and the
+    renderer's own defaults on software GL are no shadows and no multisampling."""
+    from sandbox.engine.assets import build_part_asset
+    from sandbox.render.offscreen import OffscreenRenderer
+    from sandbox.render.shaders import SHADOWS_ENV, is_software_gl
+    from sandbox.render.view import Camera, RenderBody, SceneView
+
+    monkeypatch.delenv(SHADOWS_ENV, raising=False)
+    monkeypatch.delenv("SANDBOX_MSAA", raising=False)
+    a = build_part_asset("3001", 4, ldrawdir)
+    a.attach(np.zeros(3), np.eye(3))
+    body = RenderBody(render_mesh_of(a), (0.0, 0.0, 0.5), (0, 0, 0, 1), key="b")
+    view = SceneView(bodies=[body], battlefield=(6, 6), camera=Camera((2, -3, 3), (0, 0, 0.5)),
+                     grid=False)
+    pictures = []
+    for shadows in (True, False):
+        with OffscreenRenderer(160, 120, shadows=shadows, multisamples=0) as r:
+            pictures.append(r.render(view)[..., :3].astype(int))
+    brick = np.abs(pictures[0] - pictures[1]).sum(-1)
+    assert np.mean(brick > 30) < 0.02  # the shadow on the table behind, no more
+    with OffscreenRenderer(64, 48, shadows=None, multisamples=None) as r:
+        if is_software_gl(r.gl_renderer):
+            assert r.shadows is False and r.multisamples == 0
+        else:
+            assert r.shadows is True
