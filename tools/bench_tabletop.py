@@ -65,8 +65,10 @@ def main() -> int:
         t2 = time.perf_counter()
         n = args.frames
         start = time.perf_counter()
+        cpu0 = time.process_time()  # every thread of the process: llvmpipe's rasterizers too
         app.step(n)
         fps = n / (time.perf_counter() - start)
+        cpu_ms = (time.process_time() - cpu0) / n * 1000
         parts = sum(a.part_count for a in session.assets.values())
         body_geoms = sum(np_.node().get_num_geoms()
                          for np_ in app.bodies_np.find_all_matches("**/+GeomNode"))
@@ -92,6 +94,8 @@ def main() -> int:
         print(f"load game        {t1 - t0:.2f} s, open window {t2 - t1:.2f} s")
         print(f"first picture    {t_first - t0:.2f} s after the start of loading")
         print(f"frames/second    {fps:.1f} over {n} frames")
+        print(f"CPU per frame    {cpu_ms:.0f} ms (all threads; {os.cpu_count()} CPUs, load "
+              f"{os.getloadavg()[0]:.1f})")
         app.destroy()
     finally:
         if xvfb is not None:
