@@ -152,6 +152,9 @@ class ReplayViewer:
             raise ReplayError("cannot open the replay window: no display (is DISPLAY set?). "
                               "Use --export or --info without one")
         self.base.disableMouse()
+        from .table.window import software_gl_settings
+
+        software_gl_settings(self.base)  # no multisampling on software GL (issue 26)
         # the vertical field of view Camera.framing assumes (Panda3D's default keeps 40
         # degrees across, which crops a wide window's framing top and bottom)
         self.base.camLens.set_min_fov(FOV_DEG)

@@ -77,7 +77,7 @@ def open_window(width: int, height: int, title: str):
         raise SandboxError(f"could not open a {width}x{height} window on "
                            f"{pipe.get_interface_name()}")
     base.disableMouse()
-    _software_gl_settings(base, props)
+    software_gl_settings(base, props)
     return base, prc
 
 
@@ -86,11 +86,12 @@ def open_window(width: int, height: int, title: str):
 MSAA_ENV = "SANDBOX_MSAA"
 
 
-def _software_gl_settings(base, props) -> None:
+def software_gl_settings(base, props=None) -> None:
     """On software GL (llvmpipe, softpipe: every pixel is CPU time) the window goes without
     multisampling unless ``$SANDBOX_MSAA`` asks for it: the main window is opened again
     without it (tens of milliseconds, before anything is drawn). Issue 26: 4x MSAA made the
-    King's Castle gatehouse 1.8x slower with edge lines on llvmpipe."""
+    King's Castle gatehouse 1.8x slower with edge lines on llvmpipe. ``props``: the window's
+    properties (default: those it has)."""
     from panda3d.core import FrameBufferProperties
 
     from ...render.shaders import is_software_gl
@@ -109,6 +110,10 @@ def _software_gl_settings(base, props) -> None:
         samples = 0
     if samples == have or (samples > 0 and have > 0):
         return
+    if props is None:
+        from panda3d.core import WindowProperties
+
+        props = WindowProperties(base.win.get_properties())
     fb = FrameBufferProperties(base.win.get_fb_properties())
     fb.set_multisamples(max(samples, 0))
     if not base.openMainWindow(props=props, fbprops=fb, keepCamera=True) or base.win is None:
