@@ -202,6 +202,44 @@ class BodyAsset:
                 tags[lines.optional_index].astype(np.int32))
         return self._lines
 
+    def visible_geometry(self, *, cull: bool = True, low_res: bool = True) -> tuple | None:
+        """What a renderer draws of this body (issue 26): the triangles and edge lines of the
+        parts it holds, without the studs and tubes its own parts hide (``cull``; a piece of
+        a broken body computes them from its own parts, so a break shows the studs it
+        uncovers) and with low-resolution stud primitives (``low_res``); see
+        :mod:`sandbox.bricks.visible`.
+
+        Returns
+        -------
+        (vertices, normals, colours, LineArrays) or None
+            In the frame of ``local_vertices`` after :meth:`attach` (of ``vertices``
+            before): (n, 3), (n, 3), (n, 4) float32, inches. None for a body without a model
+            or a known model frame (draw its ``local_*`` arrays). Made on first use, the
+            model-frame geometry shared by identical creations.
+        """
+        if (self.model is None or self.model_frame is None or self.placement_index is None
+                or not self.placements):
+            return None
+        from ..bricks.visible import creation_geometry
+
+        frame = np.asarray(self.model_frame, dtype=float)
+        key = (bool(cull), bool(low_res), frame.tobytes())
+        store = self.__dict__.setdefault("_visible", {})
+        got = store.get(key)
+        if got is None:
+            tags = np.unique(np.asarray(self.placement_index))
+            mesh, lines = creation_geometry(self.model, self.placements, tags, cull=cull,
+                                            low_res=low_res)
+            r, t = frame[:3, :3], frame[:3, 3]
+            got = ((mesh.vertices @ r.T + t).astype(np.float32),
+                   (mesh.normals @ r.T).astype(np.float32), mesh.colours,
+                   LineArrays((lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
+                              lines.edge_index, (lines.optional @ r.T + t).astype(np.float32),
+                              lines.optional_colours, lines.optional_index))
+            store.clear()
+            store[key] = got
+        return got
+
 
 def _world_arrays(asset: BodyAsset, keep: bool = True) -> tuple:
     """The world-frame (vertices, normals) of an asset, its noted moves applied now (with the
