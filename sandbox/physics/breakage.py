@@ -106,7 +106,7 @@ def boxes_now(world: PhysicsWorld, key: str, boxes: Sequence[BoxShape]) -> list[
 _LAST_BOXES: list = []
 
 
-def point_box_distances(point: Sequence[float], boxes: Sequence[BoxShape]) -> np.ndarray:
+def point_box_distances(point: Vec, boxes: Sequence[BoxShape]) -> np.ndarray:
     """Distance from a point to the surface of each solid box (0 inside), inches.
 
     Parameters
