@@ -18,7 +18,8 @@ from sandbox.app.table.keymap import (
     help_items,
     help_text,
 )
-from sandbox.app.table.mode import HOME_MODES, MODES
+from sandbox.app.table.mode import MODES, game_modes
+from sandbox.engine.kinds import game_kind
 
 #: Every key the window bound before the key map (main at 4b5cde8), less the referee's V and I.
 OLD_KEYS = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e",
@@ -74,12 +75,22 @@ def test_the_help_lists_only_the_keys_of_the_game_and_the_mode():
     assert "1-9 weapon: click aims, again fires" in text
 
 
-def test_every_mode_a_key_enters_exists_and_game_home_modes_are_registered():
-    entered = {row.run.mode for row in KEY_MAP if isinstance(row.run, EnterMode)}
-    assert entered <= set(MODES), entered - set(MODES)
-    modes_named = {m for row in KEY_MAP for m in (row.modes or ())}
-    assert modes_named <= set(MODES)
-    assert {"brigandine", "micro_brick_war"} <= set(HOME_MODES)
+def test_every_mode_a_key_enters_exists_in_its_games_and_each_game_has_its_own_home_mode():
+    games = {"brikwars": BW | ESCAPADE, "brigandine": BRIG, "micro_brick_war": MBW}
+    every: set[str] = set()
+    for name, tags in games.items():
+        modes = game_modes(game_kind(name))  # the common modes and the kind's window's
+        rows = [row for row in KEY_MAP if row.games is None or row.games & tags]
+        entered = {row.run.mode for row in rows if isinstance(row.run, EnterMode)}
+        assert entered <= set(modes), (name, entered - set(modes))
+        every |= set(modes)
+        # the home mode is the game's own, from its package (the kind's ``window``)
+        assert modes["select"].__module__ == f"sandbox.games.{name}.window"
+    # a row limited to some modes names modes some game has (a row of every game may name
+    # BrikWars' strike: it never applies where there is none)
+    assert {m for row in KEY_MAP for m in (row.modes or ())} <= every
+    # the common modes are no game's: BrikWars' attack is not a Brigandine mode
+    assert "attack" not in MODES and "attack" not in game_modes(game_kind("brigandine"))
     # a key the map does not know is no command in any game
     assert commands_for("f1", BW, "select", True) == []
     assert keymap.help_text(MBW, "measure", False).startswith("click two things")

@@ -7,10 +7,11 @@ key on to the next entry) and the on-screen help (:func:`help_items`, only the k
 current game and mode). A new command is one row here and, when it has its own pointer
 behaviour, one :class:`~sandbox.app.table.mode.Mode` class.
 
-Game tags (:func:`game_tags`): ``brikwars`` (every BrikWars scene), ``escapade`` (a BrikWars
-Escapade, ch. 13), ``brigandine``, ``micro_brick_war``. Referee tools (``referee=True``) are
-bound and shown only in a window opened with ``sandbox play --referee``: they place effects no
-player's unit pays for (a free missile strike of any size, setting a body alight).
+Game tags (:func:`game_tags`): the game kind's name (``brikwars``, ``brigandine``,
+``micro_brick_war``) and what its window module adds (``escapade``: a BrikWars Escapade, ch.
+13). Referee tools (``referee=True``) are bound and shown only in a window opened with
+``sandbox play --referee``: they place effects no player's unit pays for (a free missile strike
+of any size, setting a body alight) and move any body.
 """
 
 from __future__ import annotations
@@ -74,12 +75,13 @@ class KeyCommand:
 
 
 def game_tags(session) -> frozenset[str]:
-    """The key map's tags of a game: its kind, and ``escapade`` for a BrikWars Escapade."""
-    if getattr(session.spec, "game", "") == "brigandine":
-        return BRIG
-    if any(s.name == "micro_brick_war" for s in session.systems):
-        return MBW
-    return BW | (ESCAPADE if getattr(session, "escapade", None) is not None else frozenset())
+    """The key map's tags of a game: its kind's name, and the tags its kind's window module
+    adds (``tags(session)``: ``escapade`` for a BrikWars Escapade)."""
+    kind = session.kind
+    module = kind.window_module()
+    extra = getattr(module, "tags", None) if module is not None else None
+    return frozenset({kind.name}) | (frozenset(extra(session)) if extra is not None
+                                     else frozenset())
 
 
 # ---------------------------------------------------------------------------- handlers

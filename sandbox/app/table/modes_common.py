@@ -260,7 +260,7 @@ class MeasureMode(Mode):
                                              (1, 0.25, 0.2, 0.35), 1.0))
             d.label = f'{meas.inches:.2f}"  ' + (
                 "line of sight clear" if sight.clear
-                else f"blocked by {self.app._name(sight.blocked_by)}")
+                else f"blocked by {self.app.name_of(sight.blocked_by)}")
             d.label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
             return
         p = s.bounds(a)[0] if isinstance(a, str) else a

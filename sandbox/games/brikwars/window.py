@@ -1,7 +1,10 @@
-"""BrikWars's input modes: attack with a weapon, Strategic Bombardment and missile strikes,
-The Big Drop, Launchers and throws, carrying, interacting, Close Combat, the Escapade's
-Tactical Advantages, Marks, turrets and the referee's ignite. See :mod:`.mode`; the keys that
-enter them are rows of :mod:`.keymap`."""
+"""BrikWars's window modes (the game kind's ``window``, imported by the window only; they read
+no Panda3D: modes compute, the window draws): the home mode (select and drag-move, with the
+Escapade's edges and zones and the Field Hazards drawn in every mode), attack with a weapon,
+Strategic Bombardment and missile strikes, The Big Drop, Launchers and throws, carrying,
+interacting, Close Combat, the Escapade's Tactical Advantages, Marks, turrets and the referee's
+ignite. See :mod:`sandbox.app.table.mode`; the keys that enter them are rows of
+:mod:`sandbox.app.table.keymap`."""
 
 from __future__ import annotations
 
@@ -10,12 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from ...app.commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
+from ...app.table.mode import Drawn, Mode
+from ...app.table.modes_common import PickMode, SelectMode
 from ...core.errors import SandboxError
-from ...games.brikwars.scene_flight import LaunchAction
+from ...render.escapade_markers import escapade_markers
+from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
-from ..commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
-from .mode import Drawn, Mode, register_mode
-from .modes_common import PickMode
+from .scene_flight import LaunchAction
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
 #: is read as 15 degrees.
@@ -43,7 +48,6 @@ def _rings(d: Drawn, p, n: int) -> None:
         d.markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=_EXPLOSION, width=0.1))
 
 
-@register_mode
 class AttackMode(Mode):
     """1-9: the selected unit's weapon. Point at a target to preview, click it to aim, click
     again (or Enter) to fire; Tab picks a fire mode (8.3)."""
@@ -90,7 +94,7 @@ class AttackMode(Mode):
             self.fire(hit.key)
             return
         self.aimed = self.hover_target = hit.key
-        app.flash(f"Aimed at {app._name(hit.key)}: click it again or Enter to fire, "
+        app.flash(f"Aimed at {app.name_of(hit.key)}: click it again or Enter to fire, "
                   "Esc to cancel")
         app.overlays_dirty = True
 
@@ -157,7 +161,6 @@ class AttackMode(Mode):
             _rings(d, tc, w.damage.count)
 
 
-@register_mode
 class StrikeMode(Mode):
     """A: Strategic Bombardment with the player's Strategy bricks (13.2); V (a referee's
     tool): a missile strike of any size (8.4; Tab its Explosive Variant). Click the point,
@@ -251,7 +254,6 @@ class StrikeMode(Mode):
         d.label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
 
 
-@register_mode
 class DropMode(Mode):
     """B: The Big Drop, a Strategic Bombardment Marked by the player's Scout (13.2): click the
     point, [ ] Strategy bricks, Enter; it falls at the player's next turn."""
@@ -347,7 +349,6 @@ def launch_aim(session, hit) -> tuple[np.ndarray, str | None]:
     return np.array([p[0], p[1], max(p[2], 0.0)]), None
 
 
-@register_mode
 class LaunchMode(Mode):
     """L: the player's Launcher (8.4): click a target (an X beyond 12"), click again or Enter
     to fire."""
@@ -419,7 +420,6 @@ class LaunchMode(Mode):
         d.preview = lp.lines() + (["Click again or Enter to fire"] if lp.allowed else [])
 
 
-@register_mode
 class ThrowMode(PickMode):
     """J: the selected unit throws a loose object (8.4): click it, then where it lands."""
 
@@ -433,13 +433,12 @@ class ThrowMode(PickMode):
     def build(self, hit):
         if self.payload is None:
             self.payload = self.body(hit, "Throw")
-            self.ask(f"Throw {self.app._name(self.payload)}: click where it should land")
+            self.ask(f"Throw {self.app.name_of(self.payload)}: click where it should land")
             return None
         aim, body = launch_aim(self.session, hit)
         return self.inp.cmd.throw(self.payload, aim, body)
 
 
-@register_mode
 class CarryMode(PickMode):
     """C: pick up a loose object within 1" (it travels with every move), or put down what the
     selected unit carries where the next click says (C again: where it is) (13.1)."""
@@ -451,7 +450,7 @@ class CarryMode(PickMode):
         held = self.session.tools.held(self.app.selected)
         self.putting_down = held is not None
         if held is not None:
-            self.ask(f"Put down {self.app._name(held)}: click a point within 1\" "
+            self.ask(f"Put down {self.app.name_of(held)}: click a point within 1\" "
                      "(C again: where it is)")
         else:
             self.ask("Pick up: click the loose object (within 1\"; it then travels with "
@@ -470,7 +469,6 @@ class CarryMode(PickMode):
         return self.inp.cmd.pick_up(self.body(hit, "Pick up"))
 
 
-@register_mode
 class InteractMode(PickMode):
     """K: the selected unit interacts with a lever, door or object (F.2); K again changes the
     verb (a Trap answers only its own)."""
@@ -490,7 +488,6 @@ class InteractMode(PickMode):
         return self.inp.cmd.interact(self.body(hit, "Interact"), self.verb)
 
 
-@register_mode
 class CloseCombatMode(PickMode):
     """;: Close Combat (8.2): Shove, ``;`` again Grab, again Angry Inch; the first click on the
     target previews every modifier, a second click on it plays the move."""
@@ -499,7 +496,9 @@ class CloseCombatMode(PickMode):
     needs_selected = "Close Combat: select one of your units first"
 
     def start(self, move: str = CLOSE_COMBAT_MOVES[0], **options: Any) -> None:
-        self.move, self.target = move, None
+        self.move = move
+        #: The target previewed (a second click on it does the move).
+        self.target: str | None = None
         self.ask(f"Close Combat ({move.replace('_', ' ')}; ; another move): click the target "
                  "to preview, again to do it")
 
@@ -517,7 +516,6 @@ class CloseCombatMode(PickMode):
         return self.inp.cmd.close_combat(self.move, target, self.inp.weapon)
 
 
-@register_mode
 class SwapMode(PickMode):
     """F10: a Tactical Advantage swap of the selected unit and a clicked one (13.2)."""
 
@@ -531,7 +529,6 @@ class SwapMode(PickMode):
         return self.inp.cmd.swap(self.body(hit, "Swap"))
 
 
-@register_mode
 class AmbushMode(PickMode):
     """F11: the selected unit sets up in ambush at a clicked point (13.2)."""
 
@@ -545,7 +542,6 @@ class AmbushMode(PickMode):
         return self.inp.cmd.ambush(hit.point)
 
 
-@register_mode
 class MarkMode(PickMode):
     """Y: the selected Scout Marks a target (F.3)."""
 
@@ -559,7 +555,6 @@ class MarkMode(PickMode):
         return self.inp.cmd.mark(self.body(hit, "Mark"))
 
 
-@register_mode
 class IgniteMode(PickMode):
     """I (a referee's tool): set a body on fire, 1d4 Fire (8.3)."""
 
@@ -572,7 +567,6 @@ class IgniteMode(PickMode):
         return self.inp.cmd.ignite(self.body(hit, "Ignite"))
 
 
-@register_mode
 class TurretMode(PickMode):
     """Shift+T Set Up a Turret, Shift+G Gunnery Support, Shift+I Interfere (8.1, 8.5): the
     selected minifig and a clicked weapon's Creation or Turret."""
@@ -595,3 +589,35 @@ class TurretMode(PickMode):
         if self.what == "gunnery":
             return cmd.gunnery_support(key, weapon)
         return cmd.interfere(key, weapon)
+
+
+class BrikWarsHome(SelectMode):
+    """BrikWars's home mode: select and drag-move (:class:`SelectMode`); in every mode the
+    Escapade's table edges, deployment zones and Stronghold (13.1) and the Field Hazards'
+    areas and flames (F.1; a hidden one only once a Scout revealed it to the player whose turn
+    it is, F.3) are drawn."""
+
+    def draw_home(self, drawn: Drawn) -> None:
+        s = self.session
+        drawn.markers.extend(escapade_markers(s))
+        drawn.markers.extend(hazard_markers(s, viewer=s.current_player))
+
+    def panel(self) -> str:
+        """An Escapade's forces, Reinforcements and Victory Points (13.2-13.3); "" without
+        one."""
+        esc = getattr(self.session, "escapade", None)
+        return "\n".join(esc.panel_lines()) if esc is not None else ""
+
+
+#: The game's window modes (the kind's ``window``): the home mode (named ``select``) and the
+#: modes the key map's BrikWars rows enter.
+MODES: tuple[type[Mode], ...] = (
+    BrikWarsHome, AttackMode, StrikeMode, DropMode, LaunchMode, ThrowMode, CarryMode,
+    InteractMode, CloseCombatMode, SwapMode, AmbushMode, MarkMode, IgniteMode, TurretMode)
+
+
+def tags(session) -> frozenset[str]:
+    """The key map's tags this game adds to its name: ``escapade`` for an Escapade (ch. 13:
+    its relay, Reinforcements, concessions and Tactical Advantages)."""
+    return frozenset({"escapade"}) if getattr(session, "escapade", None) is not None \
+        else frozenset()
