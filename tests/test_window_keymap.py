@@ -37,7 +37,7 @@ def test_every_key_the_window_had_is_still_bound_and_referee_tools_only_for_a_re
     referee = {event for event, _ in bound_keys(referee=True)}
     assert set(OLD_KEYS) <= player
     assert "v" not in player and "i" in player  # I stays bound: Brigandine's delay initiative
-    assert {"v", "i"} <= referee and referee - player == {"v"}
+    assert {"v", "i", "shift-p"} <= referee and referee - player == {"v", "shift-p"}
     assert {"arrow_left-repeat", "page_up-repeat"} <= player  # held camera keys repeat
 
 
@@ -50,6 +50,13 @@ def test_referee_tools_are_not_dispatched_or_listed_for_a_player():
     ref = dict(help_items(BW, "select", referee=True))
     assert "V" not in player and "I" not in player
     assert ref["V"].startswith("missile strike") and ref["I"].startswith("ignite")
+    # the referee's hand (place any body) is every game's, and a referee's only
+    for tags in (BW, BRIG, MBW):
+        assert commands_for("shift-p", tags, "select", referee=False) == []
+        (row,) = commands_for("shift-p", tags, "select", referee=True)
+        assert row.referee and row.run == EnterMode("place", ())
+        assert "Shift+P" in dict(help_items(tags, "select", referee=True))
+        assert "Shift+P" not in dict(help_items(tags, "select", referee=False))
     # Brigandine's I is a player's order (delay initiative), not the referee's ignite
     (brig_i,) = commands_for("i", BRIG, "select", referee=False)
     assert "initiative" in brig_i.help

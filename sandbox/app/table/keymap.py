@@ -164,6 +164,8 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K((), "click", "what the prompt asks", modes=("ruler", "template", "remove_marker", "throw",
                                                   "carry", "interact", "close_combat", "swap",
                                                   "ambush", "mark", "ignite", "turret")),
+    K((), "drag", "any body to where it stands (or click it, then the point)",
+      modes=("place",), referee=True),
     K((), "right-drag", "orbit (Shift: pan)"),
     K((), "wheel", "zoom (over the log: scroll)"),
     # --- a game's own keys, before the common ones they share letters with
@@ -195,6 +197,8 @@ KEY_MAP: tuple[KeyCommand, ...] = (
     K(("shift-m",), "Shift+M", "ruler", _toggle("ruler")),
     K(("shift-c",), "Shift+C", "template", _toggle("template")),
     K(("delete",), "Del", "remove a ruler/template", _toggle("remove_marker")),
+    K(("shift-p",), "Shift+P", "place any body (the referee's hand)", _toggle("place"),
+      referee=True),
     K(("backspace",), "", "", _noop),  # edits a typed box (bound so the box gets it)
     # --- BrikWars
     K(tuple("123456789"), "1-9", "weapon: click aims, again fires", _weapon, games=BW),

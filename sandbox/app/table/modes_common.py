@@ -1,5 +1,6 @@
-"""The input modes every game has: select and drag-move, measure, and picking a point or a
-body for a command (rulers, templates, taking a marker off). See :mod:`.mode`."""
+"""The input modes every game has: select and drag-move, measure, picking a point or a body for
+a command (rulers, templates, taking a marker off), and the referee's hand (placing any body,
+a referee's table only). See :mod:`.mode`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...engine.actions import MoveAction
+from ...engine.table_tools import PlaceBody
 from ...render.view import Marker
 from ..commands import CommandRefused
 from .mode import Drawn, Mode, register_mode
@@ -421,3 +423,131 @@ class RemoveMarkerMode(PickMode):
     def build(self, hit):
         return self.inp.cmd.remove_marker_near(hit.point)
 
+
+
+@register_mode
+class PlaceMode(Mode):
+    """Shift+P, the referee's hand (a referee's table only: ``sandbox play --referee``): drag
+    any body (a unit of either side, a creation, a piece of rubble) to where it should stand,
+    or click it and then click the point; each placing is the engine's ``place_body``, issued
+    by the referee. The mode stays for the next body; Esc drops a held body, then leaves."""
+
+    name = "place"
+    tracks_pointer = True
+
+    def enter(self, **options: Any) -> bool:
+        if not self.app.referee:  # the key is bound for a referee only; never a player's
+            self.app.flash("Placing any body is the referee's tool (sandbox play --referee)",
+                           error=True)
+            return False
+        self.body: str | None = None
+        #: Where the held body's footprint centre would go now (x, y inches), or None.
+        self.to: np.ndarray | None = None
+        #: The footprint centre less the grabbed point (a drag keeps the grip).
+        self.offset = np.zeros(2)
+        self.prompt = "Referee: drag any body to where it stands (or click it, then the point)"
+        self.app.flash(self.prompt)
+        return True
+
+    def again(self, **options: Any) -> None:
+        self.inp.set_mode("select")
+
+    def exit(self) -> None:
+        self.body = self.to = None
+
+    def refusal(self, key: str, to=None) -> str:
+        """Why the referee may not place ``key`` (at ``to``, default where it stands): the
+        engine's own refusal of ``place_body`` ("" when it may)."""
+        s = self.session
+        if key not in s.bodies or key not in s.world.bodies:
+            return f"no body called {key!r} on the table"
+        at = s.footprint_centre(key) if to is None else to
+        return s.system("tabletop").refusal(self.action(key, at))
+
+    def action(self, key: str, to) -> PlaceBody:
+        return PlaceBody(type="place_body", player=self.session.current_player, body=key,
+                         to=(round(float(to[0]), 4), round(float(to[1]), 4)), by="referee")
+
+    def take(self, key: str, grab) -> bool:
+        """Hold body ``key``, grabbed at ``grab`` (x, y inches; None: at its centre)."""
+        why = self.refusal(key)
+        if why:
+            self.app.flash(why, error=True)
+            return False
+        self.body, self.to = key, None
+        c = self.session.footprint_centre(key)
+        self.offset = (c - np.asarray(grab, float)[:2]) if grab is not None else np.zeros(2)
+        self.app.select(key)
+        self.prompt = f"Referee: place {self.app.name_of(key)}: release or click the point"
+        return True
+
+    def put(self, point) -> None:
+        """Set the held body down with its grip at ``point`` (x, y inches)."""
+        key, self.body, self.to = self.body, None, None
+        self.prompt = "Referee: drag any body to where it stands (or click it, then the point)"
+        self.app.overlays_dirty = True
+        if key is None or point is None:
+            return
+        self.app.submit(self.action(key, np.asarray(point, float)[:2] + self.offset))
+
+    def hover(self, x: float, y: float) -> None:
+        if self.body is not None and not self.app.busy:
+            self.to = self.app.ground_point(x, y)
+            self.app.overlays_dirty = True
+
+    def click(self, x: float, y: float, hit) -> None:
+        app = self.app
+        if self.body is None:
+            if hit is None or hit.key == "ground":
+                app.flash("Referee: click a body to pick it up", error=True)
+                return
+            self.take(hit.key, None)
+            return
+        self.put(app.ground_point(x, y))
+
+    def drag_begin(self, x: float, y: float) -> bool:
+        app = self.app
+        if app.busy:
+            return False
+        hit = app.pick(x, y)
+        if hit is None or hit.key == "ground":
+            return False
+        return self.take(hit.key, app.ground_point(x, y))
+
+    def drag_to(self, x: float, y: float) -> None:
+        self.hover(x, y)
+
+    def drag_end(self, press, x: float, y: float) -> None:
+        if self.app.busy:
+            self.app.flash("Wait: physics is still playing out")
+            return
+        self.put(self.app.ground_point(x, y))
+
+    def cancel(self) -> bool:
+        if self.body is None:
+            return False
+        self.body = self.to = None
+        self.app.flash("Placing cancelled")
+        self.app.overlays_dirty = True
+        return True
+
+    def draw(self, d: Drawn) -> None:
+        if self.body is None or self.to is None:
+            return
+        s, key = self.session, self.body
+        lo, hi = s.bounds(key)
+        c = s.footprint_centre(key)
+        dest = np.asarray(self.to, float)[:2] + self.offset
+        ok = not self.refusal(key, dest)
+        colour = (0.75, 0.55, 1.0, 1.0) if ok else (1.0, 0.25, 0.2, 1.0)
+        d.markers.append(Marker.line((c[0], c[1], 0.06), (dest[0], dest[1], 0.06), colour, 2.0))
+        half = (hi[:2] - lo[:2]) / 2
+        box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
+               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
+        d.markers.append(Marker.path(box, colour, 2.0))
+        d.label = (f"place {self.app.name_of(key)}: "
+                   f'{float(np.linalg.norm(dest - c)):.2f}" (the referee)')
+        d.label_at = np.array([dest[0], dest[1], 0.8])
+
+    def status(self) -> str:
+        return f"   {self.prompt}"
