@@ -56,11 +56,16 @@ def _drag(app, body, to, steps=6):
     dest = np.array([to[0] - (c[0] - grab[0]), to[1] - (c[1] - grab[1]), 0.0])
     b = app.world_to_screen(dest)
     assert b is not None
+    hit = app.pick(*a)
+    assert hit is not None and hit.key == body, (body, hit)  # the press lands on the body
     app.base.messenger.send("mouse1")
     app.step(1)
+    assert app.input.press is not None and np.allclose(app.input.press[1:], a, atol=0.02), \
+        (app.input.press, a)
     for k in range(1, steps + 1):
         move_pointer(app, *screen_px(app, (a[0] + (b[0] - a[0]) * k / steps,
                                            a[1] + (b[1] - a[1]) * k / steps)), frames=1)
+    assert app.input.current.body == body, app.flashline.getText()  # held by the hand
     app.base.messenger.send("mouse1-up")
     app.step(1)
     app.wait_idle(120)

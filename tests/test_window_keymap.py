@@ -1,25 +1,27 @@
 """The window's one key map, without a window: the bindings, the dispatch and the help all come
-from it; referee tools are bound and listed only in referee mode; each game lists its own keys;
-every mode a key enters exists."""
+from it; referee tools are bound and listed only in referee mode; each game lists its own keys,
+which come from its kind (its window module's KEYS); every mode a key enters exists."""
 
 from __future__ import annotations
 
 from sandbox.app.table import keymap
 from sandbox.app.table.input import InputLayer  # noqa: F401  (registers every mode)
 from sandbox.app.table.keymap import (
-    BRIG,
-    BW,
-    ESCAPADE,
-    KEY_MAP,
-    MBW,
+    COMMON_KEYS,
     EnterMode,
     bound_keys,
     commands_for,
     help_items,
     help_text,
+    key_map,
 )
 from sandbox.app.table.mode import MODES, game_modes
 from sandbox.engine.kinds import game_kind
+from sandbox.games.brigandine.window import BRIG
+from sandbox.games.brikwars.window import BW, ESCAPADE
+from sandbox.games.micro_brick_war.window import MBW
+
+KEY_MAP = key_map()  # every game's rows, then the common ones
 
 #: Every key the window bound before the key map (main at 4b5cde8), less the referee's V and I.
 OLD_KEYS = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e",
@@ -98,6 +100,21 @@ def test_every_mode_a_key_enters_exists_in_its_games_and_each_game_has_its_own_h
     assert {m for row in KEY_MAP for m in (row.modes or ())} <= every
     # the common modes are no game's: BrikWars' attack is not a Brigandine mode
     assert "attack" not in MODES and "attack" not in game_modes(game_kind("brigandine"))
+    # the rows a game adds are its kind's: the common rows name no game, and a game's key map
+    # is its own rows, then the common ones
+    assert all(row.games is None for row in COMMON_KEYS)
+    for name, tags in games.items():
+        rows = key_map(game_kind(name))
+        own = [row for row in rows if row not in COMMON_KEYS]
+        assert set(COMMON_KEYS) <= set(rows)
+        assert own and all(row.games is not None and row.games <= tags for row in own), name
+        # the pointer's gestures first (the help's first lines), then the game's keys before
+        # the common ones they share letters with (Micro Brick War's E before end turn)
+        gestures = sum(not row.keys for row in rows)
+        assert all(not row.keys for row in rows[:gestures])
+        keyed = list(rows[gestures:])
+        own_keyed = [row for row in keyed if row not in COMMON_KEYS]
+        assert keyed[:len(own_keyed)] == own_keyed
     # a key the map does not know is no command in any game
     assert commands_for("f1", BW, "select", True) == []
     assert keymap.help_text(MBW, "measure", False).startswith("click two things")

@@ -9,8 +9,9 @@ checked from the kind's classes alone (``tests/test_game_kinds.py`` runs it on e
   loader, as ``[[actions]]`` are);
 - the kind's systems have unique names (the state's keys, ``table.system(name)``);
 - the kind's window modes resolve: its ``window`` module imports, and its ``MODES`` are classes
-  with unique, non-empty names (its ``tags``, if any, callable). The engine checks only this
-  much of them: what a mode is belongs to the window (``sandbox.app.table.mode``).
+  with unique, non-empty names (its ``KEYS``, if any, a tuple; its ``tags``, if any,
+  callable). The engine checks only this much of them: what a mode is belongs to the window
+  (``sandbox.app.table.mode``).
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ def _window_problems(kind: GameKind) -> list[str]:
     for n in sorted({n for n in names if isinstance(n, str) and n and names.count(n) > 1}):
         problems.append(f"{kind.name}: {kind.window}.MODES: {names.count(n)} modes are named "
                         f"{n!r}")
+    if not isinstance(getattr(module, "KEYS", ()), tuple):
+        problems.append(f"{kind.name}: {kind.window}.KEYS is not a tuple of key map rows")
     tags = getattr(module, "tags", None)
     if tags is not None and not callable(tags):
         problems.append(f"{kind.name}: {kind.window}.tags is not callable")

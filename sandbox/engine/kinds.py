@@ -54,9 +54,10 @@ class GameKind:
         so importing a kind imports no window. The module has ``MODES``, a tuple of
         :class:`sandbox.app.table.mode.Mode` classes (the one named ``select`` is the game's home
         mode: its clicks, keys, stat card and the markers it draws in every mode; the others are
-        entered by name), and may have ``tags(session) -> frozenset[str]``, key map tags it adds
-        to the game's name (a BrikWars Escapade's ``escapade``). "" (default): the window's
-        common modes only.
+        entered by name), and may have ``KEYS``, the game's rows of the window's key map
+        (:func:`sandbox.app.table.keymap.key_map`: the keys that enter its modes), and
+        ``tags(session) -> frozenset[str]``, key map tags it adds to the game's name (a BrikWars
+        Escapade's ``escapade``). "" (default): the window's common modes and keys only.
     """
 
     name: str

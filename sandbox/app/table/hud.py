@@ -240,7 +240,7 @@ class HudMixin:
             bomb = s.bombardment  # BrikWars's Strategy bricks (13.2) only; None in other games
             pile = bomb.strategy_pile() if bomb is not None else 0
             self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}"
-                              if bomb is not None and "brikwars" in self.input.tags else "")
+                              if bomb is not None else "")
         label = getattr(self, "_banner_label", "")
         if s.over and not busy and not self.runner.busy:
             label = "Game over"
@@ -337,7 +337,7 @@ class HudMixin:
         game = " + ".join(sorted(inp.tags))
         head = f"Keys ({game}, {inp.mode} mode{', referee' if self.referee else ''}):  H folds"
         width = max(40, int(2 * self.aspect * (1 - LOG_COLUMN) / (HELP_SCALE * 0.52)) - 4)
-        return head + "\n" + help_text(inp.tags, inp.mode, self.referee, width)
+        return head + "\n" + help_text(inp.tags, inp.mode, self.referee, width, inp.keys)
 
     def _update_help(self) -> None:
         key = (self.show_help, self.input.mode, self.input.tags, self.referee, self.aspect)

@@ -16,7 +16,7 @@ from ...engine.actions import EndTurnAction
 from ..commands import CommandRefused, TableCommands
 from ..table_hands import TextEntry
 from . import modes_common  # noqa: F401  (registers the modes every game has)
-from .keymap import commands_for, game_tags
+from .keymap import KeyCommand, commands_for, game_tags, key_map
 from .mode import Mode, game_modes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,6 +47,8 @@ class InputLayer:
         self._tags = game_tags(self.app.session)
         #: The mode classes of the game on the table, by name (its kind's and the common ones).
         self.mode_classes: dict[str, type[Mode]] = game_modes(self.app.session.kind)
+        #: The key map of the game on the table (its kind's rows, then the common ones).
+        self.keys: tuple[KeyCommand, ...] = key_map(self.app.session.kind)
         self.current: Mode = self.mode_of("select")
         self.current.enter()
 
@@ -186,7 +188,8 @@ class InputLayer:
             if n in ("escape", "f7"):
                 app.slot_dialog.close()
             return
-        for row in commands_for(n, self.tags, self.mode, app.referee):
+        tags = self.tags  # first: a save of another game loaded resets the input and its keys
+        for row in commands_for(n, tags, self.mode, app.referee, self.keys):
             if row.run(self, n) is not False:
                 return
 

@@ -57,6 +57,9 @@ class Mode:
     name: ClassVar[str] = ""
     #: Pointer moves with no button down go to :meth:`hover` (and the frame feeds them).
     tracks_pointer: ClassVar[bool] = False
+    #: As the game's home mode: it plays the seats ``sandbox play --ai`` gives the computer
+    #: (in :meth:`tick`); a game whose home mode does not refuses ``--ai``.
+    computer_seats: ClassVar[bool] = False
 
     def __init__(self, inp: "InputLayer"):
         self.inp = inp

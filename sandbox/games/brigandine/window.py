@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...app.table.keymap import KeyCommand, game_key
 from ...app.table.mode import Mode
 from ...app.table.modes_common import SelectMode, edge_point
 from ...render.view import Marker
@@ -120,3 +121,23 @@ class BrigandineMode(SelectMode):
 
 #: The game's window modes (the kind's ``window``): the home mode, named ``select``.
 MODES: tuple[type[Mode], ...] = (BrigandineMode,)
+
+#: The key map's tag of Brigandine (its kind's name).
+BRIG = frozenset({"brigandine"})
+K = KeyCommand
+#: Brigandine's rows of the key map (its home mode takes the keys), before the common rows
+#: they share letters with.
+KEYS: tuple[KeyCommand, ...] = (
+    K((), "click", "select", games=BRIG),
+    K((), "drag", "move your unit", games=BRIG, modes=("select",)),
+    K((), "shift-drag", "charge (phase 3)", games=BRIG, modes=("select",)),
+    K(("i",), "I", "delay initiative (phase 1)", game_key, games=BRIG),
+    K(tuple("1234567"), "1-7", "declare move/charge/shoot/melee/artillery/reload/joust "
+      "(phase 2); 1-3 melee system (phase 5)", game_key, games=BRIG),
+    K(("enter",), "Enter", "declare (hidden)", game_key, games=BRIG),
+    K(("j",), "J", "joust (phase 2): click the enemy knight, 1-4 aim, 1-4 stance", game_key,
+      games=BRIG),
+    K(("d",), "D", "Defensive Action (phase 5)", game_key, games=BRIG),
+    K(("r",), "R", "reload", game_key, games=BRIG),
+    K(("w",), "W", "draw the side arm (phase 3)", game_key, games=BRIG),
+)

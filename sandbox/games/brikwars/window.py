@@ -14,6 +14,14 @@ from typing import Any
 import numpy as np
 
 from ...app.commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
+from ...app.table.keymap import (
+    Handler,
+    KeyCommand,
+    command,
+    enter_mode,
+    input_call,
+    mode_key,
+)
 from ...app.table.mode import Drawn, Mode
 from ...app.table.modes_common import PickMode, SelectMode
 from ...core.errors import SandboxError
@@ -621,3 +629,72 @@ def tags(session) -> frozenset[str]:
     its relay, Reinforcements, concessions and Tactical Advantages)."""
     return frozenset({"escapade"}) if getattr(session, "escapade", None) is not None \
         else frozenset()
+
+
+# ------------------------------------------------------------------------------ the keys
+#: The key map's tags of BrikWars (every scene) and of an Escapade (ch. 13), see :func:`tags`.
+BW = frozenset({"brikwars"})
+ESCAPADE = frozenset({"escapade"})
+
+
+def _weapon(inp, n: str):
+    return inp.toggle("attack", weapon=int(n) - 1)
+
+
+def _face(inp, n: str):
+    inp.command(lambda: inp.cmd.face(45.0 if n == "," else -45.0))
+
+
+def _with_weapon(name: str) -> Handler:
+    return lambda inp, n: inp.command(lambda: getattr(inp.cmd, name)(inp.weapon))
+
+
+K = KeyCommand
+#: BrikWars's rows of the key map (:func:`sandbox.app.table.keymap.key_map`), in order of
+#: precedence, before the common rows.
+KEYS: tuple[KeyCommand, ...] = (
+    # --- the pointer (help only)
+    K((), "click", "select", games=BW),
+    K((), "drag", "move your unit", games=BW, modes=("select",)),
+    K((), "click", "a target to aim, again to fire", games=BW, modes=("attack",)),
+    K((), "click", "the point, again to call it", games=BW, modes=("strike", "drop", "launch")),
+    K((), "click", "what the prompt asks", games=BW,
+      modes=("throw", "carry", "interact", "close_combat", "swap", "ambush", "mark", "ignite",
+             "turret")),
+    # --- a mode's own keys
+    K(("[", "]"), "[ ]", "fewer / more", mode_key, games=BW, modes=("drop", "strike")),
+    K(("tab",), "Tab", "Explosive Variant", mode_key, games=BW, modes=("strike",)),
+    K(("tab",), "Tab", "fire mode", mode_key, games=BW, modes=("attack",)),
+    K(("enter",), "Enter", "confirm", mode_key, games=BW),
+    # --- BrikWars
+    K(tuple("123456789"), "1-9", "weapon: click aims, again fires", _weapon, games=BW),
+    K(("s",), "S", "Sprint", input_call("toggle_sprint"), games=BW),
+    K(("b",), "B", "The Big Drop", enter_mode("drop"), games=BW),
+    K(("l",), "L", "Launcher", enter_mode("launch"), games=BW),
+    K(("a",), "A", "Strategic Bombardment", enter_mode("strike", kind="bombard"), games=BW),
+    K(("v",), "V", "missile strike (free)", enter_mode("strike", kind="missile"), games=BW,
+      referee=True),
+    K(("i",), "I", "ignite (1d4 Fire)", enter_mode("ignite"), games=BW, referee=True),
+    K(("c",), "C", "pick up / put down", enter_mode("carry"), games=BW),
+    K(("j",), "J", "throw", enter_mode("throw"), games=BW),
+    K(("k",), "K", "interact (again: verb)", enter_mode("interact"), games=BW),
+    K(("y",), "Y", "Mark a target", enter_mode("mark"), games=BW),
+    K((";",), ";", "Close Combat (again: move)", enter_mode("close_combat"), games=BW),
+    K(("'",), "'", "Parry", _with_weapon("parry"), games=BW),
+    K((",", "."), ", .", "turn 45°", _face, games=BW),
+    K(("d",), "D", "stop, drop and roll", command("stop_drop_roll"), games=BW),
+    K(("w",), "W", "reload", _with_weapon("reload"), games=BW),
+    K(("shift-d",), "Shift+D", "Divert All Power", command("divert_power"), games=BW),
+    K(("shift-t",), "Shift+T", "Set Up Turret", enter_mode("turret", what="set_up"), games=BW),
+    K(("shift-g",), "Shift+G", "Gunnery Support", enter_mode("turret", what="gunnery"),
+      games=BW),
+    K(("shift-i",), "Shift+I", "Interfere", enter_mode("turret", what="interfere"), games=BW),
+    K(("o",), "O", "odds of the preview", input_call("odds"), games=BW),
+    K(("r",), "R", "relay a kill", command("relay"), games=ESCAPADE),
+    K(("n",), "N", "Reinforcements", command("reinforce"), games=ESCAPADE),
+    K(("x",), "X", "Losing Battle", command("declare", "losing_battle"), games=ESCAPADE),
+    K(("z",), "Z", "concede", command("declare", "concede"), games=ESCAPADE),
+    K(("f10",), "F10", "swap two units", enter_mode("swap"), games=ESCAPADE),
+    K(("f11",), "F11", "ambush", enter_mode("ambush"), games=ESCAPADE),
+    K((), "drag off your edge", "withdraw", games=ESCAPADE, modes=("select",)),
+)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...app.table.keymap import KeyCommand, game_key
 from ...app.table.mode import Drawn, Mode
 from ...app.table.modes_common import SelectMode
 from ...engine.actions import EndTurnAction, parse_action
@@ -250,6 +251,8 @@ class MbwMode(SelectMode):
     """Micro Brick War's home mode: clicks on squares, ``1``-``4`` build, ``C`` founds a
     City, ``D`` drops the Goblet, the legal squares ringed in every mode (:class:`MbwInput`)."""
 
+    computer_seats = True  # the computer opponent plays the --ai seats (MbwInput.tick)
+
     def __init__(self, inp):
         super().__init__(inp)
         self.mbw = MbwInput(inp.app, getattr(inp.app, "ai_seats", ()))
@@ -276,3 +279,17 @@ class MbwMode(SelectMode):
 
 #: The game's window modes (the kind's ``window``): the home mode, named ``select``.
 MODES: tuple[type[Mode], ...] = (MbwMode,)
+
+#: The key map's tag of Micro Brick War (its kind's name).
+MBW = frozenset({"micro_brick_war"})
+K = KeyCommand
+#: Micro Brick War's rows of the key map (its home mode takes the keys), before the common
+#: rows they share letters with.
+KEYS: tuple[KeyCommand, ...] = (
+    K((), "click", "a square: select, move, attack, farm", games=MBW, modes=("select",)),
+    K(tuple("1234"), "1-4", "build Infantry/Cavalry/Catapult/Caravan in the City", game_key,
+      games=MBW),
+    K(("c",), "C", "found a City (Caravan)", game_key, games=MBW),
+    K(("d",), "D", "drop the Goblet", game_key, games=MBW),
+    K(("escape", "e"), "", "", game_key, games=MBW),  # clear the selection, then on
+)
