@@ -118,6 +118,18 @@ class Mode:
         game's pile), "" for none."""
         return ""
 
+    #: As the game's home mode: what the end banner calls the units :meth:`lost`.
+    lost_word: ClassVar[str] = "destroyed"
+
+    def how_long(self, turns: int) -> str:
+        """As the game's home mode: ``turns`` engine turns played, in the game's words (the
+        end banner)."""
+        return f"{turns} turn{'s' if turns != 1 else ''}"
+
+    def lost(self, key: str) -> bool:
+        """As the game's home mode: whether unit ``key`` is lost (the end banner)."""
+        return bool(self.session.bodies[key].damage.destroyed)
+
     def tick(self) -> None:
         """As the game's home mode: called each frame while the table is still (a computer
         seat plays its next action)."""

@@ -118,6 +118,17 @@ class BrigandineMode(SelectMode):
     def status(self) -> str:
         return "   " + self.orders.prompt()
 
+    lost_word = "out of the fight"
+
+    def how_long(self, turns: int) -> str:
+        """Rounds of eight phases (each phase an engine turn)."""
+        return f"{(turns - 1) // 8 + 1} round{'s' if turns > 8 else ''}"
+
+    def lost(self, key: str) -> bool:
+        """Destroyed, or a Brigandine unit no longer standing (fallen, fled)."""
+        units = self.orders.combat.units
+        return super().lost(key) or (key in units and not units[key].standing)
+
 
 #: The game's window modes (the kind's ``window``): the home mode, named ``select``.
 MODES: tuple[type[Mode], ...] = (BrigandineMode,)

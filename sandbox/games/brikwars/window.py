@@ -23,8 +23,9 @@ from ...app.table.keymap import (
     mode_key,
 )
 from ...app.table.mode import Drawn, Mode
-from ...app.table.modes_common import PickMode, SelectMode
+from ...app.table.modes_common import PickMode, SelectMode, edge_point
 from ...core.errors import SandboxError
+from ...engine.actions import MoveAction
 from ...render.escapade_markers import escapade_markers
 from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
@@ -600,10 +601,129 @@ class TurretMode(PickMode):
 
 
 class BrikWarsHome(SelectMode):
-    """BrikWars's home mode: select and drag-move (:class:`SelectMode`); in every mode the
-    Escapade's table edges, deployment zones and Stronghold (13.1) and the Field Hazards'
-    areas and flames (F.1; a hidden one only once a Scout revealed it to the player whose turn
-    it is, F.3) are drawn."""
+    """BrikWars's home mode: click selects; drag your own unit to move it (S: Sprint); a drag
+    longer than the unit may move stops at its limit along the line (Shift held at the press:
+    refused instead); a move that would fall more than 1" waits for Enter (5.4); a drag off a
+    friendly edge in an Escapade withdraws (13.1). In every mode the Escapade's table edges,
+    deployment zones and Stronghold (13.1) and the Field Hazards' areas and flames (F.1; a
+    hidden one only once a Scout revealed it to the player whose turn it is, F.3) are drawn."""
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        #: A move waiting for Enter because it would fall more than 1".
+        self.pending_move: MoveAction | None = None
+
+    def may_drag(self, key: str) -> str:
+        """Why ``key`` may not be dragged ("" when it may): the Skirmish system's move
+        refusal (one of your units that may still act)."""
+        if key not in self.session.bodies:
+            return ""
+        return self.session.skirmish.move_refusal(key)
+
+    def cancel(self) -> bool:
+        if self.pending_move is not None:
+            self.pending_move = None
+            self.app.flash("Move cancelled")
+            return True
+        return super().cancel()
+
+    def moved(self, unit: str, dest) -> None:
+        """A drag ended: move ``unit`` to ``dest`` (x, y inches), an Escapade withdrawal off
+        a friendly edge (13.1), or ask first when it falls more than 1" (5.4)."""
+        app, inp = self.app, self.inp
+        if getattr(app.session, "escapade", None) is not None and inp.cmd.off_table(dest):
+            app.submit(inp.cmd.walk(unit, dest, inp.sprint))
+            inp.sprint = False
+            return
+        move = MoveAction(type="move", player=app.session.current_player, unit=unit,
+                          to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
+                          sprint=inp.sprint, clamp=not inp.shift)
+        inp.sprint = False
+        dest = self.stop_point(unit, dest, move.sprint, move.clamp)
+        fall = self.fall_at(unit, dest)
+        if fall > 1.0:
+            self.pending_move = move
+            app.flash(f'This move falls {fall:.1f}" off its footing: Enter to move '
+                      "anyway, Esc to cancel", 10.0, error=True)
+            return
+        app.submit(move)
+
+    def key(self, name: str) -> bool:
+        if name == "enter" and self.pending_move is not None:
+            move, self.pending_move = self.pending_move, None
+            self.app.submit(move)
+            return True
+        return False
+
+    def stop_point(self, unit: str, dest, sprint: bool, clamp: bool) -> np.ndarray:
+        """Where a move of ``unit`` towards ``dest`` (x, y inches) ends: at the unit's limit
+        along the line when ``clamp`` (a drag without Shift) and the drag is longer than the
+        unit may still move (a new Sprint's limit waits for its roll); else ``dest``."""
+        s = self.session
+        dest = np.asarray(dest, float)[:2]
+        if not clamp or (sprint and unit not in s.skirmish.turn_state.sprint_in):
+            return dest
+        c = s.footprint_centre(unit)
+        left, dist = s.skirmish.move_allowance(unit), float(np.linalg.norm(dest - c))
+        if dist <= left + 1e-9 or dist == 0.0:
+            return dest
+        return c + (dest - c) * (left / dist)
+
+    def fall_at(self, unit: str, dest) -> float:
+        """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
+        height of its feet now to what is under ``dest`` (0 when it stays on its level)."""
+        s = self.session
+        lo, hi = s.bounds(unit)
+        if lo[2] < 0.25:
+            return 0.0
+        hit = s.pick(np.array([dest[0], dest[1], lo[2] + 0.3]),
+                     np.array([dest[0], dest[1], -1.0]))
+        if hit is None or hit.key == unit:
+            return 0.0
+        return max(0.0, float(lo[2] - max(float(hit.point[2]), 0.0)))
+
+    def draw(self, d: Drawn) -> None:
+        press = self.inp.press
+        if self.drag_unit is None or self.drag_to_point is None or press is None:
+            return
+        s, unit = self.session, self.drag_unit
+        lo, hi = s.bounds(unit)
+        c = s.footprint_centre(unit)
+        asked = self.destination(unit, press, self.drag_to_point)
+        dist = float(np.linalg.norm(asked - c))
+        left = s.skirmish.move_allowance(unit)
+        sprint = self.inp.sprint
+        dest = self.stop_point(unit, asked, sprint, not self.inp.shift)
+        stops = not np.allclose(dest, asked)  # shortened to the limit (Shift: refuse)
+        ok = dist <= left + 1e-9 or stops
+        start = edge_point(lo, hi, asked)
+        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
+        colour = (0.3, 1.0, 0.4, 1.0) if ok else (
+            (1.0, 0.8, 0.2, 1.0) if sprint else (1.0, 0.25, 0.2, 1.0))
+        d.markers.append(Marker.line((start + [0, 0, 0.05]).tolist(),
+                                     (end + [0, 0, 0.05]).tolist(), colour, 3.0))
+        if stops:  # the rest of the drag, dimmed: beyond the limit
+            beyond = start + np.array([asked[0] - c[0], asked[1] - c[1], 0.0])
+            d.markers.append(Marker.line((end + [0, 0, 0.05]).tolist(),
+                                         (beyond + [0, 0, 0.05]).tolist(),
+                                         (1.0, 0.25, 0.2, 0.5), 1.5))
+        d.markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
+                                     colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
+        half = (hi[:2] - lo[:2]) / 2
+        box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
+               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
+        d.markers.append(Marker.path(box, colour, 2.0))
+        d.label = f'{dist:.2f}" of {left:.2f}"' + (
+            f'  stops at {left:.2f}" (Shift: refuse)' if stops else "") + ("" if ok else (
+            "  Sprint: roll for more" if sprint else "  too far (S: Sprint)"))
+        fall = self.fall_at(unit, dest)
+        if fall > 0.25:  # the path leaves a roof or a wall
+            d.label += f"  falls {fall:.1f}\""
+        d.label_at = (start + end) / 2 + [0, 0, 0.6]
+
+    def stat_card(self, key: str | None) -> list[str]:
+        """The BrikWars stat card of the selected body (the Skirmish system's)."""
+        return self.session.skirmish.stat_card(key) if key is not None else []
 
     def draw_home(self, drawn: Drawn) -> None:
         s = self.session
