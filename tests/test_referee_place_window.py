@@ -10,6 +10,7 @@ Each test opens its own window (one ShowBase at a time), on a known scene.
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,10 +48,24 @@ def _top(app, body):
     return np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] - 0.02])
 
 
+def _pointer_seen_at(app, xy, timeout=60.0):
+    """Draw frames until Panda3D's MouseWatcher has the pointer at ``xy`` ([-1, 1]); on a busy
+    machine the X server's pointer warp may take longer than ``move_pointer``'s frames."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        mw = app.base.mouseWatcherNode
+        if mw.has_mouse() and abs(mw.get_mouse().x - xy[0]) < 0.02 \
+                and abs(mw.get_mouse().y - xy[1]) < 0.02:
+            return
+        move_pointer(app, *screen_px(app, xy), frames=1)
+    raise AssertionError(f"the pointer never reached {xy}")
+
+
 def _drag(app, body, to, steps=6):
     """Press on ``body``'s top, drag and release where its footprint centre lands on ``to``
     (x, y inches), through Panda3D's mouse events; waits for the placing's physics."""
     a = point_at(app, _top(app, body))
+    _pointer_seen_at(app, a)
     grab = app.ground_point(*a)
     c = app.session.footprint_centre(body)
     dest = np.array([to[0] - (c[0] - grab[0]), to[1] - (c[1] - grab[1]), 0.0])
