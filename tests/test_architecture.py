@@ -1,10 +1,13 @@
 """The engine's structure: no import cycle inside ``sandbox/``, no module of ``engine/`` or
 ``games/`` reaching into another object's private names, pybullet only in ``physics/``, one
-registry of actions whose every type some system plays."""
+registry of actions whose every type some system plays; the window (``sandbox.app``) reached
+from a game only through its window module, and panda3d from none."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -136,3 +139,33 @@ def test_a_game_without_brikwars_builds_none_of_its_systems():
             names = [s.name for s in game.systems]
             assert not brikwars & set(names), names
             assert game.skirmish is None and game.hazards is None  # drivers read None
+
+
+def test_only_a_games_window_module_imports_the_window_and_none_imports_panda3d():
+    """The one allowance for ``sandbox/games``: a game's window modes
+    (``sandbox/games/<game>/window.py``, named by its kind's ``window``) import the window's
+    mode classes from ``sandbox.app``; no other module of a game, of the engine or of the
+    rules does. No module of a game imports panda3d (modes compute, the window draws), and
+    importing every kind and every kind's window module loads no panda3d."""
+    g = _graph()
+    bad = sorted(f"{me} imports {dep}" for me, dep in g.edges
+                 if dep.startswith("sandbox.app")
+                 and (me.startswith(("sandbox.engine", "sandbox.rules"))
+                      or (me.startswith("sandbox.games") and not me.endswith(".window"))))
+    assert bad == [], "\n".join(bad)
+    for p in (PKG / "games").rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "panda3d" for n in names), p
+    code = ("import sys\n"
+            "from sandbox.engine.kinds import all_kinds\n"
+            "kinds = all_kinds()\n"
+            "assert not [m for m in sys.modules if m.startswith('panda3d')], 'kinds'\n"
+            "windows = [k.window_module() for k in kinds if k.window]\n"
+            "assert len(windows) >= 3, windows\n"
+            "print(sorted(m for m in sys.modules if m.startswith('panda3d')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PKG.parent, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", out.stdout

@@ -215,7 +215,7 @@ def test_fantasy_combat_drives_off_an_fc_only_monster(ldrawdir):
 
 def test_window_gestures_become_brigandine_orders(ldrawdir):
     """What ``sandbox play`` submits for the window's keys, clicks and drags in each phase."""
-    from sandbox.app.brigandine_input import BrigandineOrders
+    from sandbox.games.brigandine.orders import BrigandineOrders
 
     with sandbox.open_game(SKIRMISH, ldrawdir=ldrawdir) as game:
         orders = BrigandineOrders(game)

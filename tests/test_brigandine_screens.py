@@ -10,8 +10,8 @@ from conftest import REPO
 
 @pytest.fixture()
 def orders():
-    from sandbox.app.brigandine_input import BrigandineOrders
     from sandbox.engine.game import open_game
+    from sandbox.games.brigandine.orders import BrigandineOrders
 
     g = open_game(REPO / "scenes" / "brigandine_charge.toml")
     try:

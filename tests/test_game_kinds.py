@@ -1,8 +1,11 @@
 """The conformance check of every game kind (``check_game_kind``), and proof that it fails
-for a kind with a misspelt hook, an action no system plays, or an action a scene cannot name."""
+for a kind with a misspelt hook, an action no system plays, an action a scene cannot name, or
+window modes that do not resolve."""
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Literal
 
 import pytest
@@ -114,3 +117,32 @@ def test_two_systems_of_one_name_fail(plug_in):
 
     problems = check_game_kind(GameKind("test_knock_game", systems=(knocking, Again)))
     assert "test_knock_game: system name 'knocking' is used by 2 systems" in problems
+
+
+def test_window_modes_that_do_not_resolve_fail(plug_in, monkeypatch):
+    """A kind's ``window`` must import and list named, distinct mode classes (the window
+    resolves it lazily: a kind imports no window)."""
+    _, knocking = _knock_kind()
+    misspelt = GameKind("test_knock_game", systems=(knocking,),
+                        window="sandbox.games.brikwars.windw")
+    (problem,) = check_game_kind(misspelt)
+    assert "window 'sandbox.games.brikwars.windw' cannot be imported" in problem
+    module = types.ModuleType("test_knock_window")
+
+    class Home:
+        name = "select"
+
+    module.MODES = (Home, Home, "select")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "test_knock_window", module)
+    problems = check_game_kind(GameKind("test_knock_game", systems=(knocking,),
+                                        window="test_knock_window"))
+    assert any("'select' is no mode class" in p for p in problems), problems
+    assert any("2 modes are named 'select'" in p for p in problems), problems
+    module.MODES = ()  # type: ignore[attr-defined]
+    (problem,) = check_game_kind(GameKind("test_knock_game", systems=(knocking,),
+                                          window="test_knock_window"))
+    assert "has no MODES" in problem
+    # the shipped kinds' windows resolve (their home mode is named "select")
+    for name in ("brikwars", "brigandine", "micro_brick_war"):
+        modes = KINDS[name].window_module().MODES
+        assert [m.name for m in modes if m.name == "select"] == ["select"], name

@@ -6,7 +6,8 @@ only; ``cross`` spends the unit's Move.
 The five cases measured on Lions' (here the Lion Knights') turn 1 of scenes/skirmish.toml:
 an enemy ``cross``, a player's ``ignite`` with 4d4 Fire on an enemy, a ``flamethrower`` fired
 from the enemy's unit, three free XSize-10 ``missile`` strikes, and a Move 5" unit going 14"
-with cross + move + cross.
+with cross + move + cross. A sixth, the referee's hand: ``place_body`` of the enemy's unit
+(any body, lifted and set down with no Move spent) goes the same way.
 """
 
 from __future__ import annotations
@@ -41,16 +42,19 @@ FOURTEEN_INCHES = [{"type": "cross", "player": LK, "unit": "knight1", "to": [-1.
                    {"type": "move", "player": LK, "unit": "knight1", "to": [-1.2, -7.0]},
                    {"type": "cross", "player": LK, "unit": "knight1", "to": [3.8, -7.0]}]
 
+PLACE_ENEMY = [{"type": "place_body", "player": LK, "body": "falcon1", "to": [2.0, 6.0]}]
+
 CASES = {"enemy_cross": ENEMY_CROSS, "player_ignite": PLAYER_IGNITE,
          "enemy_flamethrower": ENEMY_FLAMETHROWER, "free_missiles": FREE_MISSILES,
-         "fourteen_inches": FOURTEEN_INCHES}
+         "fourteen_inches": FOURTEEN_INCHES, "place_enemy": PLACE_ENEMY}
 
 #: What the refusal of each case's first refused action says.
 REFUSED = {"enemy_cross": "Black Hawk belongs to Black Falcons",
            "player_ignite": "'ignite' is a referee's tool",
            "enemy_flamethrower": "'flamethrower' is a referee's tool",
            "free_missiles": "'missile' is a referee's tool",
-           "fourteen_inches": "more this turn (Move 5\"), not 4.00\""}
+           "fourteen_inches": "more this turn (Move 5\"), not 4.00\"",
+           "place_enemy": "'place_body' is a referee's tool"}
 
 
 def _scene(actions=()) -> dict:
@@ -116,6 +120,10 @@ def _played(g: Game, case: str) -> None:
         assert _moved(g, "knight1") == pytest.approx(13.8, abs=0.1)
     elif case == "enemy_cross":
         assert _moved(g, "falcon1") == pytest.approx(3.0, abs=0.05)
+    elif case == "place_enemy":
+        assert g.footprint_centre("falcon1") == pytest.approx([2.0, 6.0], abs=0.3)
+        (placed,) = [e for e in g.events if e["type"] == "move" and e["body"] == "falcon1"]
+        assert placed["by"] == "referee" and "placed by the referee" in placed["text"]
     else:
         assert any(e["type"] == "roll" and e["stream"] in ("fire", "attack") for e in g.events)
 

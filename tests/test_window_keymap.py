@@ -1,24 +1,27 @@
 """The window's one key map, without a window: the bindings, the dispatch and the help all come
-from it; referee tools are bound and listed only in referee mode; each game lists its own keys;
-every mode a key enters exists."""
+from it; referee tools are bound and listed only in referee mode; each game lists its own keys,
+which come from its kind (its window module's KEYS); every mode a key enters exists."""
 
 from __future__ import annotations
 
 from sandbox.app.table import keymap
 from sandbox.app.table.input import InputLayer  # noqa: F401  (registers every mode)
 from sandbox.app.table.keymap import (
-    BRIG,
-    BW,
-    ESCAPADE,
-    KEY_MAP,
-    MBW,
+    COMMON_KEYS,
     EnterMode,
     bound_keys,
     commands_for,
     help_items,
     help_text,
+    key_map,
 )
-from sandbox.app.table.mode import HOME_MODES, MODES
+from sandbox.app.table.mode import MODES, game_modes
+from sandbox.engine.kinds import game_kind
+from sandbox.games.brigandine.window import BRIG
+from sandbox.games.brikwars.window import BW, ESCAPADE
+from sandbox.games.micro_brick_war.window import MBW
+
+KEY_MAP = key_map()  # every game's rows, then the common ones
 
 #: Every key the window bound before the key map (main at 4b5cde8), less the referee's V and I.
 OLD_KEYS = ["escape", "q", "enter", "t", "f", "g", "h", "p", "m", "s", "b", "l", "[", "]", "e",
@@ -36,7 +39,7 @@ def test_every_key_the_window_had_is_still_bound_and_referee_tools_only_for_a_re
     referee = {event for event, _ in bound_keys(referee=True)}
     assert set(OLD_KEYS) <= player
     assert "v" not in player and "i" in player  # I stays bound: Brigandine's delay initiative
-    assert {"v", "i"} <= referee and referee - player == {"v"}
+    assert {"v", "i", "shift-p"} <= referee and referee - player == {"v", "shift-p"}
     assert {"arrow_left-repeat", "page_up-repeat"} <= player  # held camera keys repeat
 
 
@@ -49,6 +52,13 @@ def test_referee_tools_are_not_dispatched_or_listed_for_a_player():
     ref = dict(help_items(BW, "select", referee=True))
     assert "V" not in player and "I" not in player
     assert ref["V"].startswith("missile strike") and ref["I"].startswith("ignite")
+    # the referee's hand (place any body) is every game's, and a referee's only
+    for tags in (BW, BRIG, MBW):
+        assert commands_for("shift-p", tags, "select", referee=False) == []
+        (row,) = commands_for("shift-p", tags, "select", referee=True)
+        assert row.referee and row.run == EnterMode("place", ())
+        assert "Shift+P" in dict(help_items(tags, "select", referee=True))
+        assert "Shift+P" not in dict(help_items(tags, "select", referee=False))
     # Brigandine's I is a player's order (delay initiative), not the referee's ignite
     (brig_i,) = commands_for("i", BRIG, "select", referee=False)
     assert "initiative" in brig_i.help
@@ -74,12 +84,37 @@ def test_the_help_lists_only_the_keys_of_the_game_and_the_mode():
     assert "1-9 weapon: click aims, again fires" in text
 
 
-def test_every_mode_a_key_enters_exists_and_game_home_modes_are_registered():
-    entered = {row.run.mode for row in KEY_MAP if isinstance(row.run, EnterMode)}
-    assert entered <= set(MODES), entered - set(MODES)
-    modes_named = {m for row in KEY_MAP for m in (row.modes or ())}
-    assert modes_named <= set(MODES)
-    assert {"brigandine", "micro_brick_war"} <= set(HOME_MODES)
+def test_every_mode_a_key_enters_exists_in_its_games_and_each_game_has_its_own_home_mode():
+    games = {"brikwars": BW | ESCAPADE, "brigandine": BRIG, "micro_brick_war": MBW}
+    every: set[str] = set()
+    for name, tags in games.items():
+        modes = game_modes(game_kind(name))  # the common modes and the kind's window's
+        rows = [row for row in KEY_MAP if row.games is None or row.games & tags]
+        entered = {row.run.mode for row in rows if isinstance(row.run, EnterMode)}
+        assert entered <= set(modes), (name, entered - set(modes))
+        every |= set(modes)
+        # the home mode is the game's own, from its package (the kind's ``window``)
+        assert modes["select"].__module__ == f"sandbox.games.{name}.window"
+    # a row limited to some modes names modes some game has (a row of every game may name
+    # BrikWars' strike: it never applies where there is none)
+    assert {m for row in KEY_MAP for m in (row.modes or ())} <= every
+    # the common modes are no game's: BrikWars' attack is not a Brigandine mode
+    assert "attack" not in MODES and "attack" not in game_modes(game_kind("brigandine"))
+    # the rows a game adds are its kind's: the common rows name no game, and a game's key map
+    # is its own rows, then the common ones
+    assert all(row.games is None for row in COMMON_KEYS)
+    for name, tags in games.items():
+        rows = key_map(game_kind(name))
+        own = [row for row in rows if row not in COMMON_KEYS]
+        assert set(COMMON_KEYS) <= set(rows)
+        assert own and all(row.games is not None and row.games <= tags for row in own), name
+        # the pointer's gestures first (the help's first lines), then the game's keys before
+        # the common ones they share letters with (Micro Brick War's E before end turn)
+        gestures = sum(not row.keys for row in rows)
+        assert all(not row.keys for row in rows[:gestures])
+        keyed = list(rows[gestures:])
+        own_keyed = [row for row in keyed if row not in COMMON_KEYS]
+        assert keyed[:len(own_keyed)] == own_keyed
     # a key the map does not know is no command in any game
     assert commands_for("f1", BW, "select", True) == []
     assert keymap.help_text(MBW, "measure", False).startswith("click two things")

@@ -6,7 +6,7 @@ Every command here only *builds* an action of the engine's registry
 scripted run. A command that cannot be built says why in one line (:class:`CommandRefused`),
 which the window shows as a refusal.
 
-Keys (rows of :data:`sandbox.app.table.keymap.KEY_MAP`; V and I are a referee's):
+Keys (rows of :func:`sandbox.app.table.keymap.key_map`; V and I are a referee's):
 R relay a witnessed kill (13.2), N call Reinforcements (13.2),
 F10 a Tactical Advantage swap of the selected unit and a clicked one (13.2), F11 an ambushing
 unit set up at a clicked point (13.2),

@@ -7,7 +7,11 @@ checked from the kind's classes alone (``tests/test_game_kinds.py`` runs it on e
   ``apply``), and every action type the game's modules define is played by one of its systems;
 - every action type of the kind can be named by a scene file (parsed through the scene
   loader, as ``[[actions]]`` are);
-- the kind's systems have unique names (the state's keys, ``table.system(name)``).
+- the kind's systems have unique names (the state's keys, ``table.system(name)``);
+- the kind's window modes resolve: its ``window`` module imports, and its ``MODES`` are classes
+  with unique, non-empty names (its ``KEYS``, if any, a tuple; its ``tags``, if any,
+  callable). The engine checks only this much of them: what a mode is belongs to the window
+  (``sandbox.app.table.mode``).
 """
 
 from __future__ import annotations
@@ -94,4 +98,33 @@ def check_game_kind(kind: GameKind) -> list[str]:
             except SceneError as exc:
                 if "does not match any of the expected tags" in str(exc):
                     problems.append(f"{kind.name}: a scene cannot name action type {t!r}: {exc}")
+    problems.extend(_window_problems(kind))
+    return problems
+
+
+def _window_problems(kind: GameKind) -> list[str]:
+    """What is wrong with the window modes ``kind`` declares (see the module text)."""
+    if not kind.window:
+        return []
+    try:
+        module = kind.window_module()
+    except ImportError as exc:
+        return [f"{kind.name}: window {kind.window!r} cannot be imported: {exc}"]
+    modes = getattr(module, "MODES", None)
+    if not isinstance(modes, tuple) or not modes:
+        return [f"{kind.name}: window {kind.window!r} has no MODES (a tuple of mode classes)"]
+    problems = []
+    names = [getattr(cls, "name", None) for cls in modes]
+    for cls, name in zip(modes, names, strict=True):
+        if not isinstance(cls, type) or not isinstance(name, str) or not name:
+            problems.append(f"{kind.name}: {kind.window}.MODES: {cls!r} is no mode class with "
+                            "a name")
+    for n in sorted({n for n in names if isinstance(n, str) and n and names.count(n) > 1}):
+        problems.append(f"{kind.name}: {kind.window}.MODES: {names.count(n)} modes are named "
+                        f"{n!r}")
+    if not isinstance(getattr(module, "KEYS", ()), tuple):
+        problems.append(f"{kind.name}: {kind.window}.KEYS is not a tuple of key map rows")
+    tags = getattr(module, "tags", None)
+    if tags is not None and not callable(tags):
+        problems.append(f"{kind.name}: {kind.window}.tags is not callable")
     return problems

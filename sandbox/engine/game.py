@@ -625,7 +625,7 @@ class Game:
 
     def move_unit(self, key: str, to: Vec, *, player: str | None = None,
                   carrying: str | None = None, leave_table: bool = False,
-                  careful: bool = False, check_overlap: bool = True,
+                  careful: bool = False, check_overlap: bool = True, walk: bool = True,
                   note: str = "", **fields) -> np.ndarray:
         """Move a body so that its footprint centre ends at ``to`` (x, y inches); every mover
         (the table's Move, a scripted ``cross``, an Escapade ``walk``) comes through here.
@@ -634,7 +634,8 @@ class Game:
         lifted :data:`MOVE_LIFT_IN` and set down at the destination; then every system's
         ``on_path`` hook sees the path in order (Field Hazards may stop or push it, F.1/F.3;
         Traps on the way spring, F.2); then physics settles it (a unit walked off a
-        wall falls). Returns the (3,) point where it ended.
+        wall falls). ``walk`` False: the body is lifted over the way (the referee's
+        ``place_body``), no ``on_path`` hook sees it. Returns the (3,) point where it ended.
 
         Raises
         ------
@@ -675,7 +676,7 @@ class Game:
                  player=player, **fields)
         start = np.array([frm[0], frm[1], 0.0])
         end = np.array([to[0], to[1], 0.0])
-        for s in self.systems:
+        for s in self.systems if walk else ():
             if key not in self.world.bodies or self.bodies[key].damage.destroyed:
                 break
             end = s.on_path(key, start, end, careful)

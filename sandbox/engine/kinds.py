@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import SceneError
@@ -47,16 +48,38 @@ class GameKind:
         A fresh per-body record (:attr:`BodyState.damage`): it must have ``destroyed`` and
         ``to_dict()``; the engine's :class:`~sandbox.engine.table.Condition` by default.
     description : str
+    window : str
+        The dotted path of the module holding the game's window modes
+        (``"sandbox.games.brikwars.window"``), imported by the window only (:meth:`window_module`),
+        so importing a kind imports no window. The module has ``MODES``, a tuple of
+        :class:`sandbox.app.table.mode.Mode` classes (the one named ``select`` is the game's home
+        mode: its clicks, keys, stat card and the markers it draws in every mode; the others are
+        entered by name), and may have ``KEYS``, the game's rows of the window's key map
+        (:func:`sandbox.app.table.keymap.key_map`: the keys that enter its modes), and
+        ``tags(session) -> frozenset[str]``, key map tags it adds to the game's name (a BrikWars
+        Escapade's ``escapade``). "" (default): the window's common modes and keys only.
     """
 
     name: str
     systems: tuple[type["System"], ...] = ()
     body_condition: Callable[[], Any] = field(default=Condition)
     description: str = ""
+    window: str = ""
 
     def build(self, game: Any) -> list["System"]:
         """The systems a game of ``game.spec`` has, built in hook order."""
         return [cls(game) for cls in self.systems if cls.wanted(game.spec)]
+
+    def window_module(self) -> ModuleType | None:
+        """The module named by :attr:`window`, imported now (None: the game has no window
+        modes of its own). Only the window (and the conformance check) calls this.
+
+        Raises
+        ------
+        ImportError
+            :attr:`window` names no importable module.
+        """
+        return importlib.import_module(self.window) if self.window else None
 
 
 GAMES: dict[str, GameKind] = {}

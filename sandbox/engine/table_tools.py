@@ -18,24 +18,32 @@ and the network see them exactly like moves and attacks):
   :meth:`sandbox.engine.game.Game.move_unit`, carries it, as an Escapade walk off a friendly
   edge does, BrikWars 13.1); ``put_down`` sets it down at a point within reach (or leaves it
   where it is). One item per unit.
+- ``place_body``: the referee's hand (a referee's tool, :attr:`Action.actor` ``"referee"``):
+  any body on the table (a unit of either side, a creation, a piece of rubble) is lifted and
+  set down so that its footprint centre is at a point of the battlefield; nothing on the way
+  sees it (no Field, no Trap: it is not walked there) and no Move is spent. Refused to players;
+  a scene script, a table opened with the referee option (``sandbox play --referee``) and the
+  referee's seat online issue it.
 
 Rules: the dice tray, the done marks and the markers are the players' own aids and change
-nothing of the battle; carrying follows 13.1's reach ("within 1 inch").
+nothing of the battle; carrying follows 13.1's reach ("within 1 inch"); placing a body is the
+referee's correction of the table (a model knocked over by a sleeve, a model set where the
+players agree it stands), no rule of any game.
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Mapping
 
 import numpy as np
 from pydantic import Field
 
 from ..core.dice import DiceError, DiceExpression
 from ..core.errors import RulesError
-from .actions import Action
+from .actions import Action, name_of
 from .scene_types import Vec2
-from .table import System
+from .table import System, handles, refuses
 
 #: How far (inches, edge to edge) a unit reaches to pick up or put down an object (13.1).
 CARRY_REACH_IN: float = 1.0
@@ -152,11 +160,30 @@ class PutDown(Action):
     to: Vec2 | None = None
 
 
+class PlaceBody(Action):
+    """The referee lifts ``body`` (any body on the table, whoever owns it) and sets it down so
+    that its footprint centre is at ``to`` (x, y inches), its turn unchanged."""
+
+    type: Literal["place_body"]
+    actor: ClassVar[str] = "referee"
+    cost: ClassVar[str] = "free"
+    acting: ClassVar[tuple[str, ...]] = ()
+    referee_note: ClassVar[str] = (
+        "it lifts any body, whoever owns it, and sets it down anywhere, with no Move spent "
+        "(a unit's own move is a 'move')")
+    body: str = Field(description="the body placed: a unit of either side, a creation, rubble")
+    to: Vec2 = Field(description="where its footprint centre is set down (x, y inches)")
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        return (f"the referee places {name_of(names, self.body)} at "
+                f"({self.to[0]:.2f}, {self.to[1]:.2f})")
+
+
 class TableTools(System):
     """The dice tray, done marks, markers and carried objects (see the module notes)."""
 
     name = "tabletop"
-    actions = (RollDice, MarkDone, PlaceMarker, RemoveMarker, PickUp, PutDown)
+    actions = (RollDice, MarkDone, PlaceMarker, RemoveMarker, PickUp, PutDown, PlaceBody)
 
     def __init__(self, game):
         super().__init__(game)
@@ -279,7 +306,7 @@ class TableTools(System):
                     return (f"{g.bodies[item].name} can be put down within {CARRY_REACH_IN:g}\" "
                             f"of {st.name}, not {reach - half:.2f}\" away")
             return ""
-        return ""
+        return super().refusal(a)  # the @refuses methods below
 
     def apply(self, a, index: int) -> None:
         g = self.game
@@ -320,6 +347,29 @@ class TableTools(System):
                   body=a.unit, item=a.item, player=a.player)
         elif isinstance(a, PutDown):
             self._put_down(a)
+        else:
+            super().apply(a, index)  # the @handles methods below
+
+    @refuses(PlaceBody)
+    def place_refused(self, a: PlaceBody) -> str:
+        g = self.game
+        st = g.bodies.get(a.body)
+        if st is None or a.body not in g.world.bodies:
+            return f"no body called {a.body!r} on the table"
+        if g.world.bodies[a.body].static:
+            return f"{st.name} is fixed to the table"
+        bf = g.spec.battlefield
+        if abs(a.to[0]) > bf.width / 2 or abs(a.to[1]) > bf.depth / 2:
+            return (f"({a.to[0]:.2f}, {a.to[1]:.2f}) is off the {bf.width:g}\" x "
+                    f"{bf.depth:g}\" battlefield")
+        return ""
+
+    @handles(PlaceBody)
+    def _place(self, a: PlaceBody, index: int) -> None:
+        """The engine's one move (what the body carries travels with it), lifted over the
+        way: no system's ``on_path`` sees it; a body at the point refuses it."""
+        self.game.move_unit(a.body, a.to, player=a.player, walk=False,
+                            note=", placed by the referee", by="referee")
 
     def _roll(self, a: RollDice) -> None:
         g = self.game

@@ -9,8 +9,8 @@ Structure (``sandbox/app/table/``)
   (:mod:`.overlays`) are mixins.
 - :class:`~sandbox.app.table.input.InputLayer` is the one entry point for input; keys go
   through the key map (:mod:`.keymap`), the pointer through the current input mode
-  (:mod:`.mode`, :mod:`.modes_common`, :mod:`.modes_brikwars`, and the games' own modes in
-  ``app/brigandine_input.py`` and ``app/mbw_input.py``).
+  (:mod:`.mode`, :mod:`.modes_common`, and each game's own modes, which its kind names:
+  ``GameKind.window``, e.g. ``sandbox/games/brikwars/window.py``).
 - the camera (``self.rig``) is :class:`sandbox.render.orbit_camera.OrbitCamera`.
 - :mod:`.launch` opens the window first (:mod:`.window`'s loading view) and builds the game
   behind it.
@@ -397,9 +397,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         # destroyed units lie where physics left them (the engine topples them)
         self._live = {k: v for k, v in s.world.poses().items() if k != "ground"}
         self._sync_plates()
-        esc = getattr(g, "escapade", None)
-        self.escapade_panel.setText("\n".join(esc.panel_lines()) if esc is not None else
-                                    self.mbw.panel() if self.mbw is not None else "")
+        self.escapade_panel.setText(self.input.home.panel())  # the game's own side panel
         self.overlays_dirty = True
 
     # ---------------------------------------------------------------- saves
@@ -525,7 +523,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
     @property
     def mbw(self):
         """The Micro Brick War layer (squares, highlights, computer seats), None in other
-        games: its home mode's (``app/mbw_input.py``)."""
+        games: its home mode's (``games/micro_brick_war/window.py``; tests read it)."""
         return getattr(self.input.home, "mbw", None)
 
     def reset(self) -> None:
@@ -812,8 +810,8 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
             self._sync_from_session()
             poses = self._live
         self._was_playing = self._playback is not None
-        if self.mbw is not None and not self.busy:
-            self.mbw.tick()  # a computer seat plays its next action
+        if not self.busy:
+            self.input.home.tick()  # the game's own step (a computer seat's next action)
         for key, np_ in self._nodes.items():
             pose = poses.get(key)
             if pose is None or (not self.busy and key not in self.session.world.bodies):
@@ -863,7 +861,8 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
             return True
         return False
 
-    def _name(self, key) -> str:
+    def name_of(self, key) -> str:
+        """The name players see of body ``key`` (the key itself for no body of the game)."""
         st = self.session.bodies.get(key) if isinstance(key, str) else None
         return st.name if st is not None else str(key)
 

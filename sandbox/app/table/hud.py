@@ -16,7 +16,7 @@ from pathlib import Path
 
 from panda3d.core import ClockObject, NodePath, TextNode
 
-from ...games.brikwars.skirmish import possessive
+from ...engine.events import possessive
 from ...render import offscreen as _offscreen
 from ...rules.collision import COLLISION_MIN_SPEED_IN_S
 from ..log_groups import group_events
@@ -240,7 +240,7 @@ class HudMixin:
             bomb = s.bombardment  # BrikWars's Strategy bricks (13.2) only; None in other games
             pile = bomb.strategy_pile() if bomb is not None else 0
             self.pile.setText(f"Strategy pile: {pile} brick{'' if pile == 1 else 's'}"
-                              if bomb is not None and "brikwars" in self.input.tags else "")
+                              if bomb is not None else "")
         label = getattr(self, "_banner_label", "")
         if s.over and not busy and not self.runner.busy:
             label = "Game over"
@@ -254,8 +254,7 @@ class HudMixin:
         if lines:
             self.card.setText("\n".join(lines))
         elif selected is not None and not busy and own_card is None:
-            self.card.setText("\n".join(
-                s.skirmish.stat_card(selected) if s.skirmish is not None else
+            self.card.setText("\n".join(  # a game whose home mode keeps no card of its own
                 [s.bodies[selected].name, "Status: " + ", ".join(s.status_words(selected))]))
         elif not busy:
             self.card.setText("Click a unit to see its stat card")
@@ -293,21 +292,14 @@ class HudMixin:
         s = self.session
         out = s.outcome
         played = s.turn - 1 if s.spec.turns and s.turn > s.spec.turns else s.turn
-        try:  # Brigandine counts rounds of 8 phases, and its own fallen
-            brig = s.system("brigandine")
-        except KeyError:
-            brig = None
-        when = (f"{(played - 1) // 8 + 1} round{'s' if played > 8 else ''}" if brig is not None
-                else f"{played} turn{'s' if played != 1 else ''}")
-        lines = ["THE GAME IS OVER", out.text, f"{when}, {len(s.actions)} actions"]
+        home = self.input.home  # the game's words: Brigandine counts rounds, and its fallen
+        lines = ["THE GAME IS OVER", out.text, f"{home.how_long(played)}, {len(s.actions)} actions"]
         for player in s.players:
             units = [b for b in s.bodies.values() if b.owner == player and b.kind == "unit"]
-            lost = [b for b in units if b.damage.destroyed or (
-                brig is not None and b.key in brig.units and not brig.units[b.key].standing)]
+            lost = [b for b in units if home.lost(b.key)]
             gone = [b for b in units if b.off_table and b not in lost]
             lines.append(f"{player}: {len(units) - len(lost) - len(gone)} of {len(units)} "
-                         f"standing, {len(lost)} "
-                         + ("out of the fight" if brig is not None else "destroyed")
+                         f"standing, {len(lost)} {home.lost_word}"
                          + (f", {len(gone)} off the table" if gone else ""))
         lines.append("F8: watch the replay    Ctrl+R: battle report    F5: save    Q: quit")
         return "\n".join(lines)
@@ -337,7 +329,7 @@ class HudMixin:
         game = " + ".join(sorted(inp.tags))
         head = f"Keys ({game}, {inp.mode} mode{', referee' if self.referee else ''}):  H folds"
         width = max(40, int(2 * self.aspect * (1 - LOG_COLUMN) / (HELP_SCALE * 0.52)) - 4)
-        return head + "\n" + help_text(inp.tags, inp.mode, self.referee, width)
+        return head + "\n" + help_text(inp.tags, inp.mode, self.referee, width, inp.keys)
 
     def _update_help(self) -> None:
         key = (self.show_help, self.input.mode, self.input.tags, self.referee, self.aspect)

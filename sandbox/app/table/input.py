@@ -13,12 +13,11 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.actions import EndTurnAction
-from .. import brigandine_input, mbw_input  # noqa: F401  (register the games' home modes)
 from ..commands import CommandRefused, TableCommands
 from ..table_hands import TextEntry
-from . import modes_brikwars, modes_common  # noqa: F401  (register their modes)
-from .keymap import commands_for, game_tags
-from .mode import Mode, mode_class
+from . import modes_common  # noqa: F401  (registers the modes every game has)
+from .keymap import KeyCommand, commands_for, game_tags, key_map
+from .mode import Mode, game_modes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import TabletopApp
@@ -46,6 +45,10 @@ class InputLayer:
         self.sprint = False
         self._modes: dict[str, Mode] = {}
         self._tags = game_tags(self.app.session)
+        #: The mode classes of the game on the table, by name (its kind's and the common ones).
+        self.mode_classes: dict[str, type[Mode]] = game_modes(self.app.session.kind)
+        #: The key map of the game on the table (its kind's rows, then the common ones).
+        self.keys: tuple[KeyCommand, ...] = key_map(self.app.session.kind)
         self.current: Mode = self.mode_of("select")
         self.current.enter()
 
@@ -71,7 +74,7 @@ class InputLayer:
     def mode_of(self, name: str) -> Mode:
         """The instance of mode ``name`` (made on first use; it keeps its settings)."""
         if name not in self._modes:
-            self._modes[name] = mode_class(name, self._tags)(self)
+            self._modes[name] = self.mode_classes[name](self)
         return self._modes[name]
 
     def set_mode(self, name: str, **options: Any) -> bool:
@@ -185,7 +188,8 @@ class InputLayer:
             if n in ("escape", "f7"):
                 app.slot_dialog.close()
             return
-        for row in commands_for(n, self.tags, self.mode, app.referee):
+        tags = self.tags  # first: a save of another game loaded resets the input and its keys
+        for row in commands_for(n, tags, self.mode, app.referee, self.keys):
             if row.run(self, n) is not False:
                 return
 

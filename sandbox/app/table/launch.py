@@ -39,8 +39,12 @@ def open_for_play(path: str | Path, seed: int | None = None, ldrawdir=None, on_e
                      referee=referee)
 
 
-def plays_mbw(session) -> bool:
-    return any(sys_.name == "micro_brick_war" for sys_ in session.systems)
+def plays_computer_seats(session) -> bool:
+    """Whether the game's home mode plays seats for the computer (``--ai``): its kind's
+    window says so (:attr:`~sandbox.app.table.mode.Mode.computer_seats`)."""
+    from .mode import game_modes
+
+    return game_modes(session.kind)["select"].computer_seats
 
 
 class GameBuild:
@@ -144,7 +148,7 @@ def play(path: str | Path | None, ldrawdir=None, seed: int | None = None, width:
         if build.error is not None:
             raise build.error
         session = build.game
-        if ai and not plays_mbw(session):
+        if ai and not plays_computer_seats(session):
             raise SandboxError("--ai: the computer opponent plays Micro Brick War scenes only")
         for seat in ai:
             if seat not in session.players:

@@ -21,10 +21,12 @@ and drag-move, measure, aim an attack, call a strike... The window's
 ``status()``
     Words after ``[mode]`` on the status line.
 
-Each game has a *home* mode, the mode Esc returns to (select and drag-move for BrikWars); a
-game registers its own with :func:`home_mode` under its key-map tag
-(:func:`sandbox.app.table.keymap.game_tags`), and any mode with :func:`register_mode`.
-This module reads no Panda3D: modes compute, the window draws.
+The modes every game has register with :func:`register_mode` (:mod:`.modes_common`). A game's
+own modes are listed by the module its kind names (``GameKind.window``: ``MODES``, see
+:class:`~sandbox.engine.kinds.GameKind`); :func:`game_modes` puts them over the common ones. The
+one named ``select`` is the game's *home* mode, the mode Esc returns to (select and drag-move
+by default): its keys, clicks, stat card, side panel and the markers it draws in every mode are
+the game's. This module reads no Panda3D: modes compute, the window draws.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class Mode:
     name: ClassVar[str] = ""
     #: Pointer moves with no button down go to :meth:`hover` (and the frame feeds them).
     tracks_pointer: ClassVar[bool] = False
+    #: As the game's home mode: it plays the seats ``sandbox play --ai`` gives the computer
+    #: (in :meth:`tick`); a game whose home mode does not refuses ``--ai``.
+    computer_seats: ClassVar[bool] = False
 
     def __init__(self, inp: "InputLayer"):
         self.inp = inp
@@ -108,42 +113,59 @@ class Mode:
     def draw_home(self, drawn: Drawn) -> None:
         """As the game's home mode: what shows in every mode (e.g. a game's legal squares)."""
 
+    def panel(self) -> str:
+        """As the game's home mode: the side panel's text (an Escapade's forces, a board
+        game's pile), "" for none."""
+        return ""
+
+    #: As the game's home mode: what the end banner calls the units :meth:`lost`.
+    lost_word: ClassVar[str] = "destroyed"
+
+    def how_long(self, turns: int) -> str:
+        """As the game's home mode: ``turns`` engine turns played, in the game's words (the
+        end banner)."""
+        return f"{turns} turn{'s' if turns != 1 else ''}"
+
+    def lost(self, key: str) -> bool:
+        """As the game's home mode: whether unit ``key`` is lost (the end banner)."""
+        return bool(self.session.bodies[key].damage.destroyed)
+
+    def tick(self) -> None:
+        """As the game's home mode: called each frame while the table is still (a computer
+        seat plays its next action)."""
+
     def status(self) -> str:
         return ""
 
 
-#: Mode classes by name (every game), and each game tag's home mode (default: ``select``).
+#: The modes every game has, by name (:func:`register_mode`).
 MODES: dict[str, type[Mode]] = {}
-HOME_MODES: dict[str, type[Mode]] = {}
 
 
 def register_mode(cls: type[Mode]) -> type[Mode]:
-    """Class decorator: the mode is entered by its ``name`` (``InputLayer.set_mode``)."""
+    """Class decorator: a mode every game has, entered by its ``name``
+    (``InputLayer.set_mode``). A game's own modes are listed by its kind's window module
+    instead (:func:`game_modes`)."""
     if not cls.name:
         raise ValueError(f"{cls.__name__}: a mode needs a name")
     MODES[cls.name] = cls
     return cls
 
 
-def home_mode(game: str):
-    """Class decorator: the home mode of the games tagged ``game`` (its name stays
-    ``select``)."""
-    def deco(cls: type[Mode]) -> type[Mode]:
-        HOME_MODES[game] = cls
-        return cls
-    return deco
-
-
-def mode_class(name: str, tags: frozenset[str]) -> type[Mode]:
-    """The class of mode ``name`` in a game with ``tags`` (``select``: the game's home mode).
+def game_modes(kind) -> dict[str, type[Mode]]:
+    """The mode classes of a game of ``kind`` (a :class:`~sandbox.engine.kinds.GameKind`) by
+    name: the common ones (:data:`MODES`), and over them the ``MODES`` of the module the kind
+    names as its ``window`` (its ``select`` is the game's home mode).
 
     Raises
     ------
-    KeyError
-        No such mode.
+    TypeError
+        The kind's window module lists something that is no named :class:`Mode` class.
     """
-    if name == "select":
-        for tag in sorted(tags):
-            if tag in HOME_MODES:
-                return HOME_MODES[tag]
-    return MODES[name]
+    out = dict(MODES)
+    module = kind.window_module()
+    for cls in getattr(module, "MODES", ()) if module is not None else ():
+        if not (isinstance(cls, type) and issubclass(cls, Mode) and cls.name):
+            raise TypeError(f"{kind.window}.MODES: {cls!r} is no named window Mode class")
+        out[cls.name] = cls
+    return out

@@ -1,5 +1,6 @@
-"""The input modes every game has: select and drag-move, measure, and picking a point or a
-body for a command (rulers, templates, taking a marker off). See :mod:`.mode`."""
+"""The input modes every game has: select and drag-move, measure, picking a point or a body for
+a command (rulers, templates, taking a marker off), and the referee's hand (placing any body,
+a referee's table only). See :mod:`.mode`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...engine.actions import MoveAction
+from ...engine.table_tools import PlaceBody
 from ...render.view import Marker
 from ..commands import CommandRefused
 from .mode import Drawn, Mode, register_mode
@@ -22,10 +23,10 @@ def edge_point(lo, hi, towards) -> np.ndarray:
 
 @register_mode
 class SelectMode(Mode):
-    """Click selects; drag your own unit to move it (S: Sprint); a drag longer than the unit
-    may move stops at its limit along the line (Shift held at the press: refused instead);
-    the hover tooltip names the body under the pointer. A move that would fall more than 1"
-    waits for Enter (5.4)."""
+    """Click selects; the hover tooltip names the body under the pointer; a drag of a body
+    the game lets you move (:meth:`may_drag`) carries its footprint, grabbed where the press
+    was, and hands the point to :meth:`moved`. A game's home mode subclasses it with its
+    moves (BrikWars' ``BrikWarsHome``, Brigandine's, Micro Brick War's)."""
 
     name = "select"
     tracks_pointer = True
@@ -34,8 +35,6 @@ class SelectMode(Mode):
         super().__init__(inp)
         self.drag_unit: str | None = None
         self.drag_to_point: np.ndarray | None = None
-        #: A move waiting for Enter because it would fall more than 1".
-        self.pending_move: MoveAction | None = None
 
     def enter(self, **options: Any) -> bool:
         self.drag_unit = self.drag_to_point = None
@@ -56,11 +55,9 @@ class SelectMode(Mode):
 
     # ---------------------------------------------------------------- drag-move
     def may_drag(self, key: str) -> str:
-        """Why ``key`` may not be dragged ("" when it may): the engine's move refusal."""
-        if key not in self.session.bodies:
-            return ""
-        sk = self.session.skirmish  # None: a game without BrikWars' Move
-        return sk.move_refusal(key) if sk is not None else "units are not moved by hand here"
+        """Why ``key`` may not be dragged ("" when it may); a game's home mode says (this
+        one: none is moved by hand)."""
+        return "units are not moved by hand here"
 
     def drag_begin(self, x: float, y: float) -> bool:
         app = self.app
@@ -86,10 +83,6 @@ class SelectMode(Mode):
 
     def cancel(self) -> bool:
         app = self.app
-        if self.pending_move is not None:
-            self.pending_move = None
-            app.flash("Move cancelled")
-            return True
         if self.drag_unit is not None:
             self.drag_unit = self.drag_to_point = None
             app.overlays_dirty = True
@@ -118,96 +111,8 @@ class SelectMode(Mode):
         self.moved(unit, self.destination(unit, press, to))
 
     def moved(self, unit: str, dest) -> None:
-        """A drag ended: move ``unit`` to ``dest`` (x, y inches), an Escapade withdrawal off
-        a friendly edge (13.1), or ask first when it falls more than 1" (5.4)."""
-        app, inp = self.app, self.inp
-        if getattr(app.session, "escapade", None) is not None and inp.cmd.off_table(dest):
-            app.submit(inp.cmd.walk(unit, dest, inp.sprint))
-            inp.sprint = False
-            return
-        move = MoveAction(type="move", player=app.session.current_player, unit=unit,
-                          to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
-                          sprint=inp.sprint, clamp=not inp.shift)
-        inp.sprint = False
-        dest = self.stop_point(unit, dest, move.sprint, move.clamp)
-        fall = self.fall_at(unit, dest)
-        if fall > 1.0:
-            self.pending_move = move
-            app.flash(f'This move falls {fall:.1f}" off its footing: Enter to move '
-                      "anyway, Esc to cancel", 10.0, error=True)
-            return
-        app.submit(move)
-
-    def key(self, name: str) -> bool:
-        if name == "enter" and self.pending_move is not None:
-            move, self.pending_move = self.pending_move, None
-            self.app.submit(move)
-            return True
-        return False
-
-    def stop_point(self, unit: str, dest, sprint: bool, clamp: bool) -> np.ndarray:
-        """Where a move of ``unit`` towards ``dest`` (x, y inches) ends: at the unit's limit
-        along the line when ``clamp`` (a drag without Shift) and the drag is longer than the
-        unit may still move (a new Sprint's limit waits for its roll); else ``dest``."""
-        s = self.session
-        dest = np.asarray(dest, float)[:2]
-        if not clamp or (sprint and unit not in s.skirmish.turn_state.sprint_in):
-            return dest
-        c = s.footprint_centre(unit)
-        left, dist = s.skirmish.move_allowance(unit), float(np.linalg.norm(dest - c))
-        if dist <= left + 1e-9 or dist == 0.0:
-            return dest
-        return c + (dest - c) * (left / dist)
-
-    def fall_at(self, unit: str, dest) -> float:
-        """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
-        height of its feet now to what is under ``dest`` (0 when it stays on its level)."""
-        s = self.session
-        lo, hi = s.bounds(unit)
-        if lo[2] < 0.25:
-            return 0.0
-        hit = s.pick(np.array([dest[0], dest[1], lo[2] + 0.3]),
-                     np.array([dest[0], dest[1], -1.0]))
-        if hit is None or hit.key == unit:
-            return 0.0
-        return max(0.0, float(lo[2] - max(float(hit.point[2]), 0.0)))
-
-    def draw(self, d: Drawn) -> None:
-        press = self.inp.press
-        if self.drag_unit is None or self.drag_to_point is None or press is None:
-            return
-        s, unit = self.session, self.drag_unit
-        lo, hi = s.bounds(unit)
-        c = s.footprint_centre(unit)
-        asked = self.destination(unit, press, self.drag_to_point)
-        dist = float(np.linalg.norm(asked - c))
-        left = s.skirmish.move_allowance(unit)
-        sprint = self.inp.sprint
-        dest = self.stop_point(unit, asked, sprint, not self.inp.shift)
-        stops = not np.allclose(dest, asked)  # shortened to the limit (Shift: refuse)
-        ok = dist <= left + 1e-9 or stops
-        start = edge_point(lo, hi, asked)
-        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
-        colour = (0.3, 1.0, 0.4, 1.0) if ok else (
-            (1.0, 0.8, 0.2, 1.0) if sprint else (1.0, 0.25, 0.2, 1.0))
-        d.markers.append(Marker.line(start + [0, 0, 0.05], end + [0, 0, 0.05], colour, 3.0))
-        if stops:  # the rest of the drag, dimmed: beyond the limit
-            beyond = start + np.array([asked[0] - c[0], asked[1] - c[1], 0.0])
-            d.markers.append(Marker.line(end + [0, 0, 0.05], beyond + [0, 0, 0.05],
-                                         (1.0, 0.25, 0.2, 0.5), 1.5))
-        d.markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
-                                     colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
-        half = (hi[:2] - lo[:2]) / 2
-        box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
-               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
-        d.markers.append(Marker.path(box, colour, 2.0))
-        d.label = f'{dist:.2f}" of {left:.2f}"' + (
-            f'  stops at {left:.2f}" (Shift: refuse)' if stops else "") + ("" if ok else (
-            "  Sprint: roll for more" if sprint else "  too far (S: Sprint)"))
-        fall = self.fall_at(unit, dest)
-        if fall > 0.25:  # the path leaves a roof or a wall
-            d.label += f"  falls {fall:.1f}\""
-        d.label_at = (start + end) / 2 + [0, 0, 0.6]
+        """A drag of ``unit`` ended at ``dest`` (x, y inches): the game's home mode submits
+        its move (this one has none)."""
 
 
 @register_mode
@@ -260,7 +165,7 @@ class MeasureMode(Mode):
                                              (1, 0.25, 0.2, 0.35), 1.0))
             d.label = f'{meas.inches:.2f}"  ' + (
                 "line of sight clear" if sight.clear
-                else f"blocked by {self.app._name(sight.blocked_by)}")
+                else f"blocked by {self.app.name_of(sight.blocked_by)}")
             d.label_at = (np.array(meas.start) + np.array(meas.end)) / 2 + [0, 0, 0.8]
             return
         p = s.bounds(a)[0] if isinstance(a, str) else a
@@ -421,3 +326,131 @@ class RemoveMarkerMode(PickMode):
     def build(self, hit):
         return self.inp.cmd.remove_marker_near(hit.point)
 
+
+
+@register_mode
+class PlaceMode(Mode):
+    """Shift+P, the referee's hand (a referee's table only: ``sandbox play --referee``): drag
+    any body (a unit of either side, a creation, a piece of rubble) to where it should stand,
+    or click it and then click the point; each placing is the engine's ``place_body``, issued
+    by the referee. The mode stays for the next body; Esc drops a held body, then leaves."""
+
+    name = "place"
+    tracks_pointer = True
+
+    def enter(self, **options: Any) -> bool:
+        if not self.app.referee:  # the key is bound for a referee only; never a player's
+            self.app.flash("Placing any body is the referee's tool (sandbox play --referee)",
+                           error=True)
+            return False
+        self.body: str | None = None
+        #: Where the held body's footprint centre would go now (x, y inches), or None.
+        self.to: np.ndarray | None = None
+        #: The footprint centre less the grabbed point (a drag keeps the grip).
+        self.offset = np.zeros(2)
+        self.prompt = "Referee: drag any body to where it stands (or click it, then the point)"
+        self.app.flash(self.prompt)
+        return True
+
+    def again(self, **options: Any) -> None:
+        self.inp.set_mode("select")
+
+    def exit(self) -> None:
+        self.body = self.to = None
+
+    def refusal(self, key: str, to=None) -> str:
+        """Why the referee may not place ``key`` (at ``to``, default where it stands): the
+        engine's own refusal of ``place_body`` ("" when it may)."""
+        s = self.session
+        if key not in s.bodies or key not in s.world.bodies:
+            return f"no body called {key!r} on the table"
+        at = s.footprint_centre(key) if to is None else to
+        return s.system("tabletop").refusal(self.action(key, at))
+
+    def action(self, key: str, to) -> PlaceBody:
+        return PlaceBody(type="place_body", player=self.session.current_player, body=key,
+                         to=(round(float(to[0]), 4), round(float(to[1]), 4)), by="referee")
+
+    def take(self, key: str, grab) -> bool:
+        """Hold body ``key``, grabbed at ``grab`` (x, y inches; None: at its centre)."""
+        why = self.refusal(key)
+        if why:
+            self.app.flash(why, error=True)
+            return False
+        self.body, self.to = key, None
+        c = self.session.footprint_centre(key)
+        self.offset = (c - np.asarray(grab, float)[:2]) if grab is not None else np.zeros(2)
+        self.app.select(key)
+        self.prompt = f"Referee: place {self.app.name_of(key)}: release or click the point"
+        return True
+
+    def put(self, point) -> None:
+        """Set the held body down with its grip at ``point`` (x, y inches)."""
+        key, self.body, self.to = self.body, None, None
+        self.prompt = "Referee: drag any body to where it stands (or click it, then the point)"
+        self.app.overlays_dirty = True
+        if key is None or point is None:
+            return
+        self.app.submit(self.action(key, np.asarray(point, float)[:2] + self.offset))
+
+    def hover(self, x: float, y: float) -> None:
+        if self.body is not None and not self.app.busy:
+            self.to = self.app.ground_point(x, y)
+            self.app.overlays_dirty = True
+
+    def click(self, x: float, y: float, hit) -> None:
+        app = self.app
+        if self.body is None:
+            if hit is None or hit.key == "ground":
+                app.flash("Referee: click a body to pick it up", error=True)
+                return
+            self.take(hit.key, None)
+            return
+        self.put(app.ground_point(x, y))
+
+    def drag_begin(self, x: float, y: float) -> bool:
+        app = self.app
+        if app.busy:
+            return False
+        hit = app.pick(x, y)
+        if hit is None or hit.key == "ground":
+            return False
+        return self.take(hit.key, app.ground_point(x, y))
+
+    def drag_to(self, x: float, y: float) -> None:
+        self.hover(x, y)
+
+    def drag_end(self, press, x: float, y: float) -> None:
+        if self.app.busy:
+            self.app.flash("Wait: physics is still playing out")
+            return
+        self.put(self.app.ground_point(x, y))
+
+    def cancel(self) -> bool:
+        if self.body is None:
+            return False
+        self.body = self.to = None
+        self.app.flash("Placing cancelled")
+        self.app.overlays_dirty = True
+        return True
+
+    def draw(self, d: Drawn) -> None:
+        if self.body is None or self.to is None:
+            return
+        s, key = self.session, self.body
+        lo, hi = s.bounds(key)
+        c = s.footprint_centre(key)
+        dest = np.asarray(self.to, float)[:2] + self.offset
+        ok = not self.refusal(key, dest)
+        colour = (0.75, 0.55, 1.0, 1.0) if ok else (1.0, 0.25, 0.2, 1.0)
+        d.markers.append(Marker.line((c[0], c[1], 0.06), (dest[0], dest[1], 0.06), colour, 2.0))
+        half = (hi[:2] - lo[:2]) / 2
+        box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
+               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
+        d.markers.append(Marker.path(box, colour, 2.0))
+        d.label = (f"place {self.app.name_of(key)}: "
+                   f'{float(np.linalg.norm(dest - c)):.2f}" (the referee)')
+        d.label_at = np.array([dest[0], dest[1], 0.8])
+
+    def status(self) -> str:
+        return f"   {self.prompt}"

@@ -1,5 +1,6 @@
-"""What the window draws over the table each time something changed: the game's markers
-(Escapade edges and zones, Field Hazards, smoke, the players' rulers and templates), a ring
+"""What the window draws over the table each time something changed: the game's own markers
+(its home mode's ``draw_home``: BrikWars' Escapade edges and zones and Field Hazards, Micro
+Brick War's legal squares), smoke, the players' rulers and templates, a ring
 under the selection, and the current input mode's markers, label and preview (:mod:`.mode`).
 
 A mixin of :class:`~sandbox.app.table.app.TabletopApp`; rendering reads the game, never
@@ -15,8 +16,6 @@ from panda3d.core import LPoint3, TextNode
 
 from ...engine.actions import action_dict
 from ...render import geometry
-from ...render.escapade_markers import escapade_markers
-from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
 from ..table_hands import tools_markers
 from .hud import LABEL_TOP_Y
@@ -32,11 +31,9 @@ class OverlaysMixin:
         s = self.session
         inp = self.input
         d = Drawn()
-        d.markers.extend(escapade_markers(s))  # edges, deployment zones, Stronghold (13.1)
-        inp.home.draw_home(d)  # a game's own markers in every mode (legal squares)
-        # Field Hazard areas and flames on burning surfaces (F.1); hidden ones only once a
-        # Scout revealed them to the player whose turn it is (F.3)
-        d.markers.extend(hazard_markers(s, viewer=s.current_player))
+        # the game's own markers in every mode (its home mode's: an Escapade's edges and zones,
+        # Field Hazards, a board game's legal squares)
+        inp.home.draw_home(d)
         d.markers.extend(self._unit_markers())
         own, tool_labels = tools_markers(s, s.current_player)  # rulers, templates, done, carry
         d.markers.extend(own)

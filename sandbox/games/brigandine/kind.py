@@ -28,7 +28,8 @@ def _check(spec) -> None:
 
 KIND = GameKind("brigandine", systems=(BrigandineCombat,), body_condition=DamageState,
                 description="Brigandine (003 Combat): eight-phase rounds; Skirmish, "
-                            "Man-to-Man, Fantasy Combat, Jousting")
+                            "Man-to-Man, Fantasy Combat, Jousting",
+                window="sandbox.games.brigandine.window")
 register_game(KIND)
 register_scene_section(SceneSection(
     "brigandine", BrigandineSection | None, None,

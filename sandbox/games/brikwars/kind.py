@@ -35,7 +35,8 @@ KIND = GameKind(
     systems=(Bombardment, Blasts, FlightControl, Hazards, Defences, Traps, Skirmish, Manning,
              CloseCombat, EscapadeDriver),
     body_condition=DamageState,
-    description="BrikWars (ch. 8 Weaponry, F Field Hazards, 13 Escapades)")
+    description="BrikWars (ch. 8 Weaponry, F Field Hazards, 13 Escapades)",
+    window="sandbox.games.brikwars.window")
 register_game(KIND)
 
 

@@ -22,7 +22,8 @@ def _check(spec) -> None:
 
 KIND = GameKind("micro_brick_war", systems=(MicroBrickWar,), body_condition=DamageState,
                 description="Micro Brick War (a farm-and-conquest board game for 2-4 "
-                            "players, shared/rules/004)")
+                            "players, shared/rules/004)",
+                window="sandbox.games.micro_brick_war.window")
 register_game(KIND)
 register_scene_section(SceneSection(
     "micro_brick_war", MicroBrickWarSection | None, None,

@@ -1,4 +1,5 @@
-"""Micro Brick War at the tabletop window: clicks on squares become ``mbw_*`` actions, legal
+"""Micro Brick War at the tabletop window (the game kind's ``window``, imported by the window
+only; it reads no Panda3D): clicks on squares become ``mbw_*`` actions, legal
 squares are highlighted, computer seats play themselves.
 
 - Click one of your Cities or Capitals: it is selected; its free squares around are ringed
@@ -20,12 +21,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.actions import EndTurnAction, parse_action
-from ..render.view import Marker
-from ..rules import micro_brick_war as mbw
+from ...app.table.keymap import KeyCommand, game_key
+from ...app.table.mode import Drawn, Mode
+from ...app.table.modes_common import SelectMode
+from ...engine.actions import EndTurnAction, parse_action
+from ...render.view import Marker
+from ...rules import micro_brick_war as mbw
+from .system import ai_action
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .table.app import TabletopApp
+    from ...app.table.app import TabletopApp
 
 BUILD_KEYS = {"1": "infantry", "2": "cavalry", "3": "catapult", "4": "caravan"}
 _GREEN = (0.3, 1.0, 0.4, 0.95)
@@ -195,8 +200,6 @@ class MbwInput:
         g = app.session
         if app.busy or g.over or self.rules.over or g.current_player not in self.ai_seats:
             return  # a decided game: nothing more to play
-        from ..games.micro_brick_war.system import ai_action
-
         d = ai_action(g)
         if d is None:
             app.submit(EndTurnAction(type="end_turn", player=g.current_player))
@@ -242,14 +245,13 @@ class MbwInput:
 
 
 # ------------------------------------------------------------------------------ the window mode
-from .table.mode import Drawn, home_mode  # noqa: E402
-from .table.modes_common import SelectMode  # noqa: E402
 
 
-@home_mode("micro_brick_war")
 class MbwMode(SelectMode):
     """Micro Brick War's home mode: clicks on squares, ``1``-``4`` build, ``C`` founds a
     City, ``D`` drops the Goblet, the legal squares ringed in every mode (:class:`MbwInput`)."""
+
+    computer_seats = True  # the computer opponent plays the --ai seats (MbwInput.tick)
 
     def __init__(self, inp):
         super().__init__(inp)
@@ -267,3 +269,27 @@ class MbwMode(SelectMode):
 
     def draw_home(self, drawn: Drawn) -> None:
         drawn.markers.extend(self.mbw.markers())
+
+    def panel(self) -> str:
+        return self.mbw.panel()
+
+    def tick(self) -> None:
+        self.mbw.tick()
+
+
+#: The game's window modes (the kind's ``window``): the home mode, named ``select``.
+MODES: tuple[type[Mode], ...] = (MbwMode,)
+
+#: The key map's tag of Micro Brick War (its kind's name).
+MBW = frozenset({"micro_brick_war"})
+K = KeyCommand
+#: Micro Brick War's rows of the key map (its home mode takes the keys), before the common
+#: rows they share letters with.
+KEYS: tuple[KeyCommand, ...] = (
+    K((), "click", "a square: select, move, attack, farm", games=MBW, modes=("select",)),
+    K(tuple("1234"), "1-4", "build Infantry/Cavalry/Catapult/Caravan in the City", game_key,
+      games=MBW),
+    K(("c",), "C", "found a City (Caravan)", game_key, games=MBW),
+    K(("d",), "D", "drop the Goblet", game_key, games=MBW),
+    K(("escape", "e"), "", "", game_key, games=MBW),  # clear the selection, then on
+)

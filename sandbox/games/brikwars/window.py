@@ -1,7 +1,10 @@
-"""BrikWars's input modes: attack with a weapon, Strategic Bombardment and missile strikes,
-The Big Drop, Launchers and throws, carrying, interacting, Close Combat, the Escapade's
-Tactical Advantages, Marks, turrets and the referee's ignite. See :mod:`.mode`; the keys that
-enter them are rows of :mod:`.keymap`."""
+"""BrikWars's window modes (the game kind's ``window``, imported by the window only; they read
+no Panda3D: modes compute, the window draws): the home mode (select and drag-move, with the
+Escapade's edges and zones and the Field Hazards drawn in every mode), attack with a weapon,
+Strategic Bombardment and missile strikes, The Big Drop, Launchers and throws, carrying,
+interacting, Close Combat, the Escapade's Tactical Advantages, Marks, turrets and the referee's
+ignite. See :mod:`sandbox.app.table.mode`; the keys that enter them are rows of
+:mod:`sandbox.app.table.keymap`."""
 
 from __future__ import annotations
 
@@ -10,12 +13,23 @@ from typing import Any
 
 import numpy as np
 
+from ...app.commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
+from ...app.table.keymap import (
+    Handler,
+    KeyCommand,
+    command,
+    enter_mode,
+    input_call,
+    mode_key,
+)
+from ...app.table.mode import Drawn, Mode
+from ...app.table.modes_common import PickMode, SelectMode, edge_point
 from ...core.errors import SandboxError
-from ...games.brikwars.scene_flight import LaunchAction
+from ...engine.actions import MoveAction
+from ...render.escapade_markers import escapade_markers
+from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
-from ..commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
-from .mode import Drawn, Mode, register_mode
-from .modes_common import PickMode
+from .scene_flight import LaunchAction
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
 #: is read as 15 degrees.
@@ -43,7 +57,6 @@ def _rings(d: Drawn, p, n: int) -> None:
         d.markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=_EXPLOSION, width=0.1))
 
 
-@register_mode
 class AttackMode(Mode):
     """1-9: the selected unit's weapon. Point at a target to preview, click it to aim, click
     again (or Enter) to fire; Tab picks a fire mode (8.3)."""
@@ -90,7 +103,7 @@ class AttackMode(Mode):
             self.fire(hit.key)
             return
         self.aimed = self.hover_target = hit.key
-        app.flash(f"Aimed at {app._name(hit.key)}: click it again or Enter to fire, "
+        app.flash(f"Aimed at {app.name_of(hit.key)}: click it again or Enter to fire, "
                   "Esc to cancel")
         app.overlays_dirty = True
 
@@ -157,7 +170,6 @@ class AttackMode(Mode):
             _rings(d, tc, w.damage.count)
 
 
-@register_mode
 class StrikeMode(Mode):
     """A: Strategic Bombardment with the player's Strategy bricks (13.2); V (a referee's
     tool): a missile strike of any size (8.4; Tab its Explosive Variant). Click the point,
@@ -251,7 +263,6 @@ class StrikeMode(Mode):
         d.label_at = np.array([p[0], p[1], max(p[2], 0.0) + 1.5])
 
 
-@register_mode
 class DropMode(Mode):
     """B: The Big Drop, a Strategic Bombardment Marked by the player's Scout (13.2): click the
     point, [ ] Strategy bricks, Enter; it falls at the player's next turn."""
@@ -347,7 +358,6 @@ def launch_aim(session, hit) -> tuple[np.ndarray, str | None]:
     return np.array([p[0], p[1], max(p[2], 0.0)]), None
 
 
-@register_mode
 class LaunchMode(Mode):
     """L: the player's Launcher (8.4): click a target (an X beyond 12"), click again or Enter
     to fire."""
@@ -419,7 +429,6 @@ class LaunchMode(Mode):
         d.preview = lp.lines() + (["Click again or Enter to fire"] if lp.allowed else [])
 
 
-@register_mode
 class ThrowMode(PickMode):
     """J: the selected unit throws a loose object (8.4): click it, then where it lands."""
 
@@ -433,13 +442,12 @@ class ThrowMode(PickMode):
     def build(self, hit):
         if self.payload is None:
             self.payload = self.body(hit, "Throw")
-            self.ask(f"Throw {self.app._name(self.payload)}: click where it should land")
+            self.ask(f"Throw {self.app.name_of(self.payload)}: click where it should land")
             return None
         aim, body = launch_aim(self.session, hit)
         return self.inp.cmd.throw(self.payload, aim, body)
 
 
-@register_mode
 class CarryMode(PickMode):
     """C: pick up a loose object within 1" (it travels with every move), or put down what the
     selected unit carries where the next click says (C again: where it is) (13.1)."""
@@ -451,7 +459,7 @@ class CarryMode(PickMode):
         held = self.session.tools.held(self.app.selected)
         self.putting_down = held is not None
         if held is not None:
-            self.ask(f"Put down {self.app._name(held)}: click a point within 1\" "
+            self.ask(f"Put down {self.app.name_of(held)}: click a point within 1\" "
                      "(C again: where it is)")
         else:
             self.ask("Pick up: click the loose object (within 1\"; it then travels with "
@@ -470,7 +478,6 @@ class CarryMode(PickMode):
         return self.inp.cmd.pick_up(self.body(hit, "Pick up"))
 
 
-@register_mode
 class InteractMode(PickMode):
     """K: the selected unit interacts with a lever, door or object (F.2); K again changes the
     verb (a Trap answers only its own)."""
@@ -490,7 +497,6 @@ class InteractMode(PickMode):
         return self.inp.cmd.interact(self.body(hit, "Interact"), self.verb)
 
 
-@register_mode
 class CloseCombatMode(PickMode):
     """;: Close Combat (8.2): Shove, ``;`` again Grab, again Angry Inch; the first click on the
     target previews every modifier, a second click on it plays the move."""
@@ -499,7 +505,9 @@ class CloseCombatMode(PickMode):
     needs_selected = "Close Combat: select one of your units first"
 
     def start(self, move: str = CLOSE_COMBAT_MOVES[0], **options: Any) -> None:
-        self.move, self.target = move, None
+        self.move = move
+        #: The target previewed (a second click on it does the move).
+        self.target: str | None = None
         self.ask(f"Close Combat ({move.replace('_', ' ')}; ; another move): click the target "
                  "to preview, again to do it")
 
@@ -517,7 +525,6 @@ class CloseCombatMode(PickMode):
         return self.inp.cmd.close_combat(self.move, target, self.inp.weapon)
 
 
-@register_mode
 class SwapMode(PickMode):
     """F10: a Tactical Advantage swap of the selected unit and a clicked one (13.2)."""
 
@@ -531,7 +538,6 @@ class SwapMode(PickMode):
         return self.inp.cmd.swap(self.body(hit, "Swap"))
 
 
-@register_mode
 class AmbushMode(PickMode):
     """F11: the selected unit sets up in ambush at a clicked point (13.2)."""
 
@@ -545,7 +551,6 @@ class AmbushMode(PickMode):
         return self.inp.cmd.ambush(hit.point)
 
 
-@register_mode
 class MarkMode(PickMode):
     """Y: the selected Scout Marks a target (F.3)."""
 
@@ -559,7 +564,6 @@ class MarkMode(PickMode):
         return self.inp.cmd.mark(self.body(hit, "Mark"))
 
 
-@register_mode
 class IgniteMode(PickMode):
     """I (a referee's tool): set a body on fire, 1d4 Fire (8.3)."""
 
@@ -572,7 +576,6 @@ class IgniteMode(PickMode):
         return self.inp.cmd.ignite(self.body(hit, "Ignite"))
 
 
-@register_mode
 class TurretMode(PickMode):
     """Shift+T Set Up a Turret, Shift+G Gunnery Support, Shift+I Interfere (8.1, 8.5): the
     selected minifig and a clicked weapon's Creation or Turret."""
@@ -595,3 +598,223 @@ class TurretMode(PickMode):
         if self.what == "gunnery":
             return cmd.gunnery_support(key, weapon)
         return cmd.interfere(key, weapon)
+
+
+class BrikWarsHome(SelectMode):
+    """BrikWars's home mode: click selects; drag your own unit to move it (S: Sprint); a drag
+    longer than the unit may move stops at its limit along the line (Shift held at the press:
+    refused instead); a move that would fall more than 1" waits for Enter (5.4); a drag off a
+    friendly edge in an Escapade withdraws (13.1). In every mode the Escapade's table edges,
+    deployment zones and Stronghold (13.1) and the Field Hazards' areas and flames (F.1; a
+    hidden one only once a Scout revealed it to the player whose turn it is, F.3) are drawn."""
+
+    def __init__(self, inp):
+        super().__init__(inp)
+        #: A move waiting for Enter because it would fall more than 1".
+        self.pending_move: MoveAction | None = None
+
+    def may_drag(self, key: str) -> str:
+        """Why ``key`` may not be dragged ("" when it may): the Skirmish system's move
+        refusal (one of your units that may still act)."""
+        if key not in self.session.bodies:
+            return ""
+        return self.session.skirmish.move_refusal(key)
+
+    def cancel(self) -> bool:
+        if self.pending_move is not None:
+            self.pending_move = None
+            self.app.flash("Move cancelled")
+            return True
+        return super().cancel()
+
+    def moved(self, unit: str, dest) -> None:
+        """A drag ended: move ``unit`` to ``dest`` (x, y inches), an Escapade withdrawal off
+        a friendly edge (13.1), or ask first when it falls more than 1" (5.4)."""
+        app, inp = self.app, self.inp
+        if getattr(app.session, "escapade", None) is not None and inp.cmd.off_table(dest):
+            app.submit(inp.cmd.walk(unit, dest, inp.sprint))
+            inp.sprint = False
+            return
+        move = MoveAction(type="move", player=app.session.current_player, unit=unit,
+                          to=(round(float(dest[0]), 4), round(float(dest[1]), 4)),
+                          sprint=inp.sprint, clamp=not inp.shift)
+        inp.sprint = False
+        dest = self.stop_point(unit, dest, move.sprint, move.clamp)
+        fall = self.fall_at(unit, dest)
+        if fall > 1.0:
+            self.pending_move = move
+            app.flash(f'This move falls {fall:.1f}" off its footing: Enter to move '
+                      "anyway, Esc to cancel", 10.0, error=True)
+            return
+        app.submit(move)
+
+    def key(self, name: str) -> bool:
+        if name == "enter" and self.pending_move is not None:
+            move, self.pending_move = self.pending_move, None
+            self.app.submit(move)
+            return True
+        return False
+
+    def stop_point(self, unit: str, dest, sprint: bool, clamp: bool) -> np.ndarray:
+        """Where a move of ``unit`` towards ``dest`` (x, y inches) ends: at the unit's limit
+        along the line when ``clamp`` (a drag without Shift) and the drag is longer than the
+        unit may still move (a new Sprint's limit waits for its roll); else ``dest``."""
+        s = self.session
+        dest = np.asarray(dest, float)[:2]
+        if not clamp or (sprint and unit not in s.skirmish.turn_state.sprint_in):
+            return dest
+        c = s.footprint_centre(unit)
+        left, dist = s.skirmish.move_allowance(unit), float(np.linalg.norm(dest - c))
+        if dist <= left + 1e-9 or dist == 0.0:
+            return dest
+        return c + (dest - c) * (left / dist)
+
+    def fall_at(self, unit: str, dest) -> float:
+        """How far (inches) ``unit`` would drop if set down at ``dest`` (x, y): from the
+        height of its feet now to what is under ``dest`` (0 when it stays on its level)."""
+        s = self.session
+        lo, hi = s.bounds(unit)
+        if lo[2] < 0.25:
+            return 0.0
+        hit = s.pick(np.array([dest[0], dest[1], lo[2] + 0.3]),
+                     np.array([dest[0], dest[1], -1.0]))
+        if hit is None or hit.key == unit:
+            return 0.0
+        return max(0.0, float(lo[2] - max(float(hit.point[2]), 0.0)))
+
+    def draw(self, d: Drawn) -> None:
+        press = self.inp.press
+        if self.drag_unit is None or self.drag_to_point is None or press is None:
+            return
+        s, unit = self.session, self.drag_unit
+        lo, hi = s.bounds(unit)
+        c = s.footprint_centre(unit)
+        asked = self.destination(unit, press, self.drag_to_point)
+        dist = float(np.linalg.norm(asked - c))
+        left = s.skirmish.move_allowance(unit)
+        sprint = self.inp.sprint
+        dest = self.stop_point(unit, asked, sprint, not self.inp.shift)
+        stops = not np.allclose(dest, asked)  # shortened to the limit (Shift: refuse)
+        ok = dist <= left + 1e-9 or stops
+        start = edge_point(lo, hi, asked)
+        end = start + np.array([dest[0] - c[0], dest[1] - c[1], 0.0])
+        colour = (0.3, 1.0, 0.4, 1.0) if ok else (
+            (1.0, 0.8, 0.2, 1.0) if sprint else (1.0, 0.25, 0.2, 1.0))
+        d.markers.append(Marker.line((start + [0, 0, 0.05]).tolist(),
+                                     (end + [0, 0, 0.05]).tolist(), colour, 3.0))
+        if stops:  # the rest of the drag, dimmed: beyond the limit
+            beyond = start + np.array([asked[0] - c[0], asked[1] - c[1], 0.0])
+            d.markers.append(Marker.line((end + [0, 0, 0.05]).tolist(),
+                                         (beyond + [0, 0, 0.05]).tolist(),
+                                         (1.0, 0.25, 0.2, 0.5), 1.5))
+        d.markers.append(Marker.ring((c[0], c[1], 0.03), max(left, 0.05) + (hi[0] - lo[0]) / 2,
+                                     colour=(0.3, 1.0, 0.4, 0.5), width=0.06))
+        half = (hi[:2] - lo[:2]) / 2
+        box = [[dest[0] + sx * half[0], dest[1] + sy * half[1], 0.05]
+               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
+        d.markers.append(Marker.path(box, colour, 2.0))
+        d.label = f'{dist:.2f}" of {left:.2f}"' + (
+            f'  stops at {left:.2f}" (Shift: refuse)' if stops else "") + ("" if ok else (
+            "  Sprint: roll for more" if sprint else "  too far (S: Sprint)"))
+        fall = self.fall_at(unit, dest)
+        if fall > 0.25:  # the path leaves a roof or a wall
+            d.label += f"  falls {fall:.1f}\""
+        d.label_at = (start + end) / 2 + [0, 0, 0.6]
+
+    def stat_card(self, key: str | None) -> list[str]:
+        """The BrikWars stat card of the selected body (the Skirmish system's)."""
+        return self.session.skirmish.stat_card(key) if key is not None else []
+
+    def draw_home(self, drawn: Drawn) -> None:
+        s = self.session
+        drawn.markers.extend(escapade_markers(s))
+        drawn.markers.extend(hazard_markers(s, viewer=s.current_player))
+
+    def panel(self) -> str:
+        """An Escapade's forces, Reinforcements and Victory Points (13.2-13.3); "" without
+        one."""
+        esc = getattr(self.session, "escapade", None)
+        return "\n".join(esc.panel_lines()) if esc is not None else ""
+
+
+#: The game's window modes (the kind's ``window``): the home mode (named ``select``) and the
+#: modes the key map's BrikWars rows enter.
+MODES: tuple[type[Mode], ...] = (
+    BrikWarsHome, AttackMode, StrikeMode, DropMode, LaunchMode, ThrowMode, CarryMode,
+    InteractMode, CloseCombatMode, SwapMode, AmbushMode, MarkMode, IgniteMode, TurretMode)
+
+
+def tags(session) -> frozenset[str]:
+    """The key map's tags this game adds to its name: ``escapade`` for an Escapade (ch. 13:
+    its relay, Reinforcements, concessions and Tactical Advantages)."""
+    return frozenset({"escapade"}) if getattr(session, "escapade", None) is not None \
+        else frozenset()
+
+
+# ------------------------------------------------------------------------------ the keys
+#: The key map's tags of BrikWars (every scene) and of an Escapade (ch. 13), see :func:`tags`.
+BW = frozenset({"brikwars"})
+ESCAPADE = frozenset({"escapade"})
+
+
+def _weapon(inp, n: str):
+    return inp.toggle("attack", weapon=int(n) - 1)
+
+
+def _face(inp, n: str):
+    inp.command(lambda: inp.cmd.face(45.0 if n == "," else -45.0))
+
+
+def _with_weapon(name: str) -> Handler:
+    return lambda inp, n: inp.command(lambda: getattr(inp.cmd, name)(inp.weapon))
+
+
+K = KeyCommand
+#: BrikWars's rows of the key map (:func:`sandbox.app.table.keymap.key_map`), in order of
+#: precedence, before the common rows.
+KEYS: tuple[KeyCommand, ...] = (
+    # --- the pointer (help only)
+    K((), "click", "select", games=BW),
+    K((), "drag", "move your unit", games=BW, modes=("select",)),
+    K((), "click", "a target to aim, again to fire", games=BW, modes=("attack",)),
+    K((), "click", "the point, again to call it", games=BW, modes=("strike", "drop", "launch")),
+    K((), "click", "what the prompt asks", games=BW,
+      modes=("throw", "carry", "interact", "close_combat", "swap", "ambush", "mark", "ignite",
+             "turret")),
+    # --- a mode's own keys
+    K(("[", "]"), "[ ]", "fewer / more", mode_key, games=BW, modes=("drop", "strike")),
+    K(("tab",), "Tab", "Explosive Variant", mode_key, games=BW, modes=("strike",)),
+    K(("tab",), "Tab", "fire mode", mode_key, games=BW, modes=("attack",)),
+    K(("enter",), "Enter", "confirm", mode_key, games=BW),
+    # --- BrikWars
+    K(tuple("123456789"), "1-9", "weapon: click aims, again fires", _weapon, games=BW),
+    K(("s",), "S", "Sprint", input_call("toggle_sprint"), games=BW),
+    K(("b",), "B", "The Big Drop", enter_mode("drop"), games=BW),
+    K(("l",), "L", "Launcher", enter_mode("launch"), games=BW),
+    K(("a",), "A", "Strategic Bombardment", enter_mode("strike", kind="bombard"), games=BW),
+    K(("v",), "V", "missile strike (free)", enter_mode("strike", kind="missile"), games=BW,
+      referee=True),
+    K(("i",), "I", "ignite (1d4 Fire)", enter_mode("ignite"), games=BW, referee=True),
+    K(("c",), "C", "pick up / put down", enter_mode("carry"), games=BW),
+    K(("j",), "J", "throw", enter_mode("throw"), games=BW),
+    K(("k",), "K", "interact (again: verb)", enter_mode("interact"), games=BW),
+    K(("y",), "Y", "Mark a target", enter_mode("mark"), games=BW),
+    K((";",), ";", "Close Combat (again: move)", enter_mode("close_combat"), games=BW),
+    K(("'",), "'", "Parry", _with_weapon("parry"), games=BW),
+    K((",", "."), ", .", "turn 45°", _face, games=BW),
+    K(("d",), "D", "stop, drop and roll", command("stop_drop_roll"), games=BW),
+    K(("w",), "W", "reload", _with_weapon("reload"), games=BW),
+    K(("shift-d",), "Shift+D", "Divert All Power", command("divert_power"), games=BW),
+    K(("shift-t",), "Shift+T", "Set Up Turret", enter_mode("turret", what="set_up"), games=BW),
+    K(("shift-g",), "Shift+G", "Gunnery Support", enter_mode("turret", what="gunnery"),
+      games=BW),
+    K(("shift-i",), "Shift+I", "Interfere", enter_mode("turret", what="interfere"), games=BW),
+    K(("o",), "O", "odds of the preview", input_call("odds"), games=BW),
+    K(("r",), "R", "relay a kill", command("relay"), games=ESCAPADE),
+    K(("n",), "N", "Reinforcements", command("reinforce"), games=ESCAPADE),
+    K(("x",), "X", "Losing Battle", command("declare", "losing_battle"), games=ESCAPADE),
+    K(("z",), "Z", "concede", command("declare", "concede"), games=ESCAPADE),
+    K(("f10",), "F10", "swap two units", enter_mode("swap"), games=ESCAPADE),
+    K(("f11",), "F11", "ambush", enter_mode("ambush"), games=ESCAPADE),
+    K((), "drag off your edge", "withdraw", games=ESCAPADE, modes=("select",)),
+)
