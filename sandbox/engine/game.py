@@ -601,6 +601,15 @@ class Game:
             out += s.status_words(key)
         return out or ["ready"]
 
+    def act_refusal(self, key: str, player: str) -> str:
+        """Why unit ``key`` may not move or act for ``player`` now: the first reason a
+        system's ``may_act`` hook gives ("" when none forbids it)."""
+        for s in self.systems:
+            why = s.may_act(key, player)
+            if why:
+                return why
+        return ""
+
     # ------------------------------------------------------------------ the one move
     def _carried_shift(self, item: str, frm: np.ndarray, to: np.ndarray) -> np.ndarray:
         """How far (x, y, z inches) a carried ``item`` moves when its carrier's footprint

@@ -233,6 +233,11 @@ class System:
         """Body ``key``'s status in words (none: nothing to say)."""
         return []
 
+    def may_act(self, key: str, player: str) -> str:
+        """Why unit ``key`` may not move or act for ``player`` now, by this system's rules
+        ("" when nothing here forbids it; BrikWars: Disrupted, not its turn)."""
+        return ""
+
     def blocks_sight(self, start: "np.ndarray", end: "np.ndarray") -> str:
         """What blocks sight from ``start`` to ``end`` that is no body ("" when nothing)."""
         return ""

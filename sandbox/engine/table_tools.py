@@ -237,118 +237,137 @@ class TableTools(System):
             return f"{st.name} belongs to {st.owner or 'nobody'}, not to {player}"
         return ""
 
-    def refusal(self, a) -> str:
-        g = self.game
-        if isinstance(a, RollDice):
-            try:
-                parse_tray(a.dice)
-            except RulesError as exc:
-                return str(exc)
-            return ""
-        if isinstance(a, MarkDone):
-            return self._unit_refusal(a.unit, a.player)
-        if isinstance(a, PlaceMarker):
-            if len(self.markers) >= MAX_MARKERS:
-                return f"the table holds {MAX_MARKERS} markers at most: remove one first"
-            if a.kind == "ruler" and len(a.points) != 2:
-                return "a ruler needs two points"
-            if a.kind == "template" and (len(a.points) != 1 or a.radius <= 0):
-                return "a template needs one centre and a radius over 0 inches"
-            bf = g.spec.battlefield
-            for p in a.points:
-                if abs(p[0]) > bf.width / 2 or abs(p[1]) > bf.depth / 2:
-                    return f"({p[0]:.2f}, {p[1]:.2f}) is off the battlefield"
-            return ""
-        if isinstance(a, RemoveMarker):
-            m = self.markers.get(a.marker)
-            if m is None:
-                return f"no marker {a.marker!r} on the table"
-            if m["player"] != a.player:
-                return f"marker {a.marker} is {m['player']}'s: only they may remove it"
-            return ""
-        if isinstance(a, PickUp):
-            why = (self._unit_refusal(a.unit, a.player)
-                   or g.system("skirmish").move_refusal(a.unit, a.player))
-            if why:
-                return why
-            st = g.bodies[a.unit]
-            it = g.bodies.get(a.item)
-            if it is None or a.item not in g.world.bodies or a.item == a.unit:
-                return f"no loose object called {a.item!r} on the table"
-            if it.kind == "unit":
-                return f"{it.name} is a unit, not a loose object"
-            if g.world.bodies[a.item].static:
-                return f"{it.name} is fixed to the table"
-            held = self.held(a.unit)
-            if held is not None:
-                return f"{st.name} already carries {g.bodies[held].name}"
-            other = self.carrier_of(a.item)
-            if other is not None:
-                return f"{it.name} is carried by {g.bodies[other].name}"
-            reach = g.measure(a.unit, a.item).inches
-            if reach > CARRY_REACH_IN + 1e-9:
-                return (f'{it.name} is {reach:.2f}" from {st.name}: it must be within '
-                        f'{CARRY_REACH_IN:g}" to be picked up (13.1)')
-            return ""
-        if isinstance(a, PutDown):
-            why = self._unit_refusal(a.unit, a.player)
-            if why:
-                return why
-            st = g.bodies[a.unit]
-            item = self.held(a.unit)
-            if item is None:
-                return f"{st.name} carries nothing"
-            if a.to is not None:
-                reach = g.measure(a.unit, (a.to[0], a.to[1])).inches
-                lo, hi = g.bounds(item)
-                half = float(max(hi[0] - lo[0], hi[1] - lo[1])) / 2
-                if reach - half > CARRY_REACH_IN + 1e-9:
-                    return (f"{g.bodies[item].name} can be put down within {CARRY_REACH_IN:g}\" "
-                            f"of {st.name}, not {reach - half:.2f}\" away")
-            return ""
-        return super().refusal(a)  # the @refuses methods below
+    @refuses(RollDice)
+    def roll_refused(self, a: RollDice) -> str:
+        try:
+            parse_tray(a.dice)
+        except RulesError as exc:
+            return str(exc)
+        return ""
 
-    def apply(self, a, index: int) -> None:
+    @refuses(MarkDone)
+    def mark_refused(self, a: MarkDone) -> str:
+        return self._unit_refusal(a.unit, a.player)
+
+    @refuses(PlaceMarker)
+    def marker_refused(self, a: PlaceMarker) -> str:
+        if len(self.markers) >= MAX_MARKERS:
+            return f"the table holds {MAX_MARKERS} markers at most: remove one first"
+        if a.kind == "ruler" and len(a.points) != 2:
+            return "a ruler needs two points"
+        if a.kind == "template" and (len(a.points) != 1 or a.radius <= 0):
+            return "a template needs one centre and a radius over 0 inches"
+        bf = self.game.spec.battlefield
+        for p in a.points:
+            if abs(p[0]) > bf.width / 2 or abs(p[1]) > bf.depth / 2:
+                return f"({p[0]:.2f}, {p[1]:.2f}) is off the battlefield"
+        return ""
+
+    @refuses(RemoveMarker)
+    def remove_marker_refused(self, a: RemoveMarker) -> str:
+        m = self.markers.get(a.marker)
+        if m is None:
+            return f"no marker {a.marker!r} on the table"
+        if m["player"] != a.player:
+            return f"marker {a.marker} is {m['player']}'s: only they may remove it"
+        return ""
+
+    @refuses(PickUp)
+    def pick_up_refused(self, a: PickUp) -> str:
         g = self.game
-        if isinstance(a, RollDice):
-            self._roll(a)
-        elif isinstance(a, MarkDone):
-            name = g.bodies[a.unit].name
-            if a.done:
-                self.done.add(a.unit)
-            else:
-                self.done.discard(a.unit)
-            g.log("done", f"{name} is marked done for this turn" if a.done
-                  else f"{name} is no longer marked done", body=a.unit, done=a.done,
-                  player=a.player)
-        elif isinstance(a, PlaceMarker):
-            mid = f"m{self.next_marker}"
-            self.next_marker += 1
-            pts = [[round(float(p[0]), 4), round(float(p[1]), 4)] for p in a.points]
-            self.markers[mid] = {"kind": a.kind, "player": a.player, "points": pts,
-                                 "radius": round(float(a.radius), 4), "label": a.label}
-            if a.kind == "ruler":
-                length = float(np.hypot(pts[1][0] - pts[0][0], pts[1][1] - pts[0][1]))
-                text = (f"{a.player} lays a ruler ({mid}) from ({pts[0][0]:.2f}, "
-                        f"{pts[0][1]:.2f}) to ({pts[1][0]:.2f}, {pts[1][1]:.2f}): "
-                        f'{length:.2f}"')
-            else:
-                text = (f'{a.player} lays a {a.radius:g}" template ({mid}) at '
-                        f"({pts[0][0]:.2f}, {pts[0][1]:.2f})")
-            g.log("table_marker", text + (f" — {a.label}" if a.label else ""), marker=mid,
-                  kind=a.kind, points=pts, radius=round(float(a.radius), 4), player=a.player)
-        elif isinstance(a, RemoveMarker):
-            m = self.markers.pop(a.marker)
-            g.log("table_marker_removed", f"{a.player} takes the {m['kind']} {a.marker} off "
-                  "the table", marker=a.marker, player=a.player)
-        elif isinstance(a, PickUp):
-            self.carried[a.unit] = a.item
-            g.log("pick_up", f"{g.bodies[a.unit].name} picks up {g.bodies[a.item].name}",
-                  body=a.unit, item=a.item, player=a.player)
-        elif isinstance(a, PutDown):
-            self._put_down(a)
+        why = self._unit_refusal(a.unit, a.player) or g.act_refusal(a.unit, a.player)
+        if why:
+            return why
+        st = g.bodies[a.unit]
+        it = g.bodies.get(a.item)
+        if it is None or a.item not in g.world.bodies or a.item == a.unit:
+            return f"no loose object called {a.item!r} on the table"
+        if it.kind == "unit":
+            return f"{it.name} is a unit, not a loose object"
+        if g.world.bodies[a.item].static:
+            return f"{it.name} is fixed to the table"
+        held = self.held(a.unit)
+        if held is not None:
+            return f"{st.name} already carries {g.bodies[held].name}"
+        other = self.carrier_of(a.item)
+        if other is not None:
+            return f"{it.name} is carried by {g.bodies[other].name}"
+        reach = g.measure(a.unit, a.item).inches
+        if reach > CARRY_REACH_IN + 1e-9:
+            return (f'{it.name} is {reach:.2f}" from {st.name}: it must be within '
+                    f'{CARRY_REACH_IN:g}" to be picked up (13.1)')
+        return ""
+
+    @refuses(PutDown)
+    def put_down_refused(self, a: PutDown) -> str:
+        g = self.game
+        why = self._unit_refusal(a.unit, a.player)
+        if why:
+            return why
+        st = g.bodies[a.unit]
+        item = self.held(a.unit)
+        if item is None:
+            return f"{st.name} carries nothing"
+        if a.to is not None:
+            reach = g.measure(a.unit, (a.to[0], a.to[1])).inches
+            lo, hi = g.bounds(item)
+            half = float(max(hi[0] - lo[0], hi[1] - lo[1])) / 2
+            if reach - half > CARRY_REACH_IN + 1e-9:
+                return (f"{g.bodies[item].name} can be put down within {CARRY_REACH_IN:g}\" "
+                        f"of {st.name}, not {reach - half:.2f}\" away")
+        return ""
+
+    @handles(RollDice)
+    def roll(self, a: RollDice, index: int) -> None:
+        self._roll(a)
+
+    @handles(MarkDone)
+    def mark_done(self, a: MarkDone, index: int) -> None:
+        g = self.game
+        name = g.bodies[a.unit].name
+        if a.done:
+            self.done.add(a.unit)
         else:
-            super().apply(a, index)  # the @handles methods below
+            self.done.discard(a.unit)
+        g.log("done", f"{name} is marked done for this turn" if a.done
+              else f"{name} is no longer marked done", body=a.unit, done=a.done,
+              player=a.player)
+
+    @handles(PlaceMarker)
+    def place_marker(self, a: PlaceMarker, index: int) -> None:
+        g = self.game
+        mid = f"m{self.next_marker}"
+        self.next_marker += 1
+        pts = [[round(float(p[0]), 4), round(float(p[1]), 4)] for p in a.points]
+        self.markers[mid] = {"kind": a.kind, "player": a.player, "points": pts,
+                             "radius": round(float(a.radius), 4), "label": a.label}
+        if a.kind == "ruler":
+            length = float(np.hypot(pts[1][0] - pts[0][0], pts[1][1] - pts[0][1]))
+            text = (f"{a.player} lays a ruler ({mid}) from ({pts[0][0]:.2f}, "
+                    f"{pts[0][1]:.2f}) to ({pts[1][0]:.2f}, {pts[1][1]:.2f}): "
+                    f'{length:.2f}"')
+        else:
+            text = (f'{a.player} lays a {a.radius:g}" template ({mid}) at '
+                    f"({pts[0][0]:.2f}, {pts[0][1]:.2f})")
+        g.log("table_marker", text + (f" — {a.label}" if a.label else ""), marker=mid,
+              kind=a.kind, points=pts, radius=round(float(a.radius), 4), player=a.player)
+
+    @handles(RemoveMarker)
+    def remove_marker(self, a: RemoveMarker, index: int) -> None:
+        m = self.markers.pop(a.marker)
+        self.game.log("table_marker_removed", f"{a.player} takes the {m['kind']} {a.marker} "
+                      "off the table", marker=a.marker, player=a.player)
+
+    @handles(PickUp)
+    def pick_up(self, a: PickUp, index: int) -> None:
+        g = self.game
+        self.carried[a.unit] = a.item
+        g.log("pick_up", f"{g.bodies[a.unit].name} picks up {g.bodies[a.item].name}",
+              body=a.unit, item=a.item, player=a.player)
+
+    @handles(PutDown)
+    def put_down(self, a: PutDown, index: int) -> None:
+        self._put_down(a)
 
     @refuses(PlaceBody)
     def place_refused(self, a: PlaceBody) -> str:

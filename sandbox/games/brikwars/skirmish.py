@@ -262,6 +262,10 @@ class Skirmish(System):
         return action.model_copy(update={"to": (round(float(end[0]), 4),
                                                 round(float(end[1]), 4))})
 
+    def may_act(self, key: str, player: str) -> str:
+        """The engine's hook: :meth:`move_refusal` for ``player``."""
+        return self.move_refusal(key, player)
+
     def move_refusal(self, key: str, player: str | None = None) -> str:
         """Why ``player`` (default: the current one) may not move or act with ``key`` now
         ("" when they may; an unknown ``key`` is named as such)."""
