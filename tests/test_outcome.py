@@ -144,3 +144,20 @@ def test_a_script_stops_where_the_rules_end_the_game():
         assert g.over and g.outcome.winner == "Red"
         assert g.turn < 30 and not any(a.turn == 30 for a in g.actions)
 
+
+
+def test_an_escapade_ends_itself_when_the_agreed_turns_have_run_out():
+    """13.3: the battle ends when the players decide; the scene's ``turns`` (3 for the raid)
+    is the length they agreed on. The Escapade's own victory rules end the game after the
+    last turn's ``end_turn`` (any table: the window, the server, the API), not the window."""
+    with open_game(SCENES / "escapade_raid.toml") as g:
+        assert g.spec.turns == 3
+        while g.turn <= 3:
+            assert not g.over
+            g.end_turn()
+        assert g.over and g.outcome.terminated and g.turn == 4
+        # nobody acted: the Host retains control of the battlefield (13.3)
+        assert g.outcome.winner == "Keep Garrison and Sir Hector", g.outcome
+        assert "host holds" in g.outcome.reason
+        with pytest.raises(RulesError, match="over"):
+            g.end_turn()

@@ -659,19 +659,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         self._playback = {"f_start": g.recorder.frame, "cursor": float(g.recorder.frame),
                           "t_start": g.world.time, "n_events": len(g.events),
                           "wall": time.monotonic(), "game": g, "action": action}
-        self.runner.start(lambda: self._apply_and_maybe_end(action))
-
-    def _apply_and_maybe_end(self, action) -> list[dict]:
-        """The worker's part of :meth:`submit`: apply ``action``; an Escapade whose scene's
-        last turn has just ended is over there (13.3: the battle ends when the players decide;
-        the scene's ``turns`` is the length they agreed on): its Outcome is logged, and no
-        further turn is played."""
-        g = self.session
-        events = g.apply(action)
-        if (action.type == "end_turn" and not g.over and g.spec.turns
-                and g.turn > g.spec.turns and getattr(g, "escapade", None) is not None):
-            g.finish()
-        return events
+        self.runner.start(lambda: g.apply(action))  # victory rules end the game there
 
     def end_battle(self) -> None:
         """Shift+F8: the players end the battle here (13.3; any game: its Outcome is what its

@@ -857,12 +857,16 @@ class EscapadeDriver(System):
         """13.3 Determining Victory: "Victory in an Escapade is determined by which forces
         haven't been defeated yet when players decide the battle is over." While it goes on,
         who would hold the victory is the reason (no winner yet: "the Host retains control of
-        the battlefield" only once the battle is over); finished (``final``), the victors win
-        (several forces: joined with "and"), and a battle ended "without a clear victor" is a
-        draw."""
+        the battlefield" only once the battle is over); finished (``final``), or once the
+        scene's last turn has ended (``turns``: the length the players agreed on; the engine
+        then ends the game after that ``end_turn``), the victors win (several forces: joined
+        with "and"), and a battle ended "without a clear victor" is a draw."""
         v = self.ledger.victory_status()
         standing = v.outcome.value.replace("_", " ")
         holders = " and ".join(v.victors)
+        turns = self.game.spec.turns
+        if not final and turns and self.game.turn > turns:
+            final = True  # the players' agreed length (the scene's ``turns``) has run out
         if not final:
             return Outcome(reason=f"if the battle ended now: {standing}"
                            + (f" ({holders})" if holders else "") + f", {v.reason}")
