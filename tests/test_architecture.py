@@ -142,16 +142,21 @@ def test_a_game_without_brikwars_builds_none_of_its_systems():
 
 
 def test_only_a_games_window_module_imports_the_window_and_none_imports_panda3d():
-    """The one allowance for ``sandbox/games``: a game's window modes
-    (``sandbox/games/<game>/window.py``, named by its kind's ``window``) import the window's
-    mode classes from ``sandbox.app``; no other module of a game, of the engine or of the
+    """The one allowance for ``sandbox/games``: a game's window side, its window modes
+    (``sandbox/games/<game>/window.py``, named by its kind's ``window``) and its command keys
+    (``commands.py``, imported by its window module only), import the window's mode and
+    command classes from ``sandbox.app``; no other module of a game, of the engine or of the
     rules does. No module of a game imports panda3d (modes compute, the window draws), and
     importing every kind and every kind's window module loads no panda3d."""
     g = _graph()
     bad = sorted(f"{me} imports {dep}" for me, dep in g.edges
                  if dep.startswith("sandbox.app")
                  and (me.startswith(("sandbox.engine", "sandbox.rules"))
-                      or (me.startswith("sandbox.games") and not me.endswith(".window"))))
+                      or (me.startswith("sandbox.games")
+                          and not me.endswith((".window", ".commands")))))
+    bad += sorted(f"{me} imports {dep}" for me, dep in g.edges
+                  if dep.startswith("sandbox.games") and dep.endswith(".commands")
+                  and not me.endswith(".window"))
     assert bad == [], "\n".join(bad)
     for p in (PKG / "games").rglob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):

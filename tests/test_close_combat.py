@@ -311,11 +311,12 @@ def test_window_commands_build_the_close_combat_actions_with_a_preview(ldrawdir)
     the built actions play through the engine like scripted ones."""
     from types import SimpleNamespace
 
-    from sandbox.app.commands import CommandRefused, TableCommands
+    from sandbox.app.commands import CommandRefused
+    from sandbox.games.brikwars.commands import BrikWarsCommands
 
     with _game(ldrawdir, {"parry": [6]}) as g:
         app = SimpleNamespace(session=g, selected="rknight")
-        cmd = TableCommands(app)
+        cmd = BrikWarsCommands(app)
         g.apply(cmd.parry(1))
         assert g.close_combat.parry_orders == {"rknight": 1}
         _end(g)

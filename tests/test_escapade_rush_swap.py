@@ -83,7 +83,7 @@ def test_a_script_plays_the_swap_first_and_a_window_command_builds_it():
     """A scene script's ``swap`` is a deployment action: played before the turn's other
     actions whatever its place in the file; the window's command builds the same action for
     the player the rule names (whose turn it is does not matter)."""
-    from sandbox.app.commands import TableCommands
+    from sandbox.games.brikwars.commands import BrikWarsCommands
 
     walk = {"type": "walk", "turn": 1, "player": BLUD, "unit": "pim", "to": [10.0, -4.0]}
     with _raid([walk, _swap(BLUD, "guard1", "guard3")]) as g:
@@ -92,7 +92,7 @@ def test_a_script_plays_the_swap_first_and_a_window_command_builds_it():
                  if e["type"] in ("escapade", "move")]
         assert kinds.index("swap") < kinds.index("move")
     with _raid() as g:
-        cmd = TableCommands(SimpleNamespace(session=g, selected="guard1"))
+        cmd = BrikWarsCommands(SimpleNamespace(session=g, selected="guard1"))
         a = cmd.swap("guard2")
         assert (a.type, a.player, a.units) == ("swap", BLUD, ["guard1", "guard2"])
         g.apply(a)
@@ -152,7 +152,7 @@ def test_an_ambushing_force_sets_up_anywhere_but_in_enemy_formations_and_strongh
     Pim sets up in mid-field (the window's F7 builds the same action); refused: inside the keep,
     inside Sir Hector's formation (a box around his units, 1" margin), Sir Hector (4 is not
     twice 8), and once the battle has begun."""
-    from sandbox.app.commands import TableCommands
+    from sandbox.games.brikwars.commands import BrikWarsCommands
 
     with _raid() as g:
         assert "Blud's Raiders" in g.escapade.tactical.ambushers
@@ -163,7 +163,7 @@ def test_an_ambushing_force_sets_up_anywhere_but_in_enemy_formations_and_strongh
             g.apply(amb | {"to": [-4.0, 8.5]})
         with pytest.raises(RulesError, match="no ambush"):
             g.apply({"type": "ambush", "player": HECTOR, "unit": "squire", "to": [0.0, 0.0]})
-        cmd = TableCommands(SimpleNamespace(session=g, selected="pim"))
+        cmd = BrikWarsCommands(SimpleNamespace(session=g, selected="pim"))
         a = cmd.ambush((-10.0, 0.0, 0.0))
         assert (a.player, a.unit, a.to) == (BLUD, "pim", (-10.0, 0.0))
         g.apply(a)

@@ -234,10 +234,11 @@ def test_combined_variants_from_a_scene_script_at_the_table():
 def test_the_window_missile_command_builds_the_variant_and_refuses_what_cannot_be():
     """The window's V strike (Tab cycles the variant) builds the same ``missile`` action: its
     preview label shows the mixed dice; a Phased XSize 1 is refused with the rule's reason."""
-    from sandbox.app.commands import CommandRefused, TableCommands
+    from sandbox.app.commands import CommandRefused
+    from sandbox.games.brikwars.commands import BrikWarsCommands
 
     with _skirmish({"explosion": [9, 4]}, armor=30) as g:
-        cmd = TableCommands(SimpleNamespace(session=g, selected=None))
+        cmd = BrikWarsCommands(SimpleNamespace(session=g, selected=None))
         assert cmd.missile_dice(3, "phased") == "1d12 Phased + 1d10 Exp"
         assert cmd.missile_dice_count(3, "phased") == 2
         a = cmd.missile((0.0, 0.0, 0.5), 3, "phased")

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox.app.commands import TableCommands
 from sandbox.core.errors import RulesError
 from sandbox.engine.game import Game
 from sandbox.engine.scene import scene_from_dict
+from sandbox.games.brikwars.commands import BrikWarsCommands
 from sandbox.games.brikwars.manning import TURRET_TILT_RAD, tilt_between
 
 REPO = Path(__file__).resolve().parents[1]
@@ -341,7 +341,7 @@ def test_window_commands_build_the_manning_actions():
     with _game({"attack": [2] * 4}, walker=True) as g:
         class App:
             session, selected = g, "brass"
-        cmd = TableCommands(App())
+        cmd = BrikWarsCommands(App())
         g.apply(cmd.set_up_turret("turret"))
         App.selected = "cog"
         g.end_turn()

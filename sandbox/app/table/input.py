@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.actions import EndTurnAction
-from ..commands import CommandRefused, TableCommands
+from ..commands import CommandRefused, TableCommands, game_commands
 from ..table_hands import TextEntry
 from . import modes_common  # noqa: F401  (registers the modes every game has)
 from .keymap import KeyCommand, commands_for, game_tags, key_map
@@ -31,8 +31,9 @@ class InputLayer:
 
     def __init__(self, app: "TabletopApp"):
         self.app = app
-        #: Builds the command keys' engine actions (relay, declare, bombard, throw, ...).
-        self.cmd = TableCommands(app)
+        #: Builds the command keys' engine actions (the game's own: relay, declare, bombard,
+        #: throw, ...; the players' hands in every game); made again for each game in reset.
+        self.cmd: TableCommands = TableCommands(app)
         self.reset()
 
     def reset(self) -> None:
@@ -47,6 +48,7 @@ class InputLayer:
         self._tags = game_tags(self.app.session)
         #: The mode classes of the game on the table, by name (its kind's and the common ones).
         self.mode_classes: dict[str, type[Mode]] = game_modes(self.app.session.kind)
+        self.cmd = game_commands(self.app.session.kind)(self.app)
         #: The key map of the game on the table (its kind's rows, then the common ones).
         self.keys: tuple[KeyCommand, ...] = key_map(self.app.session.kind)
         self.current: Mode = self.mode_of("select")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...app.commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, CommandRefused
+from ...app.commands import CommandRefused
 from ...app.table.keymap import (
     Handler,
     KeyCommand,
@@ -29,6 +29,7 @@ from ...engine.actions import MoveAction
 from ...render.escapade_markers import escapade_markers
 from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
+from .commands import CLOSE_COMBAT_MOVES, INTERACTIONS, MISSILE_VARIANTS, BrikWarsCommands
 from .scene_flight import LaunchAction
 
 #: Points of Firing Arc are the spaces between outstretched fingers (BrikWars 8.3); one space
@@ -55,6 +56,15 @@ def _rings(d: Drawn, p, n: int) -> None:
     """2" of blast radius per Explosive die (8.4)."""
     for k in range(1, n + 1):
         d.markers.append(Marker.ring((p[0], p[1], 0.03), 2.0 * k, colour=_EXPLOSION, width=0.1))
+
+
+def _cmd(inp) -> BrikWarsCommands:
+    """The window's command builder, BrikWars' own (:data:`COMMANDS`, made by the window for a
+    BrikWars game)."""
+    cmd = inp.cmd
+    if not isinstance(cmd, BrikWarsCommands):
+        raise TypeError(f"a BrikWars mode in a window whose commands are {type(cmd).__name__}")
+    return cmd
 
 
 class AttackMode(Mode):
@@ -112,7 +122,7 @@ class AttackMode(Mode):
         if app.selected is None:
             return
         unit, weapon, mode = app.selected, self.weapon, self.fire_mode
-        self.inp.command(lambda: self.inp.cmd.attack(unit, weapon, target, mode))
+        self.inp.command(lambda: _cmd(self.inp).attack(unit, weapon, target, mode))
         self.inp.set_mode("select")
 
     def key(self, name: str) -> bool:
@@ -122,7 +132,7 @@ class AttackMode(Mode):
                 self.fire(self.hover_target)
             return True
         if name == "tab" and app.selected is not None:
-            modes = self.inp.cmd.fire_modes(app.selected, self.weapon)
+            modes = _cmd(self.inp).fire_modes(app.selected, self.weapon)
             i = modes.index(self.fire_mode) if self.fire_mode in modes else 0
             self.fire_mode = modes[(i + 1) % len(modes)]
             app.flash(f"Fire mode: {self.fire_mode or 'the weapon default'}")
@@ -133,7 +143,7 @@ class AttackMode(Mode):
     def preview(self):
         if self.hover_target is None or self.app.selected is None:
             return None
-        return self.inp.cmd.attack(self.app.selected, self.weapon, self.hover_target,
+        return _cmd(self.inp).attack(self.app.selected, self.weapon, self.hover_target,
                                    self.fire_mode)
 
     def draw(self, d: Drawn) -> None:
@@ -153,7 +163,7 @@ class AttackMode(Mode):
             return
         try:
             pv = s.skirmish.attack_preview(unit, self.weapon, target, mode=self.fire_mode,
-                                           gunner=self.inp.cmd.crew_for(unit, self.weapon))
+                                           gunner=_cmd(self.inp).crew_for(unit, self.weapon))
         except SandboxError as exc:
             d.preview = [str(exc)]
             return
@@ -212,7 +222,7 @@ class StrikeMode(Mode):
         if self.point is None:
             self.app.flash("Click the target point first", error=True)
             return
-        p, cmd = self.point, self.inp.cmd
+        p, cmd = self.point, _cmd(self.inp)
         self.inp.set_mode("select")
         self.inp.command(lambda: cmd.bombard(p, self.dice) if self.kind == "bombard"
                          else cmd.missile(p, self.dice, self.variant))
@@ -223,7 +233,7 @@ class StrikeMode(Mode):
         elif name == "tab" and self.kind == "missile":
             i = MISSILE_VARIANTS.index(self.variant)
             self.variant = MISSILE_VARIANTS[(i + 1) % len(MISSILE_VARIANTS)]
-            self.app.flash(f"Missile: {self.inp.cmd.missile_dice(self.dice, self.variant)}")
+            self.app.flash(f"Missile: {_cmd(self.inp).missile_dice(self.dice, self.variant)}")
         elif name == "enter":
             self.strike()
             return True
@@ -236,7 +246,7 @@ class StrikeMode(Mode):
         if self.kind != "bombard" or self.point is None:
             return None
         try:
-            return self.inp.cmd.bombard(self.point, self.dice)
+            return _cmd(self.inp).bombard(self.point, self.dice)
         except CommandRefused:
             return None
 
@@ -248,7 +258,7 @@ class StrikeMode(Mode):
         p = self.point
         if p is None:
             return
-        cmd = self.inp.cmd
+        cmd = _cmd(self.inp)
         d.markers.append(Marker.target((p[0], p[1], max(p[2], 0.0)), 1.0))
         dice, n_dice = f"{self.dice}d10 Explosive", self.dice
         if self.kind == "missile":  # Variants swap the d10s (8.4; Tab)
@@ -286,7 +296,7 @@ class DropMode(Mode):
 
     def action(self):
         """The Big Drop of ``bricks`` d10 Explosive at the point (13.2)."""
-        return self.inp.cmd.bombard(self.point, self.bricks, big_drop=True)
+        return _cmd(self.inp).bombard(self.point, self.bricks, big_drop=True)
 
     def key(self, name: str) -> bool:
         if name in ("[", "]"):
@@ -340,7 +350,7 @@ class DropMode(Mode):
                                              _OK if ok else _NO, 2.0))
         else:
             try:
-                self.inp.cmd.marker(p)
+                _cmd(self.inp).marker(p)
             except CommandRefused as exc:
                 d.preview = [str(exc)]
         # the label invites Enter only when the call would be played (13.2)
@@ -445,7 +455,7 @@ class ThrowMode(PickMode):
             self.ask(f"Throw {self.app.name_of(self.payload)}: click where it should land")
             return None
         aim, body = launch_aim(self.session, hit)
-        return self.inp.cmd.throw(self.payload, aim, body)
+        return _cmd(self.inp).throw(self.payload, aim, body)
 
 
 class CarryMode(PickMode):
@@ -468,14 +478,14 @@ class CarryMode(PickMode):
     def again(self, **options: Any) -> None:
         if self.putting_down:  # C twice: put it down where it is
             self.inp.set_mode("select")
-            self.inp.command(self.inp.cmd.put_down)
+            self.inp.command(_cmd(self.inp).put_down)
         else:
             super().again(**options)
 
     def build(self, hit):
         if self.putting_down:
-            return self.inp.cmd.put_down(hit.point)
-        return self.inp.cmd.pick_up(self.body(hit, "Pick up"))
+            return _cmd(self.inp).put_down(hit.point)
+        return _cmd(self.inp).pick_up(self.body(hit, "Pick up"))
 
 
 class InteractMode(PickMode):
@@ -494,7 +504,7 @@ class InteractMode(PickMode):
         self.inp.set_mode(self.name, verb=INTERACTIONS[(i + 1) % len(INTERACTIONS)])
 
     def build(self, hit):
-        return self.inp.cmd.interact(self.body(hit, "Interact"), self.verb)
+        return _cmd(self.inp).interact(self.body(hit, "Interact"), self.verb)
 
 
 class CloseCombatMode(PickMode):
@@ -519,10 +529,10 @@ class CloseCombatMode(PickMode):
         target = self.body(hit, "Close Combat")
         if target != self.target:
             self.target = target
-            lines = self.inp.cmd.close_combat_preview(self.move, target, self.inp.weapon)
+            lines = _cmd(self.inp).close_combat_preview(self.move, target, self.inp.weapon)
             self.app.flash("\n".join(lines), seconds=12.0)
             return None
-        return self.inp.cmd.close_combat(self.move, target, self.inp.weapon)
+        return _cmd(self.inp).close_combat(self.move, target, self.inp.weapon)
 
 
 class SwapMode(PickMode):
@@ -535,7 +545,7 @@ class SwapMode(PickMode):
         self.ask("Swap: click the other unit (13.2 Tactical Advantage)")
 
     def build(self, hit):
-        return self.inp.cmd.swap(self.body(hit, "Swap"))
+        return _cmd(self.inp).swap(self.body(hit, "Swap"))
 
 
 class AmbushMode(PickMode):
@@ -548,7 +558,7 @@ class AmbushMode(PickMode):
         self.ask("Ambush: click where the unit sets up (13.2)")
 
     def build(self, hit):
-        return self.inp.cmd.ambush(hit.point)
+        return _cmd(self.inp).ambush(hit.point)
 
 
 class MarkMode(PickMode):
@@ -561,7 +571,7 @@ class MarkMode(PickMode):
         self.ask("Mark: click the target to Mark")
 
     def build(self, hit):
-        return self.inp.cmd.mark(self.body(hit, "Mark"))
+        return _cmd(self.inp).mark(self.body(hit, "Mark"))
 
 
 class IgniteMode(PickMode):
@@ -573,7 +583,7 @@ class IgniteMode(PickMode):
         self.ask("Ignite: click what to set on fire (1d4 Fire)")
 
     def build(self, hit):
-        return self.inp.cmd.ignite(self.body(hit, "Ignite"))
+        return _cmd(self.inp).ignite(self.body(hit, "Ignite"))
 
 
 class TurretMode(PickMode):
@@ -591,7 +601,7 @@ class TurretMode(PickMode):
         self.ask(self.PROMPTS[what])
 
     def build(self, hit):
-        cmd, weapon = self.inp.cmd, self.inp.weapon
+        cmd, weapon = _cmd(self.inp), self.inp.weapon
         key = self.body(hit, self.PROMPTS[self.what].split(":")[0])
         if self.what == "set_up":
             return cmd.set_up_turret(key)
@@ -631,8 +641,8 @@ class BrikWarsHome(SelectMode):
         """A drag ended: move ``unit`` to ``dest`` (x, y inches), an Escapade withdrawal off
         a friendly edge (13.1), or ask first when it falls more than 1" (5.4)."""
         app, inp = self.app, self.inp
-        if getattr(app.session, "escapade", None) is not None and inp.cmd.off_table(dest):
-            app.submit(inp.cmd.walk(unit, dest, inp.sprint))
+        if getattr(app.session, "escapade", None) is not None and _cmd(inp).off_table(dest):
+            app.submit(_cmd(inp).walk(unit, dest, inp.sprint))
             inp.sprint = False
             return
         move = MoveAction(type="move", player=app.session.current_player, unit=unit,
@@ -739,6 +749,9 @@ class BrikWarsHome(SelectMode):
 
 #: The game's window modes (the kind's ``window``): the home mode (named ``select``) and the
 #: modes the key map's BrikWars rows enter.
+#: The command builder of BrikWars' keys (:func:`sandbox.app.commands.game_commands`).
+COMMANDS = BrikWarsCommands
+
 MODES: tuple[type[Mode], ...] = (
     BrikWarsHome, AttackMode, StrikeMode, DropMode, LaunchMode, ThrowMode, CarryMode,
     InteractMode, CloseCombatMode, SwapMode, AmbushMode, MarkMode, IgniteMode, TurretMode)
@@ -762,7 +775,7 @@ def _weapon(inp, n: str):
 
 
 def _face(inp, n: str):
-    inp.command(lambda: inp.cmd.face(45.0 if n == "," else -45.0))
+    inp.command(lambda: _cmd(inp).face(45.0 if n == "," else -45.0))
 
 
 def _with_weapon(name: str) -> Handler:
