@@ -527,8 +527,10 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     # ``position``. A submodel kept where its model puts it is set down with the whole model.
     rot = rotation_xyz_deg(entry.rotation) if placed else np.eye(3)
     asset.transform(rot, [0.0, 0.0, 0.0])
-    pts = asset.vertices if whole is None else whole @ rot.T
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    if whole is None:
+        lo, hi = asset.bounds()  # the mesh's min and max, kept per shared mesh
+    else:
+        lo, hi = _turned_bounds(whole, rot, path, cache)
     offset = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
     if placed:
         offset = offset + np.asarray(entry.position, dtype=float)
@@ -555,6 +557,20 @@ def _cached_asset(model: Model, name: str, pls, cache: dict | None, key,
     asset = replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
     asset.__dict__["_bounds"] = base.bounds()  # measured once per cached mesh
     return asset
+
+
+def _turned_bounds(whole: np.ndarray, rot: np.ndarray, path: Path,
+                   cache: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max (3,) of a whole model's vertices turned by ``rot``, once per file and turn
+    (issue 26: 83 towers cut from one model measured its 180k vertices 83 times)."""
+    key = ("turned bounds", path.resolve(), rot.tobytes())
+    if cache is not None and key in cache:
+        return cache[key]
+    pts = whole @ rot.T
+    got = (pts.min(axis=0), pts.max(axis=0))
+    if cache is not None:
+        cache[key] = got
+    return got
 
 
 def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.ndarray:
