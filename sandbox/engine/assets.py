@@ -131,8 +131,10 @@ class BodyAsset:
                 d["_bounds"] = None if b is None else (b + t).astype(np.float32)
             # the boxes' centres in one sum (I @ c + t is c + t, zeros' signs included)
             centres = np.array([b.centre for b in self.boxes], dtype=float).reshape(-1, 3) + t
+            # an unturned box keeps its axes: the same tuple when it is one already
             self.boxes = [BoxShape(tuple(c), b.half_extents,
-                                   tuple(map(tuple, np.asarray(b.rotation, dtype=float))),
+                                   b.rotation if type(b.rotation) is tuple
+                                   else tuple(map(tuple, np.asarray(b.rotation, dtype=float))),
                                    b.mass, b.tag) for c, b in zip(centres, self.boxes,
                                                                   strict=True)]
         else:
