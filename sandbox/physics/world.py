@@ -622,9 +622,10 @@ class PhysicsWorld:
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
         sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
+        to_euler = pybullet.getEulerFromQuaternion  # pure math: no client call (a partial each)
         for h, local, q in zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(),
                                strict=True):
-            rpy = c.getEulerFromQuaternion(q)
+            rpy = to_euler(q)
             lines.append(
                 f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
                 f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
