@@ -16,10 +16,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import sys
 import tempfile
-import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -478,9 +476,6 @@ class PhysicsWorld:
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Disconnect the pybullet client."""
-        folder = self.__dict__.pop("_urdf_dir", None)
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
         if getattr(self, "client", None) is not None:
             try:
                 self.client.disconnect()
@@ -622,36 +617,23 @@ class PhysicsWorld:
                  f'<inertia ixx="{num(diag[0])}" ixy="0" ixz="0" iyy="{num(diag[1])}" iyz="0" '
                  f'izz="{num(diag[2])}"/>', '</inertial>']
         sizes, centres, quats = _boxes_in_frame(boxes, com, rot)
-        to_euler = pybullet.getEulerFromQuaternion  # pure math: no client call (a partial each)
         for h, local, q in zip((sizes * 2.0).tolist(), centres.tolist(), quats.tolist(),
                                strict=True):
-            rpy = to_euler(q)
+            rpy = c.getEulerFromQuaternion(q)
             lines.append(
                 f'<collision><origin xyz="{num(local[0])} {num(local[1])} {num(local[2])}" '
                 f'rpy="{num(rpy[0])} {num(rpy[1])} {num(rpy[2])}"/>'
                 f'<geometry><box size="{num(h[0])} {num(h[1])} {num(h[2])}"/></geometry>'
                 '</collision>')
         lines += ["</link>", "</robot>", ""]
-        # one private folder per world, removed with it (issue 26: a folder made and removed
-        # per body cost more than writing the file)
-        folder = self.__dict__.get("_urdf_dir")
-        if folder is None:
-            folder = self._urdf_dir = tempfile.mkdtemp(prefix="sandbox-body-")
-            weakref.finalize(self, shutil.rmtree, folder, True)
-        # a new name for each file (pybullet keeps files it read by name: one name reused
-        # would give every body the first one's boxes)
-        self._urdf_count = n = self.__dict__.get("_urdf_count", 0) + 1
-        path = os.path.join(folder, f"body{n}.urdf")
-        try:
+        with tempfile.TemporaryDirectory(prefix="sandbox-body-") as tmp:
+            path = os.path.join(tmp, "body.urdf")
             with open(path, "w", encoding="ascii") as fh:
                 fh.write("\n".join(lines))
             with _quiet_c_stdout():
                 uid = c.loadURDF(path, com.tolist(), matrix_to_quat(rot),
                                  useFixedBase=mass == 0.0,
                                  flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
-        finally:
-            with contextlib.suppress(OSError):
-                os.remove(path)
         return uid
 
     def _shape_in_frame(self, boxes: Sequence[BoxShape], origin: np.ndarray,
