@@ -65,7 +65,7 @@ def test_a_cached_library_part_is_the_built_part_bit_for_bit(ldrawdir, cache, mo
 def test_round_trip_of_an_entry(ldrawdir):
     pm = fresh(ldrawdir).part_mesh("3039.dat")
     deps = [("s/3039s01.dat", "ab" * 32), ("nothing.dat", "")]
-    back, got_deps = partcache.decode(partcache.encode(pm, deps))
+    back, got_deps = partcache.decode(partcache.encode(pm, deps), PartMesh)
     same_part(pm, back)
     assert got_deps == deps
 
@@ -74,9 +74,9 @@ def test_catalogue_parts_are_cached_bit_for_bit(cache):
     for name in ("3626b.dat", "973.dat", "3001.dat", "3062b.dat"):
         built = catalogue._generate(name)
         entry = partcache.entry_key("catalogue", name)
-        assert partcache.load(entry, name, lambda dep: "") is None
+        assert partcache.load(entry, name, lambda dep: "", PartMesh) is None
         partcache.store(entry, built, [])
-        same_part(built, partcache.load(entry, name, lambda dep: ""))
+        same_part(built, partcache.load(entry, name, lambda dep: "", PartMesh))
 
 
 def test_a_corrupt_entry_is_ignored_with_a_warning_and_rebuilt(ldrawdir, cache, caplog):
@@ -101,13 +101,13 @@ def test_an_entry_of_the_wrong_shape_is_refused(ldrawdir):
                    pm.edges, pm.edge_colours, pm.studs, pm.stud_axes, pm.tubes, pm.bounds,
                    pm.mass_g, pm.source)
     with pytest.raises(partcache.EntryError, match="triangles"):
-        partcache.decode(partcache.encode(bad, []))
+        partcache.decode(partcache.encode(bad, []), PartMesh)
     import io
 
     buf = io.BytesIO()
     np.savez(buf, header=np.array([object()], dtype=object))
     with pytest.raises(partcache.EntryError):
-        partcache.decode(buf.getvalue())  # pickled data is never loaded
+        partcache.decode(buf.getvalue(), PartMesh)  # pickled data is never loaded
 
 
 def _part(path: Path, title: str, body: str) -> None:

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sandbox.bricks import partcache
+import sandbox.bricks.partcache as partcache
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
 from sandbox.bricks.ldraw import normalise_name
 from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles, register_catalogue
@@ -394,7 +394,7 @@ def catalogue_part(name: str) -> PartMesh:
         raise KeyError(f"no part {name!r} in the built-in catalogue")
     # made once: the disk cache's entry is keyed by this code (sandbox.bricks.partcache)
     entry = partcache.entry_key("catalogue", key)
-    pm = partcache.load(entry, key, lambda dep: "")
+    pm = partcache.load(entry, key, lambda dep: "", PartMesh)
     if pm is None:
         pm = _generate(key)
         partcache.store(entry, pm, [])

@@ -175,16 +175,15 @@ def encode(pm: PartMesh, deps: list[tuple[str, str]]) -> bytes:
     return buf.getvalue()
 
 
-def decode(data: bytes) -> tuple[PartMesh, list[tuple[str, str]]]:
-    """The part and its dependencies from an entry's bytes.
+def decode(data: bytes, cls: type[PartMesh]) -> tuple[PartMesh, list[tuple[str, str]]]:
+    """The part (a ``cls``: :class:`~sandbox.bricks.partmesh.PartMesh`) and its dependencies
+    from an entry's bytes.
 
     Raises
     ------
     EntryError
         Not an entry of this format, or one whose arrays have the wrong type or shape.
     """
-    from sandbox.bricks.partmesh import PartMesh
-
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             files = set(z.files)
@@ -228,15 +227,17 @@ def decode(data: bytes) -> tuple[PartMesh, list[tuple[str, str]]]:
         raise EntryError("bounds or studs have the wrong shape")
     for a in arrays.values():
         a.setflags(write=False)
-    pm = PartMesh(name, title, arrays["triangles"], arrays["colours"], arrays["certified"],
+    pm = cls(name, title, arrays["triangles"], arrays["colours"], arrays["certified"],
                   arrays["edges"], arrays["edge_colours"], arrays["studs"],
                   arrays["stud_axes"], arrays["tubes"], arrays["bounds"], mass, source, warns,
                   arrays["optional"], arrays["optional_colours"])
     return pm, deps
 
 
-def load(key: str, name: str, deps_now: Callable[[str], str]) -> PartMesh | None:
-    """The cached part for ``key``, or None (no entry, cache off, a stale or bad entry).
+def load(key: str, name: str, deps_now: Callable[[str], str],
+         cls: type[PartMesh]) -> PartMesh | None:
+    """The cached part for ``key`` (a ``cls``), or None (no entry, cache off, a stale or bad
+    entry).
 
     ``deps_now(dep)`` gives a dependency's content hash as it is now (``""`` when absent);
     an entry whose dependencies changed is stale. A bad entry is logged once and removed.
@@ -250,7 +251,7 @@ def load(key: str, name: str, deps_now: Callable[[str], str]) -> PartMesh | None
         if size > MAX_ENTRY_BYTES:
             raise EntryError(f"{size} bytes, over {MAX_ENTRY_BYTES}")
         data = path.read_bytes()
-        pm, deps = decode(data)
+        pm, deps = decode(data, cls)
         if pm.name != name:
             raise EntryError(f"holds part {pm.name!r}, not {name!r}")
     except FileNotFoundError:

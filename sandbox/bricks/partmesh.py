@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sandbox.bricks import partcache
+import sandbox.bricks.partcache as partcache
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
 from sandbox.bricks.ldraw import (
     LDrawFile,
@@ -510,13 +510,14 @@ class Resolver:
     def part_mesh(self, key: str) -> PartMesh:
         """The :class:`PartMesh` for part ``key`` (library, embedded, catalogue or placeholder)."""
         key = normalise_name(key)
-        own = self.library is not None and not self.embedded and self.folder is None
-        if own:  # the library's resolver: its process cache, then the disk cache (issue 26)
-            hit = self.library.part_cache.get(key)
+        # the library's own resolver: its process cache, then the disk cache (issue 26)
+        own = self.library if not self.embedded and self.folder is None else None
+        if own is not None:
+            hit = own.part_cache.get(key)
             if hit is None:
-                hit = _cached_library_part(self.library, key)
+                hit = _cached_library_part(own, key)
             if hit is not None:
-                self.library.part_cache[key] = hit
+                own.part_cache[key] = hit
                 return hit
         kind, f = self.locate(key)
         if kind == "library" and self._lib_resolver is not None:
@@ -533,8 +534,8 @@ class Resolver:
             g = self.geometry(key)
             pm = (PartMesh.from_geometry(key, f.title, g, kind) if g is not None
                   else placeholder_part(key))
-            if own and kind == "library" and g is not None:
-                _store_library_part(self.library, key, pm)
+            if own is not None and kind == "library" and g is not None:
+                _store_library_part(own, key, pm)
         cache[key] = pm
         return pm
 
@@ -564,7 +565,7 @@ def _cached_library_part(library: LDrawLibrary, key: str) -> PartMesh | None:
     entry = _library_entry(library, key)
     if entry is None:
         return None
-    return partcache.load(entry, key, lambda dep: _library_digest(library, dep))
+    return partcache.load(entry, key, lambda dep: _library_digest(library, dep), PartMesh)
 
 
 def _store_library_part(library: LDrawLibrary, key: str, pm: PartMesh) -> None:
