@@ -368,7 +368,9 @@ def replay(
         "exported video"),
     fps: float = typer.Option(30.0, help="Export frames per second of video"),
     speed: float = typer.Option(1.0, help="Export speed: simulated seconds per video second"),
-    shadows: bool = typer.Option(True, "--shadows/--no-shadows", help="Sun shadows"),
+    shadows: Optional[bool] = typer.Option(None, "--shadows/--no-shadows",
+                                           help="Sun shadows (default: on with a GPU, off on "
+                                           "software GL such as llvmpipe)"),
     ldrawdir: Optional[Path] = typer.Option(None, envvar="LDRAWDIR", help="LDraw library folder"),
 ) -> None:
     """Open the replay window; or --info, --verify (re-simulate, report the largest pose

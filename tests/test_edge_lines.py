@@ -25,7 +25,7 @@ from sandbox.render import (  # noqa: E402
     RenderMesh,
     SceneView,
 )
-from sandbox.render.from_game import render_mesh_of, scene_view  # noqa: E402
+from sandbox.render.from_game import DETAILS, render_mesh_of, scene_view  # noqa: E402
 
 PARTS = (("brick", "3001", 4, -1.3), ("round", "3062b", 14, 0.2), ("cone", "4589", 1, 1.2),
          ("slope", "3040b", 0, 2.3))
@@ -105,9 +105,14 @@ def test_lines_follow_the_body_frame(ldrawdir):
 
 def test_render_mesh_carries_lines_only_when_asked(parts):
     a = parts["cone"]
-    plain, lined = render_mesh_of(a), render_mesh_of(a, edges=True)
+    full = DETAILS["full"]
+    plain, lined = render_mesh_of(a, detail=full), render_mesh_of(a, edges=True, detail=full)
     assert plain.n_edges == 0 and plain.n_optional == 0
     assert lined.n_edges == len(a.edge_lines().edges) and lined.n_optional > 0
+    # low-resolution studs (the default) draw the stud's circles with 8 lines, not 16
+    low = render_mesh_of(a, edges=True, detail=DETAILS["low"])
+    assert 0 < low.n_edges < lined.n_edges and low.n_triangles < lined.n_triangles
+    lined = low
     scorched = render_mesh_of(a, destroyed=True, edges=True)
     assert scorched.edge_colours.mean() != pytest.approx(lined.edge_colours.mean())
     joined = RenderMesh.concatenate([lined, lined])

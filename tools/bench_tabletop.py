@@ -23,7 +23,20 @@ def main() -> int:
     ap.add_argument("--scene", default=str(REPO / "scenes" / "big_drop_kings_castle.toml"))
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--no-shadows", action="store_true", help="the window without shadows")
+    ap.add_argument("--shadows", action="store_true",
+                    help="the window with shadows (default: the window's own choice, off on "
+                    "software GL)")
+    ap.add_argument("--detail", choices=("low", "culled", "full"), default=None,
+                    help="SANDBOX_DETAIL: hidden studs culled and low-resolution studs (low, "
+                    "the default), culled only, or everything (full)")
+    ap.add_argument("--msaa", type=int, default=None,
+                    help="SANDBOX_MSAA: multisamples (default: 4 with a GPU, 0 on software GL)")
+    ap.add_argument("--no-edges", action="store_true", help="the edge lines off (F4)")
     args = ap.parse_args()
+    if args.detail:
+        os.environ["SANDBOX_DETAIL"] = args.detail
+    if args.msaa is not None:
+        os.environ["SANDBOX_MSAA"] = str(args.msaa)
     xvfb = None
     if not os.environ.get("DISPLAY"):
         sys.path.insert(0, str(REPO / "tests"))
@@ -42,15 +55,20 @@ def main() -> int:
         t0 = time.perf_counter()
         session = open_game(args.scene, ldrawdir=os.environ.get("LDRAWDIR"))
         t1 = time.perf_counter()
-        app = TabletopApp(session, w, h, shadows=not args.no_shadows)
+        shadows = False if args.no_shadows else True if args.shadows else None
+        app = TabletopApp(session, w, h, shadows=shadows)
+        if args.no_edges:
+            app.toggle_edges()
         app.step(1)
         t_first = time.perf_counter()  # the first picture is drawn
         app.step(4)
         t2 = time.perf_counter()
         n = args.frames
         start = time.perf_counter()
+        cpu0 = time.process_time()  # every thread of the process: llvmpipe's rasterizers too
         app.step(n)
         fps = n / (time.perf_counter() - start)
+        cpu_ms = (time.process_time() - cpu0) / n * 1000
         parts = sum(a.part_count for a in session.assets.values())
         body_geoms = sum(np_.node().get_num_geoms()
                          for np_ in app.bodies_np.find_all_matches("**/+GeomNode"))
@@ -58,13 +76,26 @@ def main() -> int:
                         for np_ in app.root.find_all_matches("**/+GeomNode"))
         print(f"scene            {session.spec.name}")
         print(f"renderer         {app.gl_renderer}")
-        print(f"window           {w}x{h}, shadows {'off' if args.no_shadows else 'on'}")
+        tris = 0
+        for np_ in app.bodies_np.find_all_matches("**/+GeomNode"):
+            for i in range(np_.node().get_num_geoms()):
+                geom = np_.node().get_geom(i)
+                if geom.get_primitive_type() == geom.PT_polygons:
+                    tris += geom.get_primitive(0).get_num_faces()
+        from sandbox.render.from_game import default_detail
+
+        print(f"window           {w}x{h}, shadows {'on' if app.shadows else 'off'}, "
+              f"MSAA {app.base.win.get_fb_properties().get_multisamples()}x, edge lines "
+              f"{'on' if app.show_edges else 'off'}, detail {default_detail()}")
+        print(f"triangles drawn  {tris}")
         print(f"bodies / parts   {len(session.assets)} / {parts}")
         print(f"body draw calls  {body_geoms} (one mesh + one edge Geom per body)")
         print(f"all draw calls   {all_geoms} (table, grid, overlays included)")
         print(f"load game        {t1 - t0:.2f} s, open window {t2 - t1:.2f} s")
         print(f"first picture    {t_first - t0:.2f} s after the start of loading")
         print(f"frames/second    {fps:.1f} over {n} frames")
+        print(f"CPU per frame    {cpu_ms:.0f} ms (all threads; {os.cpu_count()} CPUs, load "
+              f"{os.getloadavg()[0]:.1f})")
         app.destroy()
     finally:
         if xvfb is not None:

@@ -82,6 +82,9 @@ class ExportResult:
         Wall time of the whole export (rendering and encoding), seconds.
     pictures : int
         Pictures rendered (``frames`` when not given).
+    loop_seconds : float or None
+        Wall time of the picture loop alone (drawing, captions, encoding), without loading
+        the meshes and opening the renderer; None when not measured.
     """
 
     path: Path
@@ -93,6 +96,7 @@ class ExportResult:
     last_frame: int
     seconds: float
     pictures: int | None = None
+    loop_seconds: float | None = None
 
     @property
     def rendered(self) -> int:
@@ -103,6 +107,13 @@ class ExportResult:
     def frames_per_second(self) -> float:
         """Export speed: pictures made per wall second."""
         return self.rendered / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def loop_frames_per_second(self) -> float | None:
+        """Pictures per wall second of the picture loop (the rate once the export runs)."""
+        if self.loop_seconds is None:
+            return None
+        return self.rendered / self.loop_seconds if self.loop_seconds > 0 else float("inf")
 
 
 def select_frames(index: ReplayIndex, turn: int | None = None, start: float | None = None,
@@ -359,7 +370,8 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
                   width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1],
                   fps: float = 30.0, speed: float = 1.0, turn: int | None = None,
                   start: float | None = None, end: float | None = None,
-                  moment: int | None = None, shadows: bool = True, camera: str = "fixed",
+                  moment: int | None = None, shadows: bool | None = None,
+                  camera: str = "fixed",
                   captions: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> ExportResult:
     """Render a stretch of a replay to ``out`` (``.mp4`` or ``.gif``).
@@ -379,8 +391,9 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
         Simulated seconds per video second (0.25: four times slower than real).
     turn, start, end, moment :
         The stretch, see :func:`select_frames`.
-    shadows : bool
-        Sun shadows (slower on software GL).
+    shadows : bool or None
+        Sun shadows. None: on with a GPU, off on software GL (``$SANDBOX_SHADOWS`` decides
+        when set); multisampling likewise (``$SANDBOX_MSAA``).
     camera : str
         ``fixed``, ``follow`` or ``orbit`` (see the module docstring).
     captions : bool
@@ -425,7 +438,9 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
     try:
         write, close, in_file = _writer(tmp, fps, int(width), int(height))
         try:
-            with OffscreenRenderer(int(width), int(height), shadows=shadows) as renderer:
+            with OffscreenRenderer(int(width), int(height), shadows=shadows,
+                                   multisamples=None) as renderer:
+                t_loop = _time.perf_counter()
                 for i, (f, cam) in enumerate(zip(frames, cameras, strict=True)):
                     playback.seek(f)
                     image = renderer.render(drawing.view_of(playback, cam, aspect))[..., :3]
@@ -434,6 +449,7 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
                     write(np.ascontiguousarray(image))
                     if progress is not None:
                         progress(i + 1, len(frames))
+                loop_s = _time.perf_counter() - t_loop
         finally:
             close()
         with open(tmp, "rb") as fh:  # on disk before it takes the target's name
@@ -444,4 +460,4 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
         tmp.unlink(missing_ok=True)
         raise
     return ExportResult(out, in_file(), int(width), int(height), float(fps), first, last,
-                        _time.perf_counter() - t_start, pictures=len(frames))
+                        _time.perf_counter() - t_start, pictures=len(frames), loop_seconds=loop_s)

@@ -40,7 +40,7 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
                          ldrawdir=None, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
                          speed: float = 1.0, turn: int | None = None, start: float | None = None,
                          end: float | None = None, moment: int | None = None,
-                         shadows: bool = True, camera: str = "fixed",
+                         shadows: bool | None = None, camera: str = "fixed",
                          captions: bool = True) -> None:
     """Rebuild the bodies, then export with a rich progress bar; prints what was written.
 
@@ -77,11 +77,13 @@ def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,
                   f"{camera} camera{'' if captions else ', no captions'}, "
                   f"replay frames {res.first_frame}..{res.last_frame}, "
                   f"{res.frames_per_second:.1f} frames/s "
-                  f"({time.perf_counter() - t0:.1f} s in all)", markup=True)
+                  + (f"({res.loop_frames_per_second:.1f} once drawing) "
+                     if res.loop_frames_per_second is not None else "")
+                  + f"({time.perf_counter() - t0:.1f} s in all)", markup=True)
 
 
 def open_window(path: Path, ldrawdir=None, size: tuple[int, int] = (1280, 720),
-                shadows: bool = True) -> None:
+                shadows: bool | None = None) -> None:
     """Open the replay window and run it until closed."""
     from .replay_viewer import open_viewer
 

@@ -105,8 +105,9 @@ class ReplayViewer:
         Body meshes (:func:`~sandbox.engine.playback.replay_assets`).
     width, height : int
         Window size, pixels.
-    shadows : bool
-        Sun shadows (a depth pass per frame).
+    shadows : bool or None
+        Sun shadows (a depth pass per frame). None: on with a GPU, off on software GL
+        (``$SANDBOX_SHADOWS`` decides when set).
     title : str, optional
 
     Raises
@@ -116,7 +117,7 @@ class ReplayViewer:
     """
 
     def __init__(self, replay: Replay, assets: dict, *, width: int = 1280, height: int = 720,
-                 shadows: bool = True, title: str | None = None):
+                 shadows: bool | None = None, title: str | None = None):
         from ..render.view import display_refusal
 
         if display_refusal("the replay window"):  # never a silent ":0"
@@ -151,6 +152,9 @@ class ReplayViewer:
             raise ReplayError("cannot open the replay window: no display (is DISPLAY set?). "
                               "Use --export or --info without one")
         self.base.disableMouse()
+        from .table.window import software_gl_settings
+
+        software_gl_settings(self.base)  # no multisampling on software GL (issue 26)
         # the vertical field of view Camera.framing assumes (Panda3D's default keeps 40
         # degrees across, which crops a wide window's framing top and bottom)
         self.base.camLens.set_min_fov(FOV_DEG)
@@ -165,6 +169,10 @@ class ReplayViewer:
         self._updating_slider = False
         self._thumb_grab: float | None = None
         self._drag: tuple[str, float, float] | None = None
+        if shadows is None:
+            from ..render.shaders import default_shadows
+
+            shadows = default_shadows(self.base.win.get_gsg().get_driver_renderer())
         self._build_scene(shadows)
         self._build_gui()
         self._bind_keys()
@@ -175,7 +183,7 @@ class ReplayViewer:
     # ------------------------------------------------------------------ scene
     def _build_scene(self, shadows: bool) -> None:
         root = self.root = self.base.render.attach_new_node("replay")
-        root.set_shader(Shader.make(Shader.SL_GLSL, shaders.VERTEX, shaders.FRAGMENT))
+        root.set_shader(Shader.make(Shader.SL_GLSL, *shaders.programs(shadows)))
         root.set_shader_input("u_sky", LVector4(0.46, 0.48, 0.52, 1))
         root.set_shader_input("u_ground", LVector4(0.24, 0.24, 0.22, 1))
         root.set_shader_input("u_shadow_texel", 1.0 / 2048)

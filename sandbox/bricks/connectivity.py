@@ -102,13 +102,21 @@ def stud_joints(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndar
     list of (int, int)
         One pair per joined stud (a part sitting on 8 studs gives 8 pairs).
     """
+    out: list[tuple[int, int]] = []
+    for studs, parts in _stud_hits(stud_pos, stud_axes, stud_owner, boxes):
+        out.extend(zip(stud_owner[studs].tolist(), parts.tolist(), strict=True))
+    return out
+
+
+def _stud_hits(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndarray, boxes):
+    """(stud indices, receiving box indices) chunk by chunk, for :func:`stud_joints` and
+    :func:`stud_receivers`: the probe of each stud inside another part's box (see there)."""
     centres, halves, rots = _box_arrays(boxes)
     if not len(stud_pos) or not len(centres):
-        return []
+        return
     probe = stud_pos + stud_axes * (STUD_PROBE_LDU * INCH_PER_LDU)
     inset = INSET_LDU * INCH_PER_LDU
     radius = np.linalg.norm(halves, axis=1)
-    out: list[tuple[int, int]] = []
     c2 = np.einsum("pk,pk->p", centres, centres)
     reach = (radius + 1e-6) ** 2
     for s0 in range(0, len(probe), _CHUNK):
@@ -125,7 +133,24 @@ def stud_joints(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndar
         inside = np.all(np.abs(local) <= halves[pi] - inset, axis=1)
         own = stud_owner[s0 + ci]
         keep = inside & (own != pi)
-        out.extend(zip(own[keep].tolist(), pi[keep].tolist(), strict=True))
+        yield s0 + ci[keep], pi[keep]
+
+
+def stud_receivers(stud_pos: np.ndarray, stud_axes: np.ndarray, stud_owner: np.ndarray,
+                   boxes) -> np.ndarray:
+    """The part each stud sits in (the test of :func:`stud_joints`), one per stud.
+
+    Returns
+    -------
+    (s,) int
+        Box index of the receiving part (the lowest when several boxes hold the probe), or
+        -1 for a free stud.
+    """
+    big = np.iinfo(np.int64).max
+    out = np.full(len(stud_pos), big, dtype=np.int64)
+    for studs, parts in _stud_hits(stud_pos, stud_axes, stud_owner, boxes):
+        np.minimum.at(out, studs, parts.astype(np.int64))
+    out[out == big] = -1
     return out
 
 

@@ -121,6 +121,9 @@ class Geometry:
     optional : (k, 4, 3) float
         Type-5 optional lines: end points, then control points.
     optional_colours : (k,) int
+    features : tuple of three int arrays, or None
+        What stud primitive each triangle, edge and optional line belongs to (see
+        :func:`feature_arrays`); None: none is known (all part body).
     """
 
     triangles: np.ndarray
@@ -134,10 +137,38 @@ class Geometry:
     warnings: tuple[LoadWarning, ...] = ()
     optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 3)))
     optional_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def _empty3(n: int = 0) -> np.ndarray:
     return np.zeros((n, 3))
+
+
+#: Feature code of geometry that belongs to no stud primitive (the part's body).
+BODY_FEATURE: int = -1
+
+
+def feature_arrays(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stud-primitive tags of a :class:`Geometry` or :class:`PartMesh` (issue 26).
+
+    Returns
+    -------
+    (tri, edge, optional) : tuple of int32 arrays, shapes (n,), (m,), (k,)
+        For each triangle, type-2 line and type-5 line: ``s >= 0`` when it is drawn by the
+        stud primitive of stud ``s`` (an index into ``studs``), ``-2 - j`` when by the
+        underside-tube primitive ``j`` (an index into ``tubes``), :data:`BODY_FEATURE` (-1)
+        for the rest. All -1 when the geometry carries no tags (generated parts).
+    """
+    if g.features is not None:
+        return g.features
+    return (np.full(len(g.triangles), BODY_FEATURE, np.int32),
+            np.full(len(g.edges), BODY_FEATURE, np.int32),
+            np.full(len(g.optional), BODY_FEATURE, np.int32))
+
+
+def _shift_features(f: np.ndarray, studs: int, tubes: int) -> np.ndarray:
+    """Feature codes of a child placed after ``studs`` studs and ``tubes`` tubes."""
+    return np.where(f >= 0, f + studs, np.where(f <= -2, f - tubes, f)).astype(np.int32)
 
 
 def _geometry_from_file(f: LDrawFile, warnings: tuple[LoadWarning, ...]) -> Geometry:
@@ -182,6 +213,9 @@ class PartMesh:
     optional : (k, 4, 3) float
         Type-5 optional lines (end points, then control points), LDU.
     optional_colours : (k,) int
+    features : tuple of three int arrays, or None
+        Which stud or tube primitive draws each triangle, edge and optional line
+        (:func:`feature_arrays`); None for a part without tags (generated parts).
     """
 
     name: str
@@ -200,6 +234,7 @@ class PartMesh:
     warnings: tuple[LoadWarning, ...] = ()
     optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 3)))
     optional_colours: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    features: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def missing(self) -> bool:
@@ -218,7 +253,7 @@ class PartMesh:
         """This part as a :class:`Geometry` (to be referenced from another file)."""
         return Geometry(self.triangles, self.colours, self.certified, self.edges,
                         self.edge_colours, self.studs, self.stud_axes, self.tubes, self.warnings,
-                        self.optional, self.optional_colours)
+                        self.optional, self.optional_colours, self.features)
 
     @classmethod
     def from_geometry(cls, name: str, title: str, g: Geometry, source: str) -> PartMesh:
@@ -229,12 +264,13 @@ class PartMesh:
         else:
             bounds = np.zeros((2, 3))
         arrays = [g.triangles, g.colours, g.certified, g.edges, g.edge_colours, g.studs,
-                  g.stud_axes, g.tubes, bounds, g.optional, g.optional_colours]
+                  g.stud_axes, g.tubes, bounds, g.optional, g.optional_colours,
+                  *(g.features or ())]
         for a in arrays:
             a.setflags(write=False)
         return cls(name, title, g.triangles, g.colours, g.certified, g.edges, g.edge_colours,
                    g.studs, g.stud_axes, g.tubes, bounds, nominal_mass_g(bounds), source,
-                   g.warnings, g.optional, g.optional_colours)
+                   g.warnings, g.optional, g.optional_colours, g.features)
 
 
 def placeholder_part(name: str, message: str = "") -> PartMesh:
@@ -321,7 +357,7 @@ def transform_geometry(g: Geometry, matrix: np.ndarray, colour: int, invert: boo
     if len(axes):
         axes = axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-12)
     return Geometry(tris, cols, cert, g.edges @ a.T + t, ecols, g.studs @ a.T + t, axes,
-                    g.tubes @ a.T + t, g.warnings, g.optional @ a.T + t, ocols)
+                    g.tubes @ a.T + t, g.warnings, g.optional @ a.T + t, ocols, g.features)
 
 
 def merge_geometry(parts: list[Geometry]) -> Geometry:
@@ -330,6 +366,18 @@ def merge_geometry(parts: list[Geometry]) -> Geometry:
     for p in parts:
         for w in p.warnings:
             warns[w] = None
+    features = None
+    if any(p.features is not None for p in parts):
+        tri, edge, opt = [], [], []
+        ns = nt = 0
+        for p in parts:
+            f = feature_arrays(p)
+            tri.append(_shift_features(f[0], ns, nt))
+            edge.append(_shift_features(f[1], ns, nt))
+            opt.append(_shift_features(f[2], ns, nt))
+            ns, nt = ns + len(p.studs), nt + len(p.tubes)
+        features = (np.concatenate(tri).astype(np.int32), np.concatenate(edge).astype(np.int32),
+                    np.concatenate(opt).astype(np.int32))
     return Geometry(
         np.concatenate([p.triangles for p in parts]).reshape(-1, 3, 3),
         np.concatenate([p.colours for p in parts]).astype(np.int64),
@@ -342,7 +390,25 @@ def merge_geometry(parts: list[Geometry]) -> Geometry:
         tuple(warns),
         np.concatenate([p.optional for p in parts]).reshape(-1, 4, 3),
         np.concatenate([p.optional_colours for p in parts]).astype(np.int64),
+        features,
     )
+
+
+def _tag_direct(g: Geometry, pieces: list[Geometry],
+                direct: list[tuple[int, int, bool]]) -> tuple[np.ndarray, ...]:
+    """The feature arrays of a merged file whose pieces ``direct`` are its own references to
+    stud (tube) primitives: each such piece's triangles and lines get the index its stud
+    (tube) will have in the file's stud (tube) list, after the studs of its other pieces."""
+    tri, edge, opt = (a.copy() for a in feature_arrays(g))
+    child_studs = sum(len(p.studs) for p in pieces)
+    child_tubes = sum(len(p.tubes) for p in pieces)
+    ends = [np.cumsum([0] + [len(getattr(p, name)) for p in pieces])
+            for name in ("triangles", "edges", "optional")]
+    for piece, index, is_stud in direct:
+        code = child_studs + index if is_stud else -2 - (child_tubes + index)
+        for arr, cut in zip((tri, edge, opt), ends, strict=True):
+            arr[cut[piece]:cut[piece + 1]] = code
+    return tri, edge, opt
 
 
 class Resolver:
@@ -460,6 +526,7 @@ class Resolver:
             self.library is not None and key not in self.embedded) else []
         pieces = [_geometry_from_file(f, ())]
         studs, tubes = [], []
+        direct: list[tuple[int, int, bool]] = []  # (piece, stud or tube index, is a stud)
         deep = len(stack) > limit("nesting")
         for ref in f.refs:
             if unsafe_reference(ref.key):
@@ -488,13 +555,19 @@ class Resolver:
             kind = stud_kind(ref.key)
             if kind == "stud":
                 studs.append(ref.matrix)
+                direct.append((len(pieces) - 1, len(studs) - 1, True))
             elif kind == "tube":
                 tubes.append(ref.matrix)
+                direct.append((len(pieces) - 1, len(tubes) - 1, False))
         g = merge_geometry(pieces)
+        features = g.features
         if stud_kind(key) is not None:
             # a stud primitive is one stud (its user records it), whatever it contains
             s_arr, a_arr, t_arr = _empty3(), _empty3(), _empty3()
+            features = None
         else:
+            if direct:
+                features = _tag_direct(g, pieces, direct)
             s_arr, a_arr, t_arr = g.studs, g.stud_axes, g.tubes
             if studs:
                 pos = np.array([m[:3, 3] for m in studs])
@@ -505,7 +578,7 @@ class Resolver:
                 t_arr = np.concatenate([t_arr, np.array([m[:3, 3] for m in tubes])])
         ws = dict.fromkeys(list(g.warnings) + warns)
         return Geometry(g.triangles, g.colours, g.certified, g.edges, g.edge_colours,
-                        s_arr, a_arr, t_arr, tuple(ws), g.optional, g.optional_colours)
+                        s_arr, a_arr, t_arr, tuple(ws), g.optional, g.optional_colours, features)
 
     def part_mesh(self, key: str) -> PartMesh:
         """The :class:`PartMesh` for part ``key`` (library, embedded, catalogue or placeholder)."""

@@ -15,6 +15,7 @@ import math
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
 from ..physics.world import BoxShape
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def rotation_xyz_deg(angles) -> np.ndarray:
@@ -93,7 +97,7 @@ class BodyAsset:
     #: node = placement index = box tag), made at load for a creation (issue 26: never at its
     #: first blast) and shared by every creation of the same model, submodel and colour; it
     #: does not change under a rigid motion. None: not made (a unit, a piece).
-    stud_graph: object = field(default=None, repr=False, compare=False)
+    stud_graph: nx.Graph | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -199,6 +203,44 @@ class BodyAsset:
                 (lines.optional @ r.T + t).astype(np.float32), lines.optional_colours,
                 tags[lines.optional_index].astype(np.int32))
         return self._lines
+
+    def visible_geometry(self, *, cull: bool = True, low_res: bool = True) -> tuple | None:
+        """What a renderer draws of this body (issue 26): the triangles and edge lines of the
+        parts it holds, without the studs and tubes its own parts hide (``cull``; a piece of
+        a broken body computes them from its own parts, so a break shows the studs it
+        uncovers) and with low-resolution stud primitives (``low_res``); see
+        :mod:`sandbox.bricks.visible`.
+
+        Returns
+        -------
+        (vertices, normals, colours, LineArrays) or None
+            In the frame of ``local_vertices`` after :meth:`attach` (of ``vertices``
+            before): (n, 3), (n, 3), (n, 4) float32, inches. None for a body without a model
+            or a known model frame (draw its ``local_*`` arrays). Made on first use, the
+            model-frame geometry shared by identical creations.
+        """
+        if (self.model is None or self.model_frame is None or self.placement_index is None
+                or not self.placements):
+            return None
+        from ..bricks.visible import creation_geometry
+
+        frame = np.asarray(self.model_frame, dtype=float)
+        key = (bool(cull), bool(low_res), frame.tobytes())
+        store = self.__dict__.setdefault("_visible", {})
+        got = store.get(key)
+        if got is None:
+            tags = np.unique(np.asarray(self.placement_index))
+            mesh, lines = creation_geometry(self.model, self.placements, tags, cull=cull,
+                                            low_res=low_res)
+            r, t = frame[:3, :3], frame[:3, 3]
+            got = ((mesh.vertices @ r.T + t).astype(np.float32),
+                   (mesh.normals @ r.T).astype(np.float32), mesh.colours,
+                   LineArrays((lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
+                              lines.edge_index, (lines.optional @ r.T + t).astype(np.float32),
+                              lines.optional_colours, lines.optional_index))
+            store.clear()
+            store[key] = got
+        return got
 
 
 def _world_arrays(asset: BodyAsset, keep: bool = True) -> tuple:
@@ -329,7 +371,10 @@ class PieceAsset(BodyAsset):
                                     np.asarray(parent_rotation, float),
                                     np.asarray(parent_position, float),
                                     np.asarray(origin, float), np.asarray(rotation, float))
-        super().__init__(name, boxes, None, None, None, part_count, **fields)
+        # the lazy properties above take None as "made on first use"; mypy reads the
+        # dataclass fields' ndarray types instead of their setters
+        super().__init__(name, boxes, None, None, None,  # type: ignore[arg-type]
+                         part_count, **fields)
 
     def make_mesh(self) -> None:
         """Make the mesh arrays now (what the first read of one of them does)."""
@@ -357,8 +402,9 @@ def _asset_from_model(model: Model, name: str, placements=None,
     boxes = []
     for i, (p, box) in enumerate(zip(pls, placement_boxes(model, pls), strict=True)):
         mass = float(model.parts[p.part].mass_g)
-        boxes.append(BoxShape(tuple(float(v) for v in box.centre),
-                              tuple(float(v) for v in box.half_extents),
+        c, h = box.centre, box.half_extents
+        boxes.append(BoxShape((float(c[0]), float(c[1]), float(c[2])),
+                              (float(h[0]), float(h[1]), float(h[2])),
                               tuple(map(tuple, np.asarray(box.rotation, dtype=float))),
                               max(mass, 0.05), i))
     warnings = [str(w) for w in model.warnings]
@@ -494,13 +540,14 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     where = f"{entry.kind}s[{entry.id}]"
     if entry.model is not None:
         path = resolve_model_path(entry.model, base_dir, ldrawdir, where)
-        first = cache is None or path.resolve() not in cache
-        if first:
+        cached = None if cache is None else cache.get(path.resolve())
+        first = cached is None
+        if cached is None:
             model = load_model(path, ldrawdir=ldrawdir)
             if cache is not None:
                 cache[path.resolve()] = model
         else:
-            model = cache[path.resolve()]
+            model = cached
         pls = list(model.placements)
         whole = None
         if entry.submodel is not None:

@@ -38,6 +38,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -141,9 +142,9 @@ class Recorder:
             Simulated seconds of this frame (default ``frame * frame_dt``).
         """
         self.times.append(self.frame * self.frame_dt if time is None else float(time))
-        for key, tr in self.tracks.items():
-            if key not in poses and tr.spans and tr.spans[-1][1] is None:
-                tr.spans[-1][1] = self.frame
+        for key, track in self.tracks.items():
+            if key not in poses and track.spans and track.spans[-1][1] is None:
+                track.spans[-1][1] = self.frame
         for key, (pos, quat) in poses.items():
             tr = self.tracks.get(key)
             if tr is None:
@@ -161,8 +162,8 @@ class Recorder:
                 if moved < POSITION_TOLERANCE_IN and turned < ANGLE_TOLERANCE_RAD:
                     continue
             tr.frames.append(self.frame)
-            tr.positions.append(pos)  # type: ignore[arg-type]
-            tr.quats.append(quat)  # type: ignore[arg-type]
+            tr.positions.append(pos)
+            tr.quats.append(quat)
         self.frame += 1
 
     def still_frame(self, time: float | None = None) -> None:
@@ -206,11 +207,11 @@ class Recorder:
             pos = tuple(round(float(v) * POSITION_SCALE) / POSITION_SCALE for v in pos)
             quat = tuple(round(float(v) * QUAT_SCALE) / QUAT_SCALE for v in quat)
             if tr.frames and tr.frames[-1] == last:
-                tr.positions[-1], tr.quats[-1] = pos, quat  # type: ignore[assignment]
+                tr.positions[-1], tr.quats[-1] = pos, quat
             elif not tr.frames or tr.positions[-1] != pos or tr.quats[-1] != quat:
                 tr.frames.append(last)
-                tr.positions.append(pos)  # type: ignore[arg-type]
-                tr.quats.append(quat)  # type: ignore[arg-type]
+                tr.positions.append(pos)
+                tr.quats.append(quat)
 
 
 @dataclass
@@ -363,7 +364,8 @@ def replay_bytes(replay: Replay) -> bytes:
     np.savez_compressed(
         buf,
         header_json=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
-        **arrays,
+        # numpy's stub matches **arrays against allow_pickle; the keys are b<i>_... names
+        **arrays,  # type: ignore[arg-type]
     )
     return buf.getvalue()
 
@@ -439,7 +441,11 @@ def _parse_npy(blob: bytes, where: str) -> np.ndarray:
 
 def _need(cond: bool, where: str, what: str) -> None:
     if not cond:
-        raise ReplayError(f"{where}: malformed replay: {what}")
+        _malformed(where, what)
+
+
+def _malformed(where: str, what: str) -> NoReturn:
+    raise ReplayError(f"{where}: malformed replay: {what}")
 
 
 def load_replay(path: str | Path) -> Replay:
@@ -490,14 +496,14 @@ def load_replay(path: str | Path) -> Replay:
         raise ReplayError(f"{path}: checksum mismatch: the replay file is corrupted")
     where = str(path)
     frames = header.get("frames")
-    _need(isinstance(frames, int) and not isinstance(frames, bool) and 0 <= frames < 2**31,
-          where, "'frames' is not a whole number of frames")
+    if not (isinstance(frames, int) and not isinstance(frames, bool) and 0 <= frames < 2**31):
+        _malformed(where, "'frames' is not a whole number of frames")
     fdt = header.get("frame_dt")
-    _need(isinstance(fdt, (int, float)) and not isinstance(fdt, bool) and 0 < fdt < 3600,
-          where, "'frame_dt' is not a positive number of seconds")
+    if not (isinstance(fdt, (int, float)) and not isinstance(fdt, bool) and 0 < fdt < 3600):
+        _malformed(where, "'frame_dt' is not a positive number of seconds")
     seed = header.get("seed")
-    _need(isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63, where,
-          "'seed' is not a whole number")
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**63):
+        _malformed(where, "'seed' is not a whole number")
     for key, typ in (("scene", dict), ("actions", list), ("events", list), ("bodies", list)):
         _need(isinstance(header.get(key), typ), where,
               f"'{key}' is not a {'table' if typ is dict else 'list'}")
@@ -523,8 +529,9 @@ def load_replay(path: str | Path) -> Replay:
 
     def arr(name: str, ndim: int, width: int | None = None) -> np.ndarray:
         a = data.get(name)
-        _need(a is not None, where, f"array {name!r} is missing")
-        if ndim == 2 and a.ndim == 1 and a.size == 0:
+        if a is None:
+            _malformed(where, f"array {name!r} is missing")
+        if ndim == 2 and width is not None and a.ndim == 1 and a.size == 0:
             a = a.reshape(0, width)
         _need(a.ndim == ndim and (width is None or a.shape[-1] == width), where,
               f"array {name!r} has shape {a.shape}")

@@ -261,21 +261,20 @@ class ReplayIndex:
             kind = e.get("type")
             f = int(self.event_frames[i])
             lo, hi = self._clip(f, f)
-            common = dict(frame=f, start_frame=lo, end_frame=hi, time=self.time_of(f),
-                          turn=int(e.get("turn", 0)), text=str(e.get("text", kind)), event=i)
+            at, turn, text = self.time_of(f), int(e.get("turn", 0)), str(e.get("text", kind))
+            body = e.get("body", "")
             if kind == "explosion":
                 score = float(sum(e.get("rings", []) or [0]))
-                found["explosion"].append(DramaticMoment("explosion", score=score,
-                                                         bodies=(e.get("body", ""),), **common))
             elif kind == "damage":
-                dmg = float(e.get("damage", 0))
-                last_damage[e.get("body", "")] = int(dmg)
-                found["damage"].append(DramaticMoment("damage", score=dmg,
-                                                      bodies=(e.get("body", ""),), **common))
+                score = float(e.get("damage", 0))
+                last_damage[body] = int(score)
             elif kind == "destroyed":
-                body = e.get("body", "")
-                found["destroyed"].append(DramaticMoment(
-                    "destroyed", score=float(last_damage.get(body, 0)), bodies=(body,), **common))
+                score = float(last_damage.get(body, 0))
+            else:
+                continue
+            found[kind].append(DramaticMoment(
+                kind, frame=f, start_frame=lo, end_frame=hi, time=at, turn=turn, score=score,
+                text=text, bodies=(body,), event=i))
         found["flight"] = self._flights()
         out = []
         for kind in MOMENT_KINDS:
@@ -332,7 +331,9 @@ def is_wreck_impact(event: dict) -> bool:
     if event.get("type") != "impact":
         return False
     a, b = event.get("body_a"), event.get("body_b")
-    return bool(a) and bool(b) and wreck_of(a) == wreck_of(b)
+    if not a or not b:
+        return False
+    return wreck_of(a) == wreck_of(b)
 
 
 def bodies_present(keys, poses) -> list[str]:

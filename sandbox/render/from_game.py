@@ -6,6 +6,8 @@ statuses, and return new view records.
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -22,24 +24,86 @@ def _scorch(colours: np.ndarray) -> np.ndarray:
     return (colours * (1 - DESTROYED_MIX) + DESTROYED_TINT * DESTROYED_MIX).astype(np.float32)
 
 
-def render_mesh_of(asset, destroyed: bool = False, edges: bool = False) -> RenderMesh:
-    """A RenderMesh from a game asset's body-frame arrays (vertices, normals, colours).
+@dataclass(frozen=True)
+class Detail:
+    """How much of a body's geometry is drawn (issue 26, "draw what can be seen").
+
+    Attributes
+    ----------
+    cull : bool
+        Leave out the studs and tubes the body's own parts hide (never seen from outside:
+        :mod:`sandbox.bricks.visible`).
+    low_res_studs : bool
+        Stud and tube primitives with 8 segments a circle instead of LDraw's 16
+        (:mod:`sandbox.bricks.lowres`); the studs that show look a little faceted close up.
+    """
+
+    cull: bool = True
+    low_res_studs: bool = True
+
+
+#: The levels by name: ``low`` (the default: hidden studs culled, low-resolution studs),
+#: ``culled`` (hidden studs culled, full studs), ``full`` (every stud and tube, as LDraw
+#: draws them).
+DETAILS: dict[str, Detail] = {"low": Detail(True, True), "culled": Detail(True, False),
+                              "full": Detail(False, False)}
+#: Environment variable naming the default level (``low``, ``culled`` or ``full``).
+DETAIL_ENV = "SANDBOX_DETAIL"
+
+
+def default_detail() -> Detail:
+    """The level from ``$SANDBOX_DETAIL`` (``low``, ``culled``, ``full``), else ``low``.
+
+    Raises
+    ------
+    RenderError
+        For another value (naming the variable and the choices).
+    """
+    from .view import RenderError
+
+    name = os.environ.get(DETAIL_ENV, "").strip().lower() or "low"
+    if name not in DETAILS:
+        raise RenderError(f"{DETAIL_ENV}={name!r} is not a detail level (one of "
+                          f"{', '.join(DETAILS)})")
+    return DETAILS[name]
+
+
+def render_mesh_of(asset, destroyed: bool = False, edges: bool = False,
+                   detail: Detail | None = None) -> RenderMesh:
+    """A RenderMesh of a game asset in its body frame.
+
+    Bodies built from LDraw models are drawn from their parts at ``detail`` (default
+    :func:`default_detail`): :meth:`~sandbox.engine.assets.BodyAsset.visible_geometry`
+    leaves out the studs and tubes the body's parts hide and takes low-resolution studs.
+    Other assets (and ``Detail(False, False)`` for model bodies that have their mesh
+    already) are drawn from their ``local_*`` arrays.
 
     With ``edges`` the mesh carries the asset's LDraw edge lines (type 2, and type-5
-    optional lines) from ``asset.edge_lines()`` when the asset has them (bodies built from
-    LDraw models), in LDConfig's edge colours (scorched too when ``destroyed``).
+    optional lines) when the asset has them (bodies built from LDraw models), in LDConfig's
+    edge colours (scorched too when ``destroyed``), the hidden studs' lines left out alike.
     """
-    colours = asset.local_colours
+    detail = default_detail() if detail is None else detail
+    seen = None
+    if (detail.cull or detail.low_res_studs) and hasattr(asset, "visible_geometry"):
+        seen = asset.visible_geometry(cull=detail.cull, low_res=detail.low_res_studs)
+    if seen is not None:
+        vertices, normals, colours, lines = seen
+        if not edges:
+            lines = None
+    else:
+        vertices, normals, colours = (asset.local_vertices, asset.local_normals,
+                                      asset.local_colours)
+        lines = asset.edge_lines() if edges and hasattr(asset, "edge_lines") else None
     if destroyed:
         colours = _scorch(colours)
-    lines = asset.edge_lines() if edges and hasattr(asset, "edge_lines") else None
     if lines is None:
-        return RenderMesh(asset.local_vertices, asset.local_normals, colours,
-                          edges=asset.local_edges if edges else None, name=asset.name)
+        return RenderMesh(vertices, normals, colours,
+                          edges=asset.local_edges if edges and seen is None else None,
+                          name=asset.name)
     ecol, ocol = lines.edge_colours, lines.optional_colours
     if destroyed:
         ecol, ocol = _scorch(ecol), _scorch(ocol)
-    return RenderMesh(asset.local_vertices, asset.local_normals, colours,
+    return RenderMesh(vertices, normals, colours,
                       edges=lines.edges, edge_colours=ecol, name=asset.name,
                       optional=lines.optional, optional_colours=ocol)
 
@@ -64,6 +128,7 @@ def scene_view(
     frame_keys: Sequence[str] | None = None,
     aspect: float = 4 / 3,
     edges: bool = False,
+    detail: Detail | None = None,
 ) -> SceneView:
     """A view of bodies at given poses.
 
@@ -82,6 +147,8 @@ def scene_view(
         Default: a 3/4 view framing the bodies listed in ``frame_keys`` (all when None).
     edges : bool
         Draw the LDraw edge lines (type 2 and optional type 5) over the faces.
+    detail : Detail, optional
+        How much of each body is drawn (default :func:`default_detail`).
     """
     bodies = []
     dead = set(destroyed)
@@ -89,7 +156,7 @@ def scene_view(
         if key not in poses:
             continue
         pos, quat = poses[key]
-        bodies.append(RenderBody(render_mesh_of(asset, key in dead, edges),
+        bodies.append(RenderBody(render_mesh_of(asset, key in dead, edges, detail),
                                  np.asarray(pos, float),
                                  np.asarray(quat, float), key=key))
     if camera is None and bodies:

@@ -113,6 +113,27 @@ class RenderStats:
 
 
 _PIPE: GraphicsPipe | None = None
+#: The headless pipe's GL renderer string, once a buffer has been made on it.
+_PIPE_RENDERER: str | None = None
+
+
+def _default_multisamples() -> int:
+    """``$SANDBOX_MSAA``, else 4 with a GPU and 0 on software GL (issue 26: every sample is
+    CPU time there). The renderer is read from a 16 x 16 buffer the first time."""
+    import os
+
+    want = os.environ.get("SANDBOX_MSAA", "").strip()
+    if want:
+        try:
+            return max(int(want), 0)
+        except ValueError:
+            raise RenderError(f"SANDBOX_MSAA={want!r} is not a number of samples "
+                              "(0, 2, 4, 8)") from None
+    global _PIPE_RENDERER
+    if _PIPE_RENDERER is None:
+        probe = OffscreenRenderer(16, 16, shadows=False, multisamples=0)
+        probe.close()
+    return 0 if shaders.is_software_gl(_PIPE_RENDERER or "") else 4
 
 
 def _pipe() -> GraphicsPipe:
@@ -133,10 +154,13 @@ class OffscreenRenderer:
     ----------
     width, height : int
         Picture size in pixels.
-    shadows : bool
+    shadows : bool or None
         Let the sun cast shadows (a 2048² depth map; roughly doubles the cost on llvmpipe).
-    multisamples : int
+        None: :func:`~sandbox.render.shaders.default_shadows` of the GL renderer (off on
+        software GL unless ``$SANDBOX_SHADOWS`` says on).
+    multisamples : int or None
         MSAA samples asked for (0 turns anti-aliasing off); the driver may grant fewer.
+        None: ``$SANDBOX_MSAA`` when set, else 4 with a GPU and none on software GL.
     shadow_size : int
         Side of the shadow depth map, pixels.
 
@@ -146,12 +170,13 @@ class OffscreenRenderer:
     ...     image = r.render(SceneView())                 # (240, 320, 4) uint8
     """
 
-    def __init__(self, width: int = 800, height: int = 600, *, shadows: bool = True,
-                 multisamples: int = 4, shadow_size: int = 2048):
+    def __init__(self, width: int = 800, height: int = 600, *, shadows: bool | None = True,
+                 multisamples: int | None = 4, shadow_size: int = 2048):
         if not (16 <= int(width) <= 8192 and 16 <= int(height) <= 8192):
             raise RenderError(f"picture size must be 16..8192 pixels, got {width}x{height}")
         self.width, self.height = int(width), int(height)
-        self.shadows = bool(shadows)
+        if multisamples is None:
+            multisamples = _default_multisamples()
         self._mesh_cache: weakref.WeakKeyDictionary[RenderMesh, tuple] = (
             weakref.WeakKeyDictionary()
         )
@@ -180,13 +205,17 @@ class OffscreenRenderer:
         self.multisamples = buf.get_fb_properties().get_multisamples()
         #: GL renderer string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
         self.gl_renderer = buf.get_gsg().get_driver_renderer()
+        global _PIPE_RENDERER
+        _PIPE_RENDERER = self.gl_renderer
+        self.shadows = (shaders.default_shadows(self.gl_renderer) if shadows is None
+                        else bool(shadows))
 
         self._texture = Texture("sandbox-frame")
         buf.add_render_texture(self._texture, GraphicsOutput.RTM_copy_ram,
                                GraphicsOutput.RTP_color)
 
         self._root = NodePath("render")
-        self._shader = Shader.make(Shader.SL_GLSL, shaders.VERTEX, shaders.FRAGMENT)
+        self._shader = Shader.make(Shader.SL_GLSL, *shaders.programs(self.shadows))
         self._root.set_shader(self._shader)
         self._shadow_size = int(shadow_size)
         self._root.set_shader_input("u_sky", LVector4(0.46, 0.48, 0.52, 1))

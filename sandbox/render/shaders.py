@@ -109,6 +109,112 @@ void main() {
 }
 """
 
+#: The same lighting without shadows (issue 26): no shadow-map coordinates per vertex, no
+#: 2 x 9 shadow-map look-ups per pixel. Used when the sun casts no shadow (the default on
+#: software GL, where every look-up is CPU time); the picture is the shadowed one's with every
+#: point in full sun.
+VERTEX_UNSHADOWED = """
+#version 130
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat3 p3d_NormalMatrix;
+uniform mat4 p3d_ViewMatrix;
+
+in vec4 p3d_Vertex;
+in vec3 p3d_Normal;
+in vec4 p3d_Color;
+
+out vec3 v_normal;
+out vec4 v_colour;
+out vec3 v_up;
+
+void main() {
+    v_normal = normalize(p3d_NormalMatrix * p3d_Normal);
+    v_colour = p3d_Color;
+    v_up = normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz);
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+FRAGMENT_UNSHADOWED = """
+#version 130
+uniform struct p3d_LightSourceParameters {
+    vec4 color;
+    vec4 position;
+} p3d_LightSource[2];
+uniform vec4 p3d_ColorScale;
+uniform vec4 u_sky;
+uniform vec4 u_ground;
+
+in vec3 v_normal;
+in vec4 v_colour;
+in vec3 v_up;
+
+out vec4 o_colour;
+
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) n = -n;
+    vec4 base = v_colour * p3d_ColorScale;
+    float up = dot(n, v_up) * 0.5 + 0.5;
+    vec3 light = mix(u_ground.rgb, u_sky.rgb, up);
+    for (int i = 0; i < 2; ++i) {
+        vec3 l = normalize(p3d_LightSource[i].position.xyz);
+        light += p3d_LightSource[i].color.rgb * max(dot(n, l), 0.0);
+    }
+    o_colour = vec4(base.rgb * light, base.a);
+}
+"""
+
+
+def programs(shadows: bool) -> tuple[str, str]:
+    """(vertex, fragment) GLSL of the brick lighting, with or without sun shadows."""
+    return (VERTEX, FRAGMENT) if shadows else (VERTEX_UNSHADOWED, FRAGMENT_UNSHADOWED)
+
+
+#: Renderer strings (``GL_RENDERER``) of software OpenGL: Mesa's llvmpipe, softpipe and
+#: swrast, and the Windows and Apple fallbacks. Matched case-insensitively.
+SOFTWARE_RENDERERS: tuple[str, ...] = ("llvmpipe", "softpipe", "swrast", "software",
+                                       "gdi generic", "apple software")
+
+
+def is_software_gl(renderer: str) -> bool:
+    """True when the GL renderer string names a software rasterizer (CPU, no GPU).
+
+    >>> is_software_gl("llvmpipe (LLVM 15.0.6, 256 bits)"), is_software_gl("NVIDIA H200/PCIe")
+    (True, False)
+    """
+    r = (renderer or "").lower()
+    return any(name in r for name in SOFTWARE_RENDERERS)
+
+
+#: ``SANDBOX_SHADOWS``: ``on`` or ``off`` for the windows; unset: by the renderer.
+SHADOWS_ENV = "SANDBOX_SHADOWS"
+
+
+def default_shadows(renderer: str) -> bool:
+    """Whether a window casts sun shadows by default: ``$SANDBOX_SHADOWS`` (``on``/``off``,
+    also ``1``/``0``, ``yes``/``no``) when set, else True on a GPU and False on software GL
+    (:func:`is_software_gl`).
+
+    Raises
+    ------
+    RenderError
+        For another value of the variable (naming it).
+    """
+    import os
+
+    from .view import RenderError
+
+    want = os.environ.get(SHADOWS_ENV, "").strip().lower()
+    if not want:
+        return not is_software_gl(renderer)
+    if want in ("on", "1", "yes", "true"):
+        return True
+    if want in ("off", "0", "no", "false"):
+        return False
+    raise RenderError(f"{SHADOWS_ENV}={want!r}: say on or off")
+
+
 #: Optional lines (LDraw type 5), after LDView and LeoCAD: a segment is drawn only where its
 #: two control points fall on the same side of it on screen, i.e. where the curved surface it
 #: stands for turns away from the viewer (a silhouette). Decided per vertex on the GPU: each

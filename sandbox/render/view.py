@@ -206,9 +206,14 @@ class RenderMesh:
         (2, 3) float64
             ``[min_xyz, max_xyz]`` in inches; zeros for an empty mesh.
         """
-        if self.vertices.shape[0] == 0:
-            return np.zeros((2, 3))
-        return np.stack([self.vertices.min(0), self.vertices.max(0)]).astype(np.float64)
+        got = self.__dict__.get("_bounds")
+        if got is None:  # the arrays are read-only: measured once (a video asks every frame)
+            if self.vertices.shape[0] == 0:
+                got = np.zeros((2, 3))
+            else:
+                got = np.stack([self.vertices.min(0), self.vertices.max(0)]).astype(np.float64)
+            self.__dict__["_bounds"] = got
+        return got.copy()
 
     @classmethod
     def concatenate(cls, meshes: Sequence[RenderMesh], name: str = "mesh") -> RenderMesh:

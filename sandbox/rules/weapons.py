@@ -31,7 +31,7 @@ import enum
 import math
 from dataclasses import dataclass
 
-from ..core.dice import DiceExpression
+from ..core.dice import DiceExpression, DiceSum
 from ..core.errors import RulesError
 
 
@@ -144,7 +144,7 @@ class WeaponProfile:
     cost_cp: float | None
     use: int | None
     range_in: float | None
-    damage: DiceExpression | None
+    damage: DiceExpression | DiceSum | None
     power_in: float
     firing_arc_min: int = 0
     firing_arc_fixed: int | None = None

@@ -132,7 +132,10 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         Where F5 saves and F9 loads (default ``<scene name>.save.json`` in the working folder).
     screenshot_dir : Path, optional
         Where P writes PNGs (default ``screenshots/``).
-    shadows : bool
+    shadows : bool or None
+        Sun shadows. None (the default): ``$SANDBOX_SHADOWS`` (``on``/``off``) when set, else
+        on with a GPU and off on software GL (llvmpipe, softpipe: issue 26, the shadow pass
+        and the 18 shadow-map look-ups per pixel more than halve the frame rate there).
     ai_seats : tuple of str
         Seats the computer plays (Micro Brick War).
     referee : bool
@@ -157,7 +160,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
 
     def __init__(self, session: GameSession, width: int = 1280, height: int = 720, *,
                  save_path: str | Path | None = None, screenshot_dir: str | Path | None = None,
-                 shadows: bool = True, title: str = "BrikWars tabletop", ai_seats=(),
+                 shadows: bool | None = None, title: str = "BrikWars tabletop", ai_seats=(),
                  referee: bool = False, window=None, loading: LoadingView | None = None,
                  ready: dict | None = None):
         # ``window``: (ShowBase, prc page) already open (``play`` opens it first, showing the
@@ -178,8 +181,9 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         slug = "".join(c if c.isalnum() else "_" for c in session.spec.name).strip("_") or "game"
         self.save_path = Path(save_path) if save_path else Path(f"{slug}.save.json")
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
-        self.shadows = shadows
         self.gl_renderer = self.base.win.getGsg().getDriverRenderer()
+        self.shadows = shaders.default_shadows(self.gl_renderer) if shadows is None \
+            else bool(shadows)
         self.rig = OrbitCamera()  # the tabletop's limits are the defaults
         self.runner = ActionRunner()
         self.selected: str | None = None
@@ -241,7 +245,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
     def _setup_scene(self) -> None:
         b = self.base
         self.root = b.render.attach_new_node("tabletop")
-        self.root.set_shader(Shader.make(Shader.SL_GLSL, shaders.VERTEX, shaders.FRAGMENT))
+        self.root.set_shader(Shader.make(Shader.SL_GLSL, *shaders.programs(self.shadows)))
         self.root.set_shader_input("u_sky", LVector4(0.46, 0.48, 0.52, 1))
         self.root.set_shader_input("u_ground", LVector4(0.24, 0.24, 0.22, 1))
         self.root.set_shader_input("u_shadow_texel", 1.0 / 2048)

@@ -77,7 +77,48 @@ def open_window(width: int, height: int, title: str):
         raise SandboxError(f"could not open a {width}x{height} window on "
                            f"{pipe.get_interface_name()}")
     base.disableMouse()
+    software_gl_settings(base, props)
     return base, prc
+
+
+#: ``SANDBOX_MSAA``: multisamples of the window (``0`` off, ``4``...); unset: 4 on a GPU,
+#: none on software GL.
+MSAA_ENV = "SANDBOX_MSAA"
+
+
+def software_gl_settings(base, props=None) -> None:
+    """On software GL (llvmpipe, softpipe: every pixel is CPU time) the window goes without
+    multisampling unless ``$SANDBOX_MSAA`` asks for it: the main window is opened again
+    without it (tens of milliseconds, before anything is drawn). Issue 26: 4x MSAA made the
+    King's Castle gatehouse 1.8x slower with edge lines on llvmpipe. ``props``: the window's
+    properties (default: those it has)."""
+    from panda3d.core import FrameBufferProperties
+
+    from ...render.shaders import is_software_gl
+
+    want = os.environ.get(MSAA_ENV, "").strip()
+    try:
+        samples = int(want) if want else None
+    except ValueError:
+        raise SandboxError(f"{MSAA_ENV}={want!r} is not a number of samples (0, 2, 4, 8)") \
+            from None
+    have = base.win.get_fb_properties().get_multisamples()
+    if samples is None:
+        gsg = base.win.get_gsg()
+        if gsg is None or not is_software_gl(gsg.get_driver_renderer()):
+            return
+        samples = 0
+    if samples == have or (samples > 0 and have > 0):
+        return
+    if props is None:
+        from panda3d.core import WindowProperties
+
+        props = WindowProperties(base.win.get_properties())
+    fb = FrameBufferProperties(base.win.get_fb_properties())
+    fb.set_multisamples(max(samples, 0))
+    if not base.openMainWindow(props=props, fbprops=fb, keepCamera=True) or base.win is None:
+        if not base.openMainWindow(props=props, keepCamera=True) or base.win is None:
+            raise SandboxError("could not open the window again without multisampling")
 
 
 class LoadingView:

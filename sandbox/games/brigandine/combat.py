@@ -18,8 +18,10 @@ Collision Damage is off: the rules, not the impacts, decide who falls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from ...engine.actions import action_dict
 from ...engine.assets import build_part_asset
 from ...engine.measure import footprint_gap
 from ...engine.outcome import Outcome
-from ...engine.table import System
+from ...engine.table import System, handles, refuses
 from ...physics.rays import ray_first_hit
 from ...rules import brigandine as R
 from ...rules.brigandine_tables import load_tables
@@ -46,6 +48,12 @@ from .scene import (
     BrigShoot,
     round_phase,
 )
+
+#: An order given by one unit (its ``unit``).
+UnitOrder = (BrigDeclare | BrigJoust | BrigMove | BrigCharge | BrigDraw | BrigReload | BrigMelee
+             | BrigDefend)
+#: An order held hidden until its phase resolves.
+PhaseOrder = BrigMove | BrigCharge | BrigDraw | BrigReload | BrigShoot | BrigMelee | BrigDefend
 
 #: Two figures are in contact (may melee) when their footprints are this close, inches.
 CONTACT_IN: float = 1.0
@@ -101,7 +109,8 @@ class BrigUnit:
 
     def state(self) -> dict:
         weapon = self.stats.weapon.name if self.stats.weapon else None
-        st = {"weapon": weapon, "side_arm": self.side_arm.name if self.side_arm else None}
+        st: dict[str, Any] = {"weapon": weapon,
+                              "side_arm": self.side_arm.name if self.side_arm else None}
         st |= {k: getattr(self, k) for k in ("def_left", "weary", "defeated", "fled", "unhorsed",
                                              "joust_points", "does", "target", "moved",
                                              "charged", "in_melee")}
@@ -140,7 +149,7 @@ class BrigandineCombat(System):
         self.units: dict[str, BrigUnit] = {}
         self.initiative: dict[str, int] = {}
         self.delayed: set[str] = set()
-        self.orders: list = []             # this phase's orders, hidden until it resolves
+        self.orders: list[PhaseOrder] = []  # this phase's orders, hidden until it resolves
         self.declared: dict[str, BrigDeclare] = {}
         self.jousts: dict[str, BrigJoust] = {}
         self.pair_rounds: dict[str, int] = {}
@@ -214,7 +223,7 @@ class BrigandineCombat(System):
 
     def sides(self) -> list[str]:
         """The initiative sides in the players' order (see :meth:`_initiative_sides`)."""
-        order = {p: i for i, p in enumerate(self.game.players)}
+        order: dict[str | None, int] = {p: i for i, p in enumerate(self.game.players)}
         out = dict.fromkeys(self.side[k] for k in sorted(
             self.units, key=lambda k: (order.get(self.units[k].owner, 99), k)))
         return list(out)
@@ -264,9 +273,10 @@ class BrigandineCombat(System):
         init = {p: self.initiative.get(p, 0) for p in self.sides()}
         return R.initiative_groups(init)
 
-    def _order_side(self, o) -> str:
-        key = o.units[0] if isinstance(o, BrigShoot) else getattr(o, "unit", None)
-        return self.side.get(key or "", o.player)
+    def _order_side(self, o: PhaseOrder) -> str:
+        """The initiative side of the (first) unit giving order ``o``."""
+        keys = o.acting_units()
+        return self.side.get(keys[0] if keys else "", o.player)
 
     def _own(self, action, key: str) -> tuple[BrigUnit | None, str]:
         u = self.units.get(key)
@@ -296,8 +306,7 @@ class BrigandineCombat(System):
 
     def _ordered(self, key: str, types: tuple[type, ...]) -> bool:
         for o in self.orders:
-            keys = o.units if isinstance(o, BrigShoot) else [getattr(o, "unit", None)]
-            if key in keys and isinstance(o, types):
+            if key in o.acting_units() and isinstance(o, types):
                 return True
         return False
 
@@ -429,101 +438,202 @@ class BrigandineCombat(System):
                       initiative=dict(self.initiative), delayed=sorted(self.delayed))
 
     # ------------------------------------------------------------------ orders
-    def refusal(self, a) -> str:
-        rnd, phase = self.round_phase
-        if isinstance(a, BrigDelay):
-            if phase != 1:
-                return "initiative is delayed in phase 1 (reactions)"
-            return f"{a.player} has already delayed" if a.player in self.delayed else ""
-        if isinstance(a, BrigShoot):
-            return self._shoot_refusal(a, phase)
-        u, why = self._own(a, a.unit)
-        if why:
-            return why
-        why = self._acted_refusal(u, a)
-        if why:
-            return why
-        if isinstance(a, BrigDeclare):
-            if phase != 2:
-                return "actions are declared in phase 2"
-            if a.unit in self.declared:
-                return f"{u.name} has declared already (declarations are binding)"
-            return self._declare_refusal(a, u)
-        if isinstance(a, BrigJoust):
-            if phase != 2:
-                return "joust choices are made in secret in phase 2"
-            if a.unit in self.jousts:
-                return f"{u.name} has chosen already"
-            _, why = self._enemy(a, a.opponent)
-            return why or R.joust_refusal(self.tables, R.JoustChoice(a.aim, a.stance))
-        if isinstance(a, BrigMove):
-            return self._move_refusal(a, u, phase)
-        if isinstance(a, BrigCharge):
-            if phase != 3:
-                return "charges are made in the first movement phase (3)"
-            why = self._declared(u, "charge")
-            if why:
-                return why
-            if u.weary:
-                return f"{u.name} is weary after charging and may not charge until rested"
-            if self._ordered(a.unit, (BrigCharge, BrigMove)):
-                return f"{u.name} already has a movement order this phase"
-            dist = float(np.linalg.norm(np.asarray(a.toward) - self._centre(a.unit)))
-            if dist < 0.1:
-                return "a charge needs a direction: 'toward' is where the unit stands"
-            return self._charge_line_refusal(u, np.asarray(a.toward, float))
-        if isinstance(a, BrigDraw):
-            if phase != 3:
-                return "side arms are drawn in the first movement phase (3), not during melee"
-            if u.side_arm is None:
-                return f"{u.name} carries no side arm (or has drawn it)"
-            return f"{u.name} draws already" if self._ordered(a.unit, (BrigDraw,)) else ""
-        if isinstance(a, BrigReload):
-            if u.launcher is None:
-                return f"{u.name} has nothing to reload"
-            return (self._declared(u, "reload") or u.launcher.reload_refusal(phase)
-                    or (f"{u.name} is reloading already" if self._ordered(a.unit, (BrigReload,))
-                        else ""))
-        if isinstance(a, (BrigMelee, BrigDefend)):
-            if phase != 5:
-                return "melee is resolved in phase 5"
-            why = self._declared(u, "melee")
-            if why:
-                return why
-            if u.charged:
-                return f"{u.name} charged this round and may not act further"
-            why = self._melee_order_refusal(a, u)
-            if why:
-                return why
-            if isinstance(a, BrigDefend):
-                mine = self._init(a.unit)
-                own = self.side.get(a.unit)
-                if not any(v > mine for p, v in self.initiative.items() if p != own):
-                    return (f"Defensive Action is refused: {a.player}'s initiative {mine} is not "
-                            f"lower than an attacker's")
-                return ""
-            t, why = self._enemy(a, a.target)
-            if why:
-                return why
-            gap = self._gap(a.unit, a.target)
-            if gap > CONTACT_IN:
-                return f"{t.name} is {gap:.2f}\" away: melee needs contact ({CONTACT_IN}\")"
-            fc = u.stats.fc_only or t.stats.fc_only
-            if fc and a.system != "fantasy":
-                return "an FC-only creature is fought only in Fantasy Combat"
-            if a.system == "fantasy" and not (fc or u.stats.fc_capable or t.stats.fc_capable):
-                return "neither side fights in Fantasy Combat"
-            return ""
-        return f"{a.type} is not a Brigandine order"
+    # Each order type is checked by its @refuses method ("" when allowed; a refused order
+    # changes nothing) and, once given, held hidden by its @handles method until its phase
+    # resolves (Delay, Declare and Joust are kept apart: they act at once or at phase 2's end).
+    @refuses(BrigDelay)
+    def _delay_refusal(self, a: BrigDelay) -> str:
+        _, phase = self.round_phase
+        if phase != 1:
+            return "initiative is delayed in phase 1 (reactions)"
+        return f"{a.player} has already delayed" if a.player in self.delayed else ""
 
-    def _acted_refusal(self, u: BrigUnit, a) -> str:
+    def _orderer(self, a: UnitOrder, declaring: bool = False) -> tuple[BrigUnit | None, str]:
+        """The unit giving order ``a``: ``a.player``'s own, standing (:meth:`_own`) and free to
+        act (:meth:`_acted_refusal`; ``declaring``: a phase-2 declaration or joust choice).
+        Returns it and "", or None and why not."""
+        u, why = self._own(a, a.unit)
+        if u is None:
+            return None, why
+        why = self._acted_refusal(u, declaring)
+        return (None, why) if why else (u, "")
+
+    @refuses(BrigDeclare)
+    def _declare_refusal(self, a: BrigDeclare) -> str:
+        u, why = self._orderer(a, declaring=True)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if phase != 2:
+            return "actions are declared in phase 2"
+        if a.unit in self.declared:
+            return f"{u.name} has declared already (declarations are binding)"
+        lau = u.launcher
+        if "shoot" in a.does and (lau is None or lau.artillery):
+            return f"{u.name} has no missile weapon to shoot (artillery is declared as 'artillery')"
+        if "reload" in a.does and (lau is None or (lau.kind != "crossbow" and not lau.artillery)):
+            return f"{u.name} has nothing to reload"
+        if "charge" in a.does and u.weary:
+            return f"{u.name} is weary and may not charge"
+        if "charge" in a.does and "move" in a.does:
+            return "a charge is the unit's whole movement: declare 'charge' or 'move'"
+        after = [d for d in a.does if d in ("shoot", "melee", "artillery", "reload")]
+        if "charge" in a.does and after:
+            return (f"the charging unit may not act further this round (003, Charges): "
+                    f"declare 'charge' without {after}")
+        if "artillery" in a.does:
+            # a launcher that is artillery always names its weapon (BrigUnit.artillery)
+            if lau is None or not lau.artillery or u.artillery is None:
+                return f"{u.name} crews no artillery"
+            why = lau.declare_refusal()
+            if why:
+                return why
+            t, why = self._enemy(a, a.target or "")
+            if t is None:
+                return f"artillery needs a target: {why}"
+            rng = self.tables.artillery.weapons[u.artillery].range_in
+            dist = float(np.linalg.norm(self._centre(a.unit) - self._centre(t.key)))
+            if dist > rng:
+                return f"{self._name(t.key)} is {dist:.1f}\" away, beyond {rng:g}\""
+        return ""
+
+    @refuses(BrigJoust)
+    def _joust_refusal(self, a: BrigJoust) -> str:
+        u, why = self._orderer(a, declaring=True)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if phase != 2:
+            return "joust choices are made in secret in phase 2"
+        if a.unit in self.jousts:
+            return f"{u.name} has chosen already"
+        _, why = self._enemy(a, a.opponent)
+        return why or R.joust_refusal(self.tables, R.JoustChoice(a.aim, a.stance))
+
+    @refuses(BrigMove)
+    def _move_refusal(self, a: BrigMove) -> str:
+        u, why = self._orderer(a)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if phase not in (3, 7):
+            return "units move in phases 3 and 7"
+        why = self._declared(u, "move")
+        if why:
+            return why
+        if phase == 7 and (u.in_melee or u.charged):
+            return f"{u.name} was in melee this round and may not move again"
+        if phase == 7 and u.launcher is not None and u.launcher.kind == "crossbow":
+            return "crossbowmen move only in the first movement phase"
+        if self._ordered(a.unit, (BrigMove, BrigCharge, BrigReload)):
+            return f"{u.name} already has an order this phase"
+        dist = float(np.linalg.norm(np.asarray(a.to) - self._centre(a.unit)))
+        half = u.stats.move / 2
+        if dist > half + MOVE_SLACK_IN:
+            return f"{u.name} moves at most half movement ({half:g}\") a phase, not {dist:.2f}\""
+        return ""
+
+    @refuses(BrigCharge)
+    def _charge_refusal(self, a: BrigCharge) -> str:
+        u, why = self._orderer(a)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if phase != 3:
+            return "charges are made in the first movement phase (3)"
+        why = self._declared(u, "charge")
+        if why:
+            return why
+        if u.weary:
+            return f"{u.name} is weary after charging and may not charge until rested"
+        if self._ordered(a.unit, (BrigCharge, BrigMove)):
+            return f"{u.name} already has a movement order this phase"
+        dist = float(np.linalg.norm(np.asarray(a.toward) - self._centre(a.unit)))
+        if dist < 0.1:
+            return "a charge needs a direction: 'toward' is where the unit stands"
+        return self._charge_line_refusal(u, np.asarray(a.toward, float))
+
+    @refuses(BrigDraw)
+    def _draw_refusal(self, a: BrigDraw) -> str:
+        u, why = self._orderer(a)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if phase != 3:
+            return "side arms are drawn in the first movement phase (3), not during melee"
+        if u.side_arm is None:
+            return f"{u.name} carries no side arm (or has drawn it)"
+        return f"{u.name} draws already" if self._ordered(a.unit, (BrigDraw,)) else ""
+
+    @refuses(BrigReload)
+    def _reload_refusal(self, a: BrigReload) -> str:
+        u, why = self._orderer(a)
+        if u is None:
+            return why
+        _, phase = self.round_phase
+        if u.launcher is None:
+            return f"{u.name} has nothing to reload"
+        return (self._declared(u, "reload") or u.launcher.reload_refusal(phase)
+                or (f"{u.name} is reloading already" if self._ordered(a.unit, (BrigReload,))
+                    else ""))
+
+    def _fight_refusal(self, a: BrigMelee | BrigDefend) -> tuple[BrigUnit | None, str]:
+        """What a melee order and a Defensive Action both need: phase 5, a declared melee, no
+        charge this round, no second melee order (:meth:`_melee_order_refusal`). Returns the
+        unit and "", or None and why not."""
+        u, why = self._orderer(a)
+        if u is None:
+            return None, why
+        _, phase = self.round_phase
+        if phase != 5:
+            return None, "melee is resolved in phase 5"
+        why = self._declared(u, "melee")
+        if why:
+            return None, why
+        if u.charged:
+            return None, f"{u.name} charged this round and may not act further"
+        why = self._melee_order_refusal(a, u)
+        return (None, why) if why else (u, "")
+
+    @refuses(BrigDefend)
+    def _defend_refusal(self, a: BrigDefend) -> str:
+        u, why = self._fight_refusal(a)
+        if u is None:
+            return why
+        mine = self._init(a.unit)
+        own = self.side.get(a.unit)
+        if not any(v > mine for p, v in self.initiative.items() if p != own):
+            return (f"Defensive Action is refused: {a.player}'s initiative {mine} is not "
+                    f"lower than an attacker's")
+        return ""
+
+    @refuses(BrigMelee)
+    def _melee_refusal(self, a: BrigMelee) -> str:
+        u, why = self._fight_refusal(a)
+        if u is None:
+            return why
+        t, why = self._enemy(a, a.target)
+        if t is None:
+            return why
+        gap = self._gap(a.unit, a.target)
+        if gap > CONTACT_IN:
+            return f"{t.name} is {gap:.2f}\" away: melee needs contact ({CONTACT_IN}\")"
+        fc = u.stats.fc_only or t.stats.fc_only
+        if fc and a.system != "fantasy":
+            return "an FC-only creature is fought only in Fantasy Combat"
+        if a.system == "fantasy" and not (fc or u.stats.fc_capable or t.stats.fc_capable):
+            return "neither side fights in Fantasy Combat"
+        return ""
+
+    def _acted_refusal(self, u: BrigUnit, declaring: bool = False) -> str:
         """Why ``u`` may give no more orders this round: it charged ("The charging unit may not
         act further this round", 003 Charges) or fought ("Any combatant engaging in melee (even
         if only defending) may not take any further actions this round", 003 Clarifications on
-        combat order). Declarations and joust choices (phase 2) come before either."""
+        combat order). Declarations and joust choices (phase 2, ``declaring``) come before
+        either."""
         if u.monster is not None and u.monster.fleeing:
             return f"{u.name} is leaving the fight (it flees; 003, Fantasy Combat)"
-        if isinstance(a, (BrigDeclare, BrigJoust)):
+        if declaring:
             return ""
         if u.charged:
             return f"{u.name} charged this round and may not act further (003, Charges)"
@@ -532,7 +642,7 @@ class BrigandineCombat(System):
                     "(003, Clarifications on combat order)")
         return ""
 
-    def _melee_order_refusal(self, a, u: BrigUnit) -> str:
+    def _melee_order_refusal(self, a: BrigMelee | BrigDefend, u: BrigUnit) -> str:
         """One melee order a unit, except Man-to-Man against several foes: "Each combatant has
         attacks equal to his #attk, which he decides how to split this amongst the enemy
         combatants" (003, Man-to-Man), so a unit may give one ``man_to_man`` order a foe, each
@@ -541,16 +651,17 @@ class BrigandineCombat(System):
                 and o.unit == a.unit]
         if not mine:
             return ""
-        split = isinstance(a, BrigMelee) and a.system == "man_to_man" and all(
-            isinstance(o, BrigMelee) and o.system == "man_to_man" for o in mine)
-        if not split:
+        split = [o for o in mine if isinstance(o, BrigMelee) and o.system == "man_to_man"]
+        if not (isinstance(a, BrigMelee) and a.system == "man_to_man"
+                and len(split) == len(mine)):
             return f"{u.name} already has a melee order"
-        if any(o.target == a.target for o in mine):
+        if any(o.target == a.target for o in split):
             return f"{u.name} already fights {self._name(a.target)}"
-        if a.attacks is None or any(o.attacks is None for o in mine):
+        counts = [o.attacks for o in split if o.attacks is not None]
+        if a.attacks is None or len(counts) < len(split):
             return (f"{u.name} fights several foes: name how many of its #attk "
                     f"{u.stats.attk_n} attacks go to each ('attacks')")
-        used = sum(o.attacks for o in mine)
+        used = sum(counts)
         if used + a.attacks > u.stats.attk_n:
             return (f"{u.name} has #attk {u.stats.attk_n}: {used} already go to other foes, "
                     f"{a.attacks} more is too many")
@@ -596,68 +707,23 @@ class BrigandineCombat(System):
                     f"{self._name(hit.key)} stands first on that line")
         return ""
 
-    def _declare_refusal(self, a: BrigDeclare, u: BrigUnit) -> str:
-        lau = u.launcher
-        if "shoot" in a.does and (lau is None or lau.artillery):
-            return f"{u.name} has no missile weapon to shoot (artillery is declared as 'artillery')"
-        if "reload" in a.does and (lau is None or (lau.kind != "crossbow" and not lau.artillery)):
-            return f"{u.name} has nothing to reload"
-        if "charge" in a.does and u.weary:
-            return f"{u.name} is weary and may not charge"
-        if "charge" in a.does and "move" in a.does:
-            return "a charge is the unit's whole movement: declare 'charge' or 'move'"
-        after = [d for d in a.does if d in ("shoot", "melee", "artillery", "reload")]
-        if "charge" in a.does and after:
-            return (f"the charging unit may not act further this round (003, Charges): "
-                    f"declare 'charge' without {after}")
-        if "artillery" in a.does:
-            if lau is None or not lau.artillery:
-                return f"{u.name} crews no artillery"
-            why = lau.declare_refusal()
-            if why:
-                return why
-            _, why = self._enemy(a, a.target or "")
-            if why:
-                return f"artillery needs a target: {why}"
-            rng = self.tables.artillery.weapons[u.artillery].range_in
-            dist = float(np.linalg.norm(self._centre(a.unit) - self._centre(a.target)))
-            if dist > rng:
-                return f"{self._name(a.target)} is {dist:.1f}\" away, beyond {rng:g}\""
-        return ""
-
-    def _move_refusal(self, a: BrigMove, u: BrigUnit, phase: int) -> str:
-        if phase not in (3, 7):
-            return "units move in phases 3 and 7"
-        why = self._declared(u, "move")
-        if why:
-            return why
-        if phase == 7 and (u.in_melee or u.charged):
-            return f"{u.name} was in melee this round and may not move again"
-        if phase == 7 and u.launcher is not None and u.launcher.kind == "crossbow":
-            return "crossbowmen move only in the first movement phase"
-        if self._ordered(a.unit, (BrigMove, BrigCharge, BrigReload)):
-            return f"{u.name} already has an order this phase"
-        dist = float(np.linalg.norm(np.asarray(a.to) - self._centre(a.unit)))
-        half = u.stats.move / 2
-        if dist > half + MOVE_SLACK_IN:
-            return f"{u.name} moves at most half movement ({half:g}\") a phase, not {dist:.2f}\""
-        return ""
-
-    def _shoot_refusal(self, a: BrigShoot, phase: int) -> str:
+    @refuses(BrigShoot)
+    def _shoot_refusal(self, a: BrigShoot) -> str:
+        _, phase = self.round_phase
         if phase not in (4, 8):
             return "missiles fly in phases 4 and 8"
         if len(set(a.units)) != len(a.units):
             return "an archer is named twice"
         t, why = self._enemy(a, a.target)
-        if why:
+        if t is None:
             return why
         if t.stats.fc_only:
             return f"{t.name} can be fought only in Fantasy Combat"
         for key in a.units:
             u, why = self._own(a, key)
-            if why:
+            if u is None:
                 return why
-            why = self._acted_refusal(u, a) or self._declared(u, "shoot")
+            why = self._acted_refusal(u) or self._declared(u, "shoot")
             if why:
                 return why
             if u.launcher is None or u.launcher.artillery:
@@ -674,23 +740,28 @@ class BrigandineCombat(System):
                 return f"{u.name} cannot see {t.name} (blocked by {sight.blocked_by})"
         return ""
 
-    def apply(self, a, index: int) -> None:
-        rnd, phase = self.round_phase
-        if isinstance(a, BrigDelay):
-            self.delayed.add(a.player)
-            self.game.log("brig_order", f"{a.player} delays initiative (counts as 1)",
-                          player=a.player, order="delay")
-            return
-        if isinstance(a, BrigDeclare):
-            self.declared[a.unit] = a
-            self.game.log("brig_order", f"{a.player} declares for {self._name(a.unit)} "
-                          "(hidden until phase 2 ends)", player=a.player, order="declare")
-            return
-        if isinstance(a, BrigJoust):
-            self.jousts[a.unit] = a
-            self.game.log("brig_order", f"{a.player} chooses aim and stance for "
-                          f"{self._name(a.unit)} in secret", player=a.player, order="joust")
-            return
+    @handles(BrigDelay)
+    def _apply_delay(self, a: BrigDelay, index: int) -> None:
+        self.delayed.add(a.player)
+        self.game.log("brig_order", f"{a.player} delays initiative (counts as 1)",
+                      player=a.player, order="delay")
+
+    @handles(BrigDeclare)
+    def _apply_declare(self, a: BrigDeclare, index: int) -> None:
+        self.declared[a.unit] = a
+        self.game.log("brig_order", f"{a.player} declares for {self._name(a.unit)} "
+                      "(hidden until phase 2 ends)", player=a.player, order="declare")
+
+    @handles(BrigJoust)
+    def _apply_joust(self, a: BrigJoust, index: int) -> None:
+        self.jousts[a.unit] = a
+        self.game.log("brig_order", f"{a.player} chooses aim and stance for "
+                      f"{self._name(a.unit)} in secret", player=a.player, order="joust")
+
+    @handles(BrigMove, BrigCharge, BrigDraw, BrigReload, BrigShoot, BrigMelee, BrigDefend)
+    def _apply_order(self, a: PhaseOrder, index: int) -> None:
+        """Hold a phase's order hidden until the phase resolves (``end_of_turn``)."""
+        _, phase = self.round_phase
         self.orders.append(a)
         self.game.log("brig_order", f"{a.player} gives an order for phase {phase} (hidden until "
                       "the phase resolves)", player=a.player, order=a.type)
@@ -734,23 +805,40 @@ class BrigandineCombat(System):
         for group in self._by_initiative(orders):
             for o in group:
                 u = self.units[o.unit]
-                if not u.standing:
-                    continue
-                if isinstance(o, BrigDraw):
-                    old = u.stats.weapon_or_fist.name
-                    u.stats, u.side_arm = replace(u.stats, weapon=u.side_arm), None
-                    if u.launcher is not None:
-                        u.launcher.crew_acted("drawing a side arm")
-                    self.game.log("brig_draw", f"{u.name} draws the {u.stats.weapon.name} "
-                                  f"(was: {old})", unit=u.key, weapon=u.stats.weapon.name)
-                elif isinstance(o, BrigReload):
-                    u.launcher.reload(phase)
-                    self.game.log("brig_reload", f"{u.name} reloads the {u.launcher.kind}",
-                                  unit=u.key, phase=phase)
-                elif isinstance(o, BrigMove):
-                    self._move(u, o.to, o.player)
-                elif isinstance(o, BrigCharge):
-                    self._charge(u, np.asarray(o.toward, float), o.player)
+                resolve = self._MOVEMENT_ORDERS.get(type(o))
+                if u.standing and resolve is not None:
+                    resolve(self, u, o, phase)
+
+    def _resolve_draw(self, u: BrigUnit, o: BrigDraw, phase: int) -> None:
+        arm = u.side_arm
+        if arm is None:  # refused when ordered (_draw_refusal): nothing to draw
+            return
+        old = u.stats.weapon_or_fist.name
+        u.stats, u.side_arm = replace(u.stats, weapon=arm), None
+        if u.launcher is not None:
+            u.launcher.crew_acted("drawing a side arm")
+        self.game.log("brig_draw", f"{u.name} draws the {arm.name} "
+                      f"(was: {old})", unit=u.key, weapon=arm.name)
+
+    def _resolve_reload(self, u: BrigUnit, o: BrigReload, phase: int) -> None:
+        lau = u.launcher
+        if lau is None:  # refused when ordered (_reload_refusal): nothing to reload
+            return
+        lau.reload(phase)
+        self.game.log("brig_reload", f"{u.name} reloads the {lau.kind}",
+                      unit=u.key, phase=phase)
+
+    def _resolve_move(self, u: BrigUnit, o: BrigMove, phase: int) -> None:
+        self._move(u, o.to, o.player)
+
+    def _resolve_charge(self, u: BrigUnit, o: BrigCharge, phase: int) -> None:
+        self._charge(u, np.asarray(o.toward, float), o.player)
+
+    #: How each order of a movement phase (3 and 7) is carried out, by its type.
+    _MOVEMENT_ORDERS: ClassVar[dict[type, Callable[[BrigandineCombat, BrigUnit, Any, int],
+                                                   None]]] = {
+        BrigDraw: _resolve_draw, BrigReload: _resolve_reload, BrigMove: _resolve_move,
+        BrigCharge: _resolve_charge}
 
     def _move(self, u: BrigUnit, to, player: str) -> bool:
         u.moved = True
@@ -941,7 +1029,8 @@ class BrigandineCombat(System):
                                                        self.tables.missile.max_unit_size):
                     members = [self.units[k] for k in unit_keys]
                     for m in members:
-                        m.launcher.fire(phase, m.moved or m.in_melee or m.charged)
+                        if m.launcher is not None:  # every archer has one (_shoot_refusal)
+                            m.launcher.fire(phase, m.moved or m.in_melee or m.charged)
                     r = R.resolve_missile_unit(self.stream, self.tables,
                                                [m.stats for m in members], t.stats)
                     if t.launcher is not None:
@@ -1037,31 +1126,32 @@ class BrigandineCombat(System):
                 self._hits(t, hits, by)
         self._jousts()
 
-    def _fantasy(self, a: BrigUnit, t: BrigUnit, cornered: bool, pending=None) -> None:
+    def _fantasy(self, a: BrigUnit, t: BrigUnit, cornered: bool,
+                 pending: list[tuple[BrigUnit, int, BrigUnit]] | None = None) -> None:
         r = R.fantasy_exchange(self.stream, self.tables, a.stats, t.stats)
         self.game.log("brig_fantasy", f"Fantasy Combat {a.name} {r.rolls[0]} (needs "
                       f"{r.numbers[0]}) vs {t.name} {r.rolls[1]} (needs {r.numbers[1]})",
                       units=[a.key, t.key], rolls=list(r.rolls), struck=list(r.struck))
-        out = []
+        out: list[tuple[BrigUnit, int, BrigUnit, bool]] = []  # victim, hits, by, flees
         for struck, slays, victim, by in ((r.struck[0], r.slays[0], t, a),
                                           (r.struck[1], r.slays[1], a, t)):
             if not struck:
                 continue
             if slays:
-                out.append((victim, 1, by))
+                out.append((victim, 1, by, False))
             elif victim.monster is not None:
                 what = victim.monster.struck(cornered=cornered)
                 self.game.log("brig_fantasy", f"{victim.name} is struck and {what}",
                               unit=victim.key, monster=what, hits=victim.monster.hits)
                 if what == "flees":
-                    out.append((victim, 0, by, "fled"))
-        for item in out:
-            if len(item) == 4:
-                self._monster_flees(item[0], item[2])
+                    out.append((victim, 0, by, True))
+        for victim, hits, by, flees in out:
+            if flees:
+                self._monster_flees(victim, by)
             elif pending is not None:
-                pending.append(item)
+                pending.append((victim, hits, by))
             else:
-                self._hits(*item)
+                self._hits(victim, hits, by)
 
     def _monster_flees(self, m: BrigUnit, by: BrigUnit | None) -> None:
         """An FC-only monster struck as often as its #attk turns to leave (003, Fantasy Combat:
@@ -1095,7 +1185,8 @@ class BrigandineCombat(System):
             self.game.move_unit(m.key, self._centre(m.key) + away * m.stats.move / 2,
                                 note=" (fleeing)")
         except RulesError as exc:
-            m.monster.fleeing, m.monster.to_the_death = False, True
+            if m.monster is not None:  # only a monster runs away (_movement, _monster_flees)
+                m.monster.fleeing, m.monster.to_the_death = False, True
             self.game.log("brig_fantasy", f"{m.name} is cornered ({exc}): it fights to the "
                           "death", unit=m.key, monster="fights to the death")
 
@@ -1173,19 +1264,22 @@ class BrigandineCombat(System):
                 lau = u.launcher
                 if lau is None or not lau.artillery or not lau.declared or not u.standing:
                     continue
+                weapon, target = u.artillery, u.target
+                if weapon is None or target is None:  # a declared crew names both (phase 2)
+                    continue
                 why = lau.fire_refusal(6)
                 if why:
                     self.game.log("brig_artillery", f"{u.name}'s {lau.kind}: {why}", unit=u.key,
                                   lost=True)
                     continue
                 lau.fire(6)
-                t = self.units[u.target]
+                t = self.units[target]
                 if not t.standing:
                     self.game.log("brig_artillery", f"{u.name} fires the {lau.kind}; "
                                   f"{t.name} is already out of the fight", unit=u.key)
                     continue
-                r = R.resolve_artillery(self.stream, self.tables, u.artillery, u.stats, t.stats)
-                shot = self._launch_shot(u, t)
+                r = R.resolve_artillery(self.stream, self.tables, weapon, u.stats, t.stats)
+                shot = self._launch_shot(u, t, weapon)
                 self.game.log("brig_artillery", f"{u.name} fires the {r.weapon} at {t.name}: "
                               f"AIM {r.aim.total} vs {r.number} -> {r.hits} hit(s)", unit=u.key,
                               target=t.key, roll=r.aim.total, number=r.number, hits=r.hits,
@@ -1197,13 +1291,14 @@ class BrigandineCombat(System):
                 self._hits(t, hits, by, " from artillery")
 
 
-    def _launch_shot(self, u: BrigUnit, t: BrigUnit) -> str:
+    def _launch_shot(self, u: BrigUnit, t: BrigUnit, weapon: str) -> str:
         """The artillery shot as a real body: a round brick launched from the crew on a
-        ballistic line at the weapon's speed (the dice decided the hits; the shot flies,
-        strikes and rolls for the table to see). Returns its body key."""
+        ballistic line at the speed of ``weapon`` (an artillery table weapon; the dice decided
+        the hits, the shot flies, strikes and rolls for the table to see). Returns its body
+        key."""
         rnd, _ = self.round_phase
-        speed = self.tables.artillery.weapons[u.artillery].speed_in_s
-        return self._launch(f"shot_r{rnd}_{u.key}", f"{u.artillery} shot", SHOT_PART,
+        speed = self.tables.artillery.weapons[weapon].speed_in_s
+        return self._launch(f"shot_r{rnd}_{u.key}", f"{weapon} shot", SHOT_PART,
                             SHOT_COLOUR, u, t, speed, align=False)
 
     def _launch_arrow(self, u: BrigUnit, t: BrigUnit, phase: int) -> str:

@@ -50,7 +50,7 @@ import numpy as np
 from ...core.errors import RulesError, SceneError
 from ...engine.assets import build_part_asset
 from ...engine.scene import Stats
-from ...engine.table import System
+from ...engine.table import System, handles, refuses
 from ...rules import collision as collision_rules
 from ...rules.attacks import action_roll
 from ...rules.escapade_commander import bombardment_cost, check_drop_zone
@@ -139,9 +139,10 @@ class Bombardment(System):
         line of sight to its centre): a gatehouse roof is Marked by seeing the gatehouse.
         """
         g = self.game
-        scout = g.bodies.get(a.marked_by)
-        if scout is None or a.marked_by not in g.world.bodies:
+        if a.marked_by is None or a.marked_by not in g.bodies \
+                or a.marked_by not in g.world.bodies:
             return f"{a.marked_by!r} is not a unit on the table"
+        scout = g.bodies[a.marked_by]
         if not g.system("hazards").allied(a.player, scout.owner) or scout.damage.destroyed:
             return f"{scout.name} cannot Mark targets for {a.player}"  # allies: same side
         if not getattr(scout.stats, "scout", False):
@@ -155,7 +156,8 @@ class Bombardment(System):
             return (f"{scout.name} is {dist:.2f}\" from the target, beyond the "
                     f"{MARK_RANGE_IN:g}\" a Scout Marks (F.3)")
         top = g.bodies.get(on_top) if on_top is not None else None
-        ignore = (on_top,) if top is not None and top.kind == "unit" else ()
+        ignore = (on_top,) if on_top is not None and top is not None and top.kind == "unit" \
+            else ()
         sight = g.line_of_sight(a.marked_by, point, ignore=ignore)
         if not sight.clear and top is not None and on_top in g.world.bodies:
             body_sight = g.line_of_sight(a.marked_by, on_top)
@@ -166,14 +168,6 @@ class Bombardment(System):
             who = g.bodies[who].name if who in g.bodies else who
             return f"{scout.name} cannot see the target: blocked by {who}"
         return ""
-
-    def refusal(self, action) -> str:
-        """Why a Bombardment (the Mark or drop zone, the Payload and the Strategy bricks) or
-        a call for Reinforcements (:meth:`reinforcements_refusal`) cannot be made now ("" when
-        it can), without changing anything (13.2)."""
-        if isinstance(action, ReinforcementsAction):
-            return self.reinforcements_refusal(action)
-        return self.call_refusal(action)
 
     # ------------------------------------------------------------------ Reinforcements
     def entry_refusal(self, player: str, entry) -> str:
@@ -195,7 +189,8 @@ class Bombardment(System):
             return (f"({x:g}, {y:g}) is not on the battlefield edge: Reinforcements enter from "
                     "the edge (13.2)")
         hz = g.system("hazards")
-        friends, enemies = [], []
+        friends: list[tuple[float, float]] = []
+        enemies: list[tuple[float, float]] = []
         for key, st in g.bodies.items():
             if st.kind != "unit" or st.damage.destroyed or key not in g.world.bodies \
                     or st.owner is None:
@@ -215,6 +210,7 @@ class Bombardment(System):
         return (f"({x:g}, {y:g}) is {nf:.1f}\" from the nearest friendly unit and {ne:.1f}\" "
                 "from the nearest enemy: the entry point must be closer to a friend (13.2)")
 
+    @refuses(ReinforcementsAction)
     def reinforcements_refusal(self, a: ReinforcementsAction) -> str:
         """Why Reinforcements cannot be called now ("" when they can): no Escapade (whose
         friendly edges have their own rule, ``reinforce``), a Commander of the player with his
@@ -263,7 +259,8 @@ class Bombardment(System):
         reserves = {r.id: r for r in self.game.spec.reserves}
         return bombardment_cost(0, sum(reserves[u].stats.size for u in a.units), 0)
 
-    def call_reinforcements(self, a: ReinforcementsAction) -> None:
+    @handles(ReinforcementsAction)
+    def call_reinforcements(self, a: ReinforcementsAction, index: int = 0) -> None:
         """Spend the bricks and the Commander's Action; the units appear at the end of the
         turn (13.2: "Reinforcements appear at the end of the turn they're called in on")."""
         g = self.game
@@ -360,6 +357,7 @@ class Bombardment(System):
         lines.append(f"Refused: {reason}" if reason else "Enter to call it")
         return lines
 
+    @refuses(BombardAction)
     def call_refusal(self, a: BombardAction) -> str:
         """Why ``a`` is refused (""  when allowed); changes nothing.
 
@@ -421,12 +419,7 @@ class Bombardment(System):
         return [{"kind": "target", "point": [o.target[0], o.target[1], 0.0]}
                 for o in self.orders if o.status == "incoming"]
 
-    def apply(self, a, index: int) -> None:
-        if isinstance(a, ReinforcementsAction):
-            self.call_reinforcements(a)
-        else:
-            self.bombard(a, index)
-
+    @handles(BombardAction)
     def bombard(self, a: BombardAction, index: int) -> None:
         """Call in a Bombardment (13.2), the one path for every dropped Payload: the Scout
         Marks the point (or the drop zone takes it), the Payload's Strategy bricks leave the
@@ -440,6 +433,8 @@ class Bombardment(System):
         bricks = self.cost(a)
         if a.drop_zone is not None:
             marked = f"drop zone {a.drop_zone}"
+        elif a.marked_by is None:  # refused before apply (call_refusal)
+            raise RulesError(self.call_refusal(a))
         else:
             scout = g.bodies[a.marked_by]
             point = self.mark_point(a.target)
@@ -538,7 +533,7 @@ class Bombardment(System):
             n = float(np.linalg.norm(spot))
             line = spot / n if n > 1e-9 else np.array([1.0, 0.0])
             new = np.array(g.system("flight").miss_chooser(MissContext(
-                None, np.array([spot[0], spot[1], 0.0]), dist, line)), float)  # type: ignore[arg-type]
+                None, np.array([spot[0], spot[1], 0.0]), dist, line)), float)
         if np.linalg.norm(new - spot) > dist + 1e-6:
             raise RulesError(f"Bombardment {o.id}: miss spot {new.tolist()} is beyond the miss "
                              f"distance {dist:g}\"")

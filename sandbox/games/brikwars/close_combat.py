@@ -35,19 +35,20 @@ in, as before).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.errors import RulesError
 from ...engine.actions import Action
-from ...engine.table import System, handles
+from ...engine.table import System, handles, refuses
 from ...rules.attacks import ActionRoll, Modifier
 from ...rules.close_combat import (
     ANGRY_INCH_IN,
     CLOSE_COMBAT_REACH_IN,
     Combatant,
+    Control,
     ParryResult,
     angry_inch_refusal,
     counter_refusal,
@@ -154,7 +155,8 @@ class CloseCombat(System):
         st = self.game.body(key)
         s = st.stats
         creation = st.kind == "creation"
-        control = getattr(s, "control", None) or ("operator" if creation else "independent")
+        control: Control = getattr(s, "control", None) or (
+            "operator" if creation else "independent")
         return Combatant(st.name, float(s.size), creation, control, int(s.action_die),
                          bool(getattr(s, "leaping", False)))
 
@@ -221,41 +223,68 @@ class CloseCombat(System):
         out += [f"  Parry {m.source}: Action {m.action:+d}" for m in mods]
         return out
 
-    def preview(self, action) -> list[str]:
+    def preview(self, action: ShoveAction | GrabAction | AngryInchAction) -> list[str]:
         """A Shove, Grab or Angry Inch in words before any die is rolled: Sizes, Automatic Hit
         or the Use to reach, the target's Parry with every modifier, the KnockBack, and why it
         would be refused (8.2). Nothing changes."""
-        g = self.game
         why = self.refusal(action)
-        unit, target = action.unit, action.target
-        mover = self.combatant(unit)
-        tgt = self.combatant(target) if target in g.bodies else None
-        out: list[str] = []
-        if isinstance(action, AngryInchAction):
-            d = g.measure(unit, target).inches if tgt is not None else 0.0
-            out.append(f'Angry Inch: {mover.name} lunges up to {ANGRY_INCH_IN:g}" at '
-                       f'{tgt.name if tgt else target} ({d:.2f}" away)')
-        elif tgt is not None:
-            verb = "Shove" if isinstance(action, ShoveAction) else "Grab"
-            keys = [unit, *getattr(action, "helpers", [])]
-            size = sum(self.combatant(k).size_in for k in keys if k in g.bodies)
-            out.append(f'{verb}: {" + ".join(g.body(k).name for k in keys if k in g.bodies)} '
-                       f'(Size {size:g}") on {tgt.name} (Size {tgt.size_in:g}")')
-            use = grab_use(mover, tgt)
-            out.append("  Automatic Hit" if use is None else
-                       f"  Too Large against a small target: Action d{mover.action_die} vs "
-                       f"Use {use} (its Size)")
-            shield = None
-            if isinstance(action, ShoveAction) and action.weapon is not None and not why:
-                shield = self.weapon(unit, action.weapon)
-            out += ["  " + x for x in self.parry_lines(
-                unit, target, shield, shove=verb == "Shove", shove_size_in=size)]
-            if verb == "Shove" and not why:
-                out.append(f'  KnockBack {shove_knockback_in(size, tgt.size_in, shield):g}" '
-                           "straight away (no Damage)")
-            elif verb == "Grab":
-                out.append("  the target cannot move until your next turn")
+        lines: dict[type, Callable[[Any, str], list[str]]] = {
+            AngryInchAction: self._angry_inch_lines, ShoveAction: self._shove_lines,
+            GrabAction: self._grab_lines}
+        out = lines[type(action)](action, why)
         out.append(f"Cannot: {why}" if why else "Click the target again (or Enter) to do it")
+        return out
+
+    def _angry_inch_lines(self, action: AngryInchAction, why: str) -> list[str]:
+        g = self.game
+        mover = self.combatant(action.unit)
+        tgt = self.combatant(action.target) if action.target in g.bodies else None
+        d = g.measure(action.unit, action.target).inches if tgt is not None else 0.0
+        return [f'Angry Inch: {mover.name} lunges up to {ANGRY_INCH_IN:g}" at '
+                f'{tgt.name if tgt else action.target} ({d:.2f}" away)']
+
+    def _shove_lines(self, action: ShoveAction, why: str) -> list[str]:
+        shield = None
+        if action.weapon is not None and not why:
+            shield = self.weapon(action.unit, action.weapon)
+        out = self._contact_lines("Shove", [action.unit, *action.helpers], action.target,
+                                  shield)
+        if out and not why:
+            size = self._size_of([action.unit, *action.helpers])
+            tgt = self.combatant(action.target)
+            out.append(f'  KnockBack {shove_knockback_in(size, tgt.size_in, shield):g}" '
+                       "straight away (no Damage)")
+        return out
+
+    def _grab_lines(self, action: GrabAction, why: str) -> list[str]:
+        out = self._contact_lines("Grab", [action.unit], action.target, None)
+        if out:
+            out.append("  the target cannot move until your next turn")
+        return out
+
+    def _size_of(self, keys: list[str]) -> float:
+        """The Sizes (inches) of the bodies of ``keys`` on the table, added (a Combined
+        Attack)."""
+        return sum(self.combatant(k).size_in for k in keys if k in self.game.bodies)
+
+    def _contact_lines(self, verb: str, keys: list[str], target: str,
+                       shield: WeaponProfile | None) -> list[str]:
+        """A Shove's or Grab's Sizes, hit and the target's Parry in words (none when
+        ``target`` is no body on the table); ``keys``: the mover, then any helpers."""
+        g = self.game
+        mover = self.combatant(keys[0])
+        if target not in g.bodies:
+            return []
+        tgt = self.combatant(target)
+        size = self._size_of(keys)
+        out = [f'{verb}: {" + ".join(g.body(k).name for k in keys if k in g.bodies)} '
+               f'(Size {size:g}") on {tgt.name} (Size {tgt.size_in:g}")']
+        use = grab_use(mover, tgt)
+        out.append("  Automatic Hit" if use is None else
+                   f"  Too Large against a small target: Action d{mover.action_die} vs "
+                   f"Use {use} (its Size)")
+        out += ["  " + x for x in self.parry_lines(
+            keys[0], target, shield, shove=verb == "Shove", shove_size_in=size)]
         return out
 
     # ------------------------------------------------------------------ the barrel (8.2)
@@ -305,8 +334,10 @@ class CloseCombat(System):
     def part_colour(self, key: str, part: str) -> int:
         """LDraw colour of the first placement of ``part`` in a body's model (16 if none)."""
         asset = self.game.assets.get(key)
+        if asset is None:
+            return 16
         want = part.lower().removesuffix(".dat") + ".dat"
-        for t in sorted(asset.tags if asset is not None else []):
+        for t in sorted(asset.tags):
             if t < len(asset.placements) and asset.placements[t].part.lower() == want:
                 c = int(asset.placements[t].colour)
                 return c if c != 16 else int(getattr(self.game.body(key), "colour", 16) or 16)
@@ -496,49 +527,57 @@ class CloseCombat(System):
             return f"{g.body(unit).name} has already used its Action this turn"
         return ""
 
-    def refusal(self, action) -> str:
+    @refuses(ParryOrder)
+    def parry_order_refused(self, action: ParryOrder) -> str:
+        reason = self.game.system("skirmish").move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        if action.stop:
+            return ""
+        why = counter_refusal(self.combatant(action.unit))
+        if why:
+            return why
+        try:
+            w = self.weapon(action.unit, action.weapon)
+        except RulesError as exc:
+            return str(exc)
+        return self.weapon_refusal(action.unit, action.weapon) or parrying_weapon_refusal(w)
+
+    @refuses(AngryInchAction)
+    def angry_inch_refused(self, action: AngryInchAction) -> str:
         g = self.game
-        if isinstance(action, ParryOrder):
-            reason = g.system("skirmish").move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            if action.stop:
-                return ""
-            why = counter_refusal(self.combatant(action.unit))
-            if why:
-                return why
-            try:
-                w = self.weapon(action.unit, action.weapon)
-            except RulesError as exc:
-                return str(exc)
-            return self.weapon_refusal(action.unit, action.weapon) or parrying_weapon_refusal(w)
-        if isinstance(action, AngryInchAction):
-            reason = self._acting(action.unit, action.player)
-            if reason:
-                return reason
-            if action.target not in g.bodies:
-                return f"no body called {action.target!r} on the table"
-            why = angry_inch_refusal(self.combatant(action.unit))
-            if why:
-                return why
-            if action.unit in self.angry:
-                return f"{g.body(action.unit).name} has already used its Angry Inch this turn"
-            dist = g.measure(action.unit, action.target).inches
-            if dist <= CLOSE_COMBAT_REACH_IN:
-                return f"{g.body(action.target).name} is already in base contact"
-            if dist > ANGRY_INCH_IN + CLOSE_COMBAT_REACH_IN:
-                return (f'{g.body(action.target).name} is {dist:.2f}" away: an Angry Inch '
-                        f'closes only {ANGRY_INCH_IN:g}"')
-            return self.held_refusal(action.unit)
-        if isinstance(action, (ShoveAction, GrabAction)):
-            reason = self._acting(action.unit, action.player) or self._contact(action.unit,
-                                                                                action.target)
-            if reason:
-                return reason
-            if isinstance(action, ShoveAction):
-                return self._shove_refusal(action)
-            if action.target in self.holds:
-                return f"{g.body(action.target).name} is already held"
+        reason = self._acting(action.unit, action.player)
+        if reason:
+            return reason
+        if action.target not in g.bodies:
+            return f"no body called {action.target!r} on the table"
+        why = angry_inch_refusal(self.combatant(action.unit))
+        if why:
+            return why
+        if action.unit in self.angry:
+            return f"{g.body(action.unit).name} has already used its Angry Inch this turn"
+        dist = g.measure(action.unit, action.target).inches
+        if dist <= CLOSE_COMBAT_REACH_IN:
+            return f"{g.body(action.target).name} is already in base contact"
+        if dist > ANGRY_INCH_IN + CLOSE_COMBAT_REACH_IN:
+            return (f'{g.body(action.target).name} is {dist:.2f}" away: an Angry Inch '
+                    f'closes only {ANGRY_INCH_IN:g}"')
+        return self.held_refusal(action.unit)
+
+    @refuses(ShoveAction)
+    def shove_refused(self, action: ShoveAction) -> str:
+        return (self._acting(action.unit, action.player)
+                or self._contact(action.unit, action.target)
+                or self._shove_refusal(action))
+
+    @refuses(GrabAction)
+    def grab_refused(self, action: GrabAction) -> str:
+        reason = self._acting(action.unit, action.player) or self._contact(action.unit,
+                                                                            action.target)
+        if reason:
+            return reason
+        if action.target in self.holds:
+            return f"{self.game.body(action.target).name} is already held"
         return ""
 
     def _shove_refusal(self, a: ShoveAction) -> str:
@@ -609,11 +648,11 @@ class CloseCombat(System):
         mover, target = self.combatant(a.unit), self.combatant(a.target)
         use = grab_use(mover, target)
         res = resolve_shove_or_grab(g.dice.stream("attack"), mover, target, reason=what)
-        if res.automatic:
+        act = res.roll
+        if act is None:  # an Automatic Hit
             g.log("action_roll", f"{what}: Automatic Hit on {target.name}", body=a.unit,
                   target=a.target, total=None, use=None, hit=True)
         else:
-            act = res.roll
             g.log("action_roll", f"{what}: Action Roll {[r.result for r in act.rolls]} = "
                   f"{act.total} vs Use {use} (Too Large against a small target, 8.2): "
                   + ("Critical Failure" if act.critical_failure else

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ...core.units import Vec
 from ...rules.damage import damage_after_deflection
 from ...rules.weapons import WeaponProfile
 from .defences import dice_of
@@ -89,7 +90,7 @@ def knockback(table: "Table", target: str, inches: float, away_from: Sequence[fl
 # ------------------------------------------------------------------------------ the one strike
 def strike(table: "Table", target: "BodyState", roll: "ExpressionRoll", what: str, *,
            weapon: WeaponProfile | None = None, attacker: str | None = None,
-           igniter: str | None = None, at: Sequence[float] | None = None,
+           igniter: str | None = None, at: Vec | None = None,
            melee: bool = False, knock: "KnockBack | None" = None,
            knock_from: Sequence[float] | None = None, dice: Any = None,
            fire_source: str | None = None, part: str | None = None) -> None:

@@ -39,14 +39,14 @@ Readings chosen here:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import MoveAction
 from ...engine.outcome import Outcome
-from ...engine.table import System, handles
+from ...engine.table import System, handles, refuses
 from ...rules.escapade import (
     Area,
     Edge,
@@ -59,6 +59,7 @@ from ...rules.escapade import (
     Role,
     Side,
     Table,
+    TacticalAdvantage,
     can_swap,
     formation_area,
     friendly_stretches,
@@ -156,6 +157,7 @@ def build_escapade_spec(spec, section: EscapadeSection) -> EscapadeSpec:
         strongholds = tuple(_area(s, i) for i, s in enumerate(section.strongholds))
         att = Edge(section.attackers_edge)
         has_host = any(f.role.is_host for f in forces)
+        dfn: Edge | None
         if section.defenders_edge is not None:
             dfn = Edge(section.defenders_edge)
         else:
@@ -174,6 +176,14 @@ class _Arrival:
     force: str
     position: tuple[float, float]
 
+
+
+#: Scripted actions whose place in the turn order is checked (13.1, underdogs first), and the
+#: field that names who acts: a unit or Commander (its force is looked up) or the force itself.
+_ORDERED_BY: dict[type, str] = {
+    WalkAction: "unit", AttackScript: "unit", RelayAction: "commander",
+    ReinforceAction: "commander", DeclareAction: "force",
+}
 
 class EscapadeDriver(System):
     """The ledger of a game's Escapade and the hooks the game calls (see the module notes).
@@ -203,9 +213,13 @@ class EscapadeDriver(System):
         super().__init__(game)
         self.section: EscapadeSection = game.spec.escapade
         self.spec = build_escapade_spec(game.spec, self.section)
+        if self.spec.plan is None:  # build_escapade_spec always gives the table's edges
+            raise SceneError("escapade: the table's edges are not set")
+        #: The table, its edges and Strongholds (13.1).
+        self.plan: EdgePlan = self.spec.plan
         self.ledger = EscapadeLedger(self.spec)
         self.loot = set(self.section.loot)
-        self.tactical = None
+        self.tactical: TacticalAdvantage | None = None
         #: Forces making the Deployment Rush (13.2), in turn order; turn 1 is theirs alone.
         self.rushers: tuple[str, ...] = ()
         #: Forces whose units an enemy swapped already (13.2 Tactical Advantage).
@@ -266,12 +280,11 @@ class EscapadeDriver(System):
         return self._force_entry(force).player
 
     def _acting_force(self, a) -> str | None:
-        if isinstance(a, (WalkAction, AttackScript)):
-            return self._units_of.get(a.unit)
-        if isinstance(a, (RelayAction, ReinforceAction)):
-            return self._units_of.get(a.commander)
-        if isinstance(a, DeclareAction):
-            return a.force
+        """The force a scripted action acts for, when 13.1's turn order applies to it."""
+        for cls, field in _ORDERED_BY.items():
+            if isinstance(a, cls):
+                who = getattr(a, field)
+                return who if field == "force" else self._units_of.get(who)
         return None
 
     # ---------------------------------------------------------------- set-up
@@ -295,13 +308,14 @@ class EscapadeDriver(System):
                   bennies=dict(u.bennies), turn_order=list(led.turn_order),
                   limit_problems=[p.message for p in self.spec.limit_problems],
                   edges=self.edge_owners())
-        self.tactical = roll_tactical_advantage(self.spec, g.dice.stream("tactical"))
-        ta = self.tactical.to_dict()
+        tactical = roll_tactical_advantage(self.spec, g.dice.stream("tactical"))
+        self.tactical = tactical
+        ta = tactical.to_dict()
         self._log("Tactical Advantage: " + ", ".join(
             f"{r['force']} {r['total']}" + (" (Critical Failure)" if r["critical_failure"] else "")
             for r in ta["rolls"]) + f"; deploy order {' > '.join(ta['deploy_order'])}",
             event="tactical_advantage", **ta)
-        self._check_deployment()
+        self._check_deployment(tactical)
         rush = rush_turn(led.turn_order, self.spec.forces)
         for i, name in enumerate(self.section.rush):
             if name not in rush:
@@ -370,15 +384,18 @@ class EscapadeDriver(System):
         if any(not x.deployment for x in self.game.actions):
             return ("the battle has begun: Tactical Advantage swaps and ambushes are made at "
                     "deployment, before the first action (13.2)")
+        if self.tactical is None:
+            return "Tactical Advantage is rolled when the Escapade is set up, not yet (13.2)"
         return ""
 
+    @refuses(AmbushAction)
     def ambush_refusal(self, a: AmbushAction) -> str:
         """Why the ambush placement ``a`` is not allowed ("" when it is; 13.2): the force must
         have rolled at least twice its highest-rolling enemy, and the spot must lie outside
         every enemy formation (a box around its units, 1" margin) and Stronghold."""
         g = self.game
         why = self._battle_begun()
-        if why:
+        if why or self.tactical is None:  # _battle_begun says why when it is None
             return why
         force = self._units_of.get(a.unit)
         if force is None:
@@ -391,7 +408,7 @@ class EscapadeDriver(System):
         st = g.bodies.get(a.unit)
         if st is None or st.damage.destroyed or a.unit not in g.world.bodies:
             return f"{a.unit} is not deployed on the table"
-        chk = self.ledger.check_deployment(a.unit, tuple(a.to), ambush=True,
+        chk = self.ledger.check_deployment(a.unit, a.to, ambush=True,
                                            enemy_formations=self.enemy_formations(force))
         if not chk.legal:
             return f"{a.unit} cannot set up an ambush at ({a.to[0]:g}, {a.to[1]:g}): {chk.reason}"
@@ -404,8 +421,9 @@ class EscapadeDriver(System):
         for f in self.spec.forces:
             if f.name == force or not self.ledger.are_enemies(f.name, force):
                 continue
-            pts = [tuple(float(v) for v in g.footprint_centre(u.name)) for u in f.units
-                   if u.name in g.world.bodies and not g.bodies[u.name].damage.destroyed]
+            pts = [(float(c[0]), float(c[1])) for c in (
+                g.footprint_centre(u.name) for u in f.units
+                if u.name in g.world.bodies and not g.bodies[u.name].damage.destroyed)]
             if pts:
                 out.append(formation_area(pts, name=f.name))
         return out
@@ -423,17 +441,18 @@ class EscapadeDriver(System):
                   f"({a.to[0]:g}, {a.to[1]:g}) (13.2)", event="ambush", force=force,
                   unit=a.unit, position=list(a.to))
 
+    @refuses(SwapAction)
     def swap_refusal(self, a: SwapAction) -> str:
         """Why the Tactical Advantage swap ``a`` is not allowed ("" when it is; 13.2)."""
         g = self.game
         why = self._battle_begun()
-        if why:
+        if why or self.tactical is None:  # _battle_begun says why when it is None
             return why
         forces = []
-        for u in a.units:
-            f = self._units_of.get(u)
+        for key in a.units:
+            f = self._units_of.get(key)
             if f is None:
-                return f"{u} is not a unit of the Escapade"
+                return f"{key} is not a unit of the Escapade"
             forces.append(f)
         if forces[0] != forces[1]:
             return (f"{a.units[0]} fights for {forces[0]} and {a.units[1]} for {forces[1]}: "
@@ -476,7 +495,7 @@ class EscapadeDriver(System):
         """The player who may swap units of ``key``'s force (its highest-rolling enemy's, when
         the force failed Tactical Advantage and no swap was made yet), else None (13.2)."""
         force = self._units_of.get(key)
-        by = None if self.tactical is None or force in self.swapped else \
+        by = None if self.tactical is None or force is None or force in self.swapped else \
             self.tactical.swaps.get(force)
         return None if by is None else self._player_of_force(by)
 
@@ -501,14 +520,14 @@ class EscapadeDriver(System):
         self._log(f"Tactical Advantage: {a.player} swaps {ka} and {kb} of {victim} (13.2)",
                   event="swap", force=victim, units=[ka, kb], by=a.player)
 
-    def _check_deployment(self) -> None:
+    def _check_deployment(self, tactical: TacticalAdvantage) -> None:
         placed: dict[str, list[tuple[float, float]]] = {}
         by_name = {f.name: f for f in self.spec.forces}
-        for fname in self.tactical.deploy_order:
+        for fname in tactical.deploy_order:
             i = next(k for k, f in enumerate(self.section.forces) if f.name == fname)
             fe = self.section.forces[i]
             ambush = fe.ambush
-            if ambush and fname not in self.tactical.ambushers:
+            if ambush and fname not in tactical.ambushers:
                 raise SceneError(f"escapade.forces[{i}].ambush: {fname} did not roll at least "
                                  "twice the highest enemy Tactical Advantage (13.2)")
             enemies = [formation_area(pts, name=n) for n, pts in placed.items() if pts
@@ -624,7 +643,7 @@ class EscapadeDriver(System):
         if is_unit and self.ledger.status(key).value != "deployed":
             return  # a wreck or a unit already gone
         xy = (float(position[0]), float(position[1]))
-        table = self.spec.plan.table
+        table = self.plan.table
         if table.edge_crossed(xy) is None:
             return  # fell through the table: not over an edge
         carrier = None
@@ -648,19 +667,20 @@ class EscapadeDriver(System):
                   owner=out.owner, carrier=carrier, reason=out.reason, position=list(xy))
 
     # ---------------------------------------------------------------- actions
-    def refusal(self, action: Any) -> str:
-        """Why an Escapade action is refused now ("" when allowed): the Tactical Advantage
-        swap's conditions, and the rush turn's limits (13.2); the rest is checked in play."""
-        if isinstance(action, SwapAction):
-            return self.swap_refusal(action)
-        if isinstance(action, AmbushAction):
-            return self.ambush_refusal(action)
-        if isinstance(action, WalkAction):
-            return self.unit_refusal(action.unit)
-        if isinstance(action, (RelayAction, ReinforceAction)):
-            return self.unit_refusal(action.commander)
-        if isinstance(action, DeclareAction) and self.rush_turn_now() \
-                and action.force not in self.rushers:
+    # Why an Escapade action is refused now ("" when allowed), by its @refuses method: the
+    # Tactical Advantage swap's and ambush's conditions (swap_refusal, ambush_refusal) and the
+    # rush turn's limits (13.2); the rest is checked in play.
+    @refuses(WalkAction)
+    def _walk_refusal(self, action: WalkAction) -> str:
+        return self.unit_refusal(action.unit)
+
+    @refuses(RelayAction, ReinforceAction)
+    def _commander_refusal(self, action: RelayAction | ReinforceAction) -> str:
+        return self.unit_refusal(action.commander)
+
+    @refuses(DeclareAction)
+    def _declare_refusal(self, action: DeclareAction) -> str:
+        if self.rush_turn_now() and action.force not in self.rushers:
             return (f"{action.force} waits: only {', '.join(self.rushers)} act in the "
                     "Deployment Rush turn (13.2)")
         return ""
@@ -703,7 +723,7 @@ class EscapadeDriver(System):
         """A unit walks within its Move (the table's Move); beyond a table edge it walks off,
         carrying one item within 1" (13.1). Both go through the engine's one move."""
         g, sk = self.game, self.skirmish
-        table = self.spec.plan.table
+        table = self.plan.table
         edge = table.edge_crossed(a.to)
         if edge is None and a.carrying is None:
             move = MoveAction(type="move", player=a.player, turn=a.turn, unit=a.unit, to=a.to,
@@ -859,8 +879,8 @@ class EscapadeDriver(System):
         out = {e.value: "uncontrolled" for e in Edge}
         for side in (Side.ATTACKERS, Side.DEFENDERS):
             if led.side_present(side):
-                e = (self.spec.plan.attackers_edge if side is Side.ATTACKERS
-                     else self.spec.plan.defenders_edge)
+                e = (self.plan.attackers_edge if side is Side.ATTACKERS
+                     else self.plan.defenders_edge)
                 if e is not None:
                     out[e.value] = side.value
         return out
@@ -871,7 +891,7 @@ class EscapadeDriver(System):
         led = self.ledger
         pres = dict(attackers_present=led.side_present(Side.ATTACKERS),
                     defenders_present=led.side_present(Side.DEFENDERS))
-        plan = self.spec.plan
+        plan = self.plan
         return {name: [(st.a, st.b) for st in friendly_stretches(plan, side, **pres)]
                 for name, side in (("attackers", Side.ATTACKERS), ("defenders", Side.DEFENDERS),
                                    ("uncontrolled", Side.MEDDLER))}
@@ -940,12 +960,12 @@ class EscapadeDriver(System):
         exits = {e["object"]: e for e in self.game.events
                  if e["type"] == "escapade" and e.get("event") == "exit"}
         for x in exp.exits:
-            got = exits.get(x.object)
-            if got is None:
+            ex = exits.get(x.object)
+            if ex is None:
                 fails.append(f"expected {x.object!r} to leave the table ({x.kind}), it did not")
-            elif got["kind"] != x.kind or got["owner"] != x.owner:
+            elif ex["kind"] != x.kind or ex["owner"] != x.owner:
                 fails.append(f"expected {x.object!r} to leave {x.kind} (owner {x.owner}), got "
-                             f"{got['kind']} (owner {got['owner']})")
+                             f"{ex['kind']} (owner {ex['owner']})")
         for key in exp.destroyed:
             if led.status(key).value != "destroyed":
                 fails.append(f"expected {key!r} killed in the Escapade, it is "

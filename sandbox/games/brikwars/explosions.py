@@ -96,6 +96,21 @@ DISRUPT_TILT_RAD: float = math.radians(45.0)
 GROUND_ARMOR = (1, 10)
 
 
+def _ring_at(rings: tuple[ExplosionRing, ...], distance_in: float) -> ExplosionRing:
+    """The ring reaching ``distance_in`` inches, for a part within the blast's radius (the
+    outer ring's ``outer_in``, where :func:`explosion_at` always finds a ring).
+
+    Raises
+    ------
+    RulesError
+        For a distance beyond the last ring (a caller's mistake).
+    """
+    ring = explosion_at(rings, distance_in)
+    if ring is None:
+        raise RulesError(f"{distance_in}\" lies beyond the blast's rings")
+    return ring
+
+
 @dataclass
 class Charge:
     """An Explosive on the table (mutable): a body that may go off (BrikWars 8.4)."""
@@ -346,12 +361,12 @@ class Blasts(System):
             s.armor_roll = root.damage.armor_roll
         if s.armor_roll is None:
             fixed, dice = parse_armor(root.stats.armor)
-            if fixed is not None:
-                s.armor_roll = int(fixed)
-            else:
+            if dice is not None:
                 rolls = self.game.dice.stream("armor").roll_many(dice[0], dice[1],
                                                                  f"Armor Roll of {root.name}")
                 s.armor_roll = sum(r.result for r in rolls)
+            else:  # no dice: parse_armor gives the fixed number
+                s.armor_roll = int(fixed or 0)
             root.damage.armor_roll = s.armor_roll
         for k in s.body_tags:
             self.game.bodies[k].damage.armor_roll = s.armor_roll
@@ -414,7 +429,8 @@ class Blasts(System):
         """A Field Hazard Explosion (8.4): Field Size by hazard kind, placed on the table as a
         real Field of the hazards system (Smoke blocks sight; an Exposure Field, Fire among
         them, burns who stands in it, F.1). Other hazard kinds stay records."""
-        f = FieldHazard(hazard, tuple(float(v) for v in point), field_size_in(hazard, dice),
+        centre = (float(point[0]), float(point[1]), float(point[2]))
+        f = FieldHazard(hazard, centre, field_size_in(hazard, dice),
                         owner, self.game.turn)
         self.fields.append(f)
         self._field_dice[len(self.fields) - 1] = int(dice)
@@ -545,8 +561,8 @@ class Blasts(System):
         targets = [k for k in g.world.bodies if k != "ground" and k not in exclude]
         hits: dict[str, dict[int, float]] = {}
         for key in targets:
-            d = part_distances(g.world, key, self._boxes(key), point)
-            near = {t: v for t, v in d.items() if v <= radius + 1e-9}
+            dists = part_distances(g.world, key, self._boxes(key), point)
+            near = {t: v for t, v in dists.items() if v <= radius + 1e-9}
             if near:
                 hits[key] = near
         self._ground(point, rings, variant)
@@ -556,14 +572,14 @@ class Blasts(System):
             if st is None:
                 continue
             if st.kind == "debris":
-                thrown.append((key, explosion_at(rings, min(near.values()))))
+                thrown.append((key, _ring_at(rings, min(near.values()))))
                 continue
             s = self._structure(key) if not st.damage.destroyed else None
             if s is not None:
                 thrown.extend(self._hit_structure(key, s, near, rings, variant, point))
                 continue
             d = min(near.values())
-            ring = explosion_at(rings, d)
+            ring = _ring_at(rings, d)
             # Deflection cancels the highest dice; Armor Piercing and Phased see past it (8.4)
             dmg = ring_damage(ring, variant, deflection_layers=st.stats.deflection)
             if dmg > 0 and not st.damage.destroyed:
@@ -611,7 +627,7 @@ class Blasts(System):
         newly = []
         layers = st.stats.deflection
         for t in sorted(near):
-            ring = explosion_at(rings, near[t])
+            ring = _ring_at(rings, near[t])
             dmg = ring_damage(ring, variant, deflection_layers=layers)
             if dmg <= 0:
                 continue
@@ -622,7 +638,7 @@ class Blasts(System):
                 newly.append(t)
         for outer in sorted(per_ring):
             ts = per_ring[outer]
-            ring = explosion_at(rings, outer)
+            ring = _ring_at(rings, outer)
             dmg = ring_damage(ring, variant, deflection_layers=layers)
             dead = [t for t in ts if t in newly]
             worst = max(s.part_damage[t] for t in ts)
@@ -647,7 +663,7 @@ class Blasts(System):
         now = boxes_now(g.world, key, self._boxes(key))
         if any(self._on_ground(b) for b in now):
             return []
-        ring = explosion_at(rings, min(near.values()))
+        ring = _ring_at(rings, min(near.values()))
         return [(key, ring)] if ring.knockback_in > 0 else []
 
     @staticmethod
@@ -716,7 +732,7 @@ class Blasts(System):
                 nailed = static or any(self._on_ground(now[t]) for t in plan.tags)
                 d = min((near[t] for t in plan.tags if t in near), default=None)
                 if not nailed and d is not None:
-                    ring = explosion_at(rings, d)
+                    ring = _ring_at(rings, d)
                     if ring.knockback_in > 0:
                         thrown.append((plan.key, ring))
                 g.log("piece", f"{ps.name}: " + ("nailed down" if nailed else "loose"),
@@ -732,7 +748,7 @@ class Blasts(System):
                 ds.damage.destroyed = True
                 g.bodies[plan.key] = ds
                 if t in near and not static:
-                    ring = explosion_at(rings, near[t])
+                    ring = _ring_at(rings, near[t])
                     if ring.knockback_in > 0:
                         thrown.append((plan.key, ring))
         # the creation as a whole: destroyed only when every part is
@@ -749,6 +765,8 @@ class Blasts(System):
         """The asset of a piece: its triangles ``tri`` of the old mesh, in the piece's body
         frame (``r_old``, ``pos``: the old body's pose); the arrays are made on first use
         (:class:`~sandbox.engine.assets.PieceAsset`)."""
+        if old.placement_index is None:
+            raise RulesError(f"{old.name}: no per-part mesh to break apart")
         old_pose = rigid_matrix(r_old, pos)
         r_new, o_new = body.frame_rotation, body.frame_origin
         frame = None

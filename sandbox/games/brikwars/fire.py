@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ...core.dice import ExpressionRoll
+from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
+from ...core.units import Vec
 from ...physics.queries import bodies_near, closest_points
 from ...rules import fire as minifig_fire
 from ...rules.fire_field import (
@@ -85,6 +87,19 @@ class BodyFire:
     @property
     def burning(self) -> bool:
         return self.size_in > 0
+
+    @property
+    def object_fire(self) -> ObjectFire:
+        """The Field Hazard Fire of a body that is no minifig (``rules``).
+
+        Raises
+        ------
+        RulesError
+            When the body has none (a minifig's Fire is its ``minifig`` state).
+        """
+        if self.rules is None:
+            raise RulesError(f"{self.key}: no object Fire (a minifig's Fire or none)")
+        return self.rules
 
 
 class FireController:
@@ -148,7 +163,7 @@ class FireController:
             self._samples[key] = (c[first], n[first])
         return self._samples[key]
 
-    def _to_local(self, key: str, world_point: Sequence[float]) -> np.ndarray:
+    def _to_local(self, key: str, world_point: Vec) -> np.ndarray:
 
         pos, orn = self.game.world.pose(key)
         return (np.asarray(world_point, float) - pos) @ quat_to_matrix(orn)
@@ -224,7 +239,7 @@ class FireController:
                         weight_class=st.stats.weight_class)
         return BattleState(spec)
 
-    def ignite(self, key: str, roll: ExpressionRoll, *, at: Sequence[float] | None = None,
+    def ignite(self, key: str, roll: ExpressionRoll, *, at: Vec | None = None,
                igniter: str | None = None, source: str = "Fire Damage") -> int:
         """Fire Damage dice land on body ``key`` at world point ``at``: catch Fire (F.1, 8.3).
 
@@ -245,9 +260,10 @@ class FireController:
                               body=key, size=before)
                 return before
             if bf is None or not bf.burning:
-                bf = BodyFire(key, self._controller(key, igniter), minifig=self._minifig_state(key))
+                state = self._minifig_state(key)
+                state.on_fire = True
+                bf = BodyFire(key, self._controller(key, igniter), minifig=state)
                 self.fires[key] = bf
-                bf.minifig.on_fire = True
                 bf.sites = [self._head(key)]
                 self.game.log("fire", f"{st.name} is on Fire (8.3: a minifig who takes Fire "
                               "Damage burns)", body=key, size=1, started=True)
@@ -292,9 +308,9 @@ class FireController:
         if self.is_minifig(target):
             bf = self.fires.get(target)
             if bf is None or not bf.burning:
-                bf = BodyFire(target, self._controller(target, src.controller),
-                              minifig=self._minifig_state(target))
-                bf.minifig.on_fire = True
+                state = self._minifig_state(target)
+                state.on_fire = True
+                bf = BodyFire(target, self._controller(target, src.controller), minifig=state)
                 bf.sites = [self._head(target)]
                 self.fires[target] = bf
                 self.game.log("fire", f"{st.name} is on Fire", body=target, size=1, started=True)
@@ -380,18 +396,18 @@ class FireController:
             if cands:
                 self._start_spread_fire(bf.key, cands[0].key, cands[0].point_to)
             return
-        fire = bf.rules
+        fire = bf.object_fire
         cands = self._spread_candidates(bf.key, SPREAD_DISTANCE_IN)
-        r = burning_roll(stream, fire, neighbours=len(cands))
-        g.log("burning", f"{st.name}'s Burning Roll (turn of {who}): {list(r.naturals)} vs "
-              f"Weight class {fire.weight_class} - {r.died_down} die down, {r.spreading} spread; "
-              f"Fire Size {r.size_before}\" -> {r.size_after}\"",
-              body=bf.key, rolls=list(r.naturals), size=r.size_after, grinding=r.grinding_damage,
-              grown=r.grown_in, new_fires=r.new_fires)
+        res = burning_roll(stream, fire, neighbours=len(cands))
+        g.log("burning", f"{st.name}'s Burning Roll (turn of {who}): {list(res.naturals)} vs "
+              f"Weight class {fire.weight_class} - {res.died_down} die down, "
+              f"{res.spreading} spread; Fire Size {res.size_before}\" -> {res.size_after}\"",
+              body=bf.key, rolls=list(res.naturals), size=res.size_after,
+              grinding=res.grinding_damage, grown=res.grown_in, new_fires=res.new_fires)
         self._sync_sites(bf)
-        if r.grinding_damage:
-            g.system(Defences).damage(st, r.grinding_damage, "Grinding Damage (Burning)")
-        for n in cands[: r.new_fires]:
+        if res.grinding_damage:
+            g.system(Defences).damage(st, res.grinding_damage, "Grinding Damage (Burning)")
+        for n in cands[: res.new_fires]:
             self._start_spread_fire(bf.key, n.key, n.point_to)
         if fire.engulfed and len(fire.history) >= 2 and fire.history[-2] < fire.size_in:
             g.log("engulfed", f"{st.name} is completely engulfed in flames", body=bf.key)
@@ -410,7 +426,7 @@ class FireController:
             minifig_fire.douse(bf.minifig)
             cut = 1
         else:
-            cut = fight_fire(bf.rules, apparatus_in)
+            cut = fight_fire(bf.object_fire, apparatus_in)
         self._sync_sites(bf)
         self.game.log("extinguish", f"{by or 'Firefighters'} fight the Fire on {st.name} with "
                       f"{apparatus_in:g}\" of apparatus: -{cut}\", Fire Size {bf.size_in}\"",
@@ -433,7 +449,7 @@ class FireController:
         if bf.minifig is not None:
             minifig_fire.douse(bf.minifig)
         else:
-            submerge(bf.rules)
+            submerge(bf.object_fire)
         bf.sites.clear()
         self.game.log("extinguish", f"{self.game.bodies[key].name} is fully submerged in {what}:"
                       " the Fire is out", body=key, removed="all", size=0)

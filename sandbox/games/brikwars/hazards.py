@@ -84,6 +84,19 @@ class PlacedField:
     def name(self) -> str:
         return self.entry.name or self.entry.id
 
+    @property
+    def hazard(self) -> hz.Field:
+        """The rules of a hazard Field (:attr:`rules`; every kind but water has them).
+
+        Raises
+        ------
+        RulesError
+            For water, which has none.
+        """
+        if self.rules is None:
+            raise RulesError(f"fields[{self.entry.id}]: water has no hazard rules")
+        return self.rules
+
 
 def field_rules(entry: FieldEntry) -> hz.Field | None:
     """The :class:`sandbox.rules.hazards.Field` of a scene entry (None for water).
@@ -161,7 +174,8 @@ class Hazards(System):
         """
         self.setup()
         rules = field_rules(entry)
-        region = Region(tuple(entry.centre), entry.radius or entry.size / 2.0, entry.height)
+        region = Region((entry.centre[0], entry.centre[1]), entry.radius or entry.size / 2.0,
+                        entry.height)
         pf = self.fields[entry.id] = PlacedField(entry, rules, region)
         self.game.log("field", f"{pf.name}: {entry.hazard} Field of Size {entry.size:g}\", "
                       f"radius {region.radius:g}\" at ({entry.centre[0]:.2f}, "
@@ -293,7 +307,8 @@ class Hazards(System):
     def smoke_fields(self) -> list[SmokeField]:
         """Smoke Fields on the table now (scene Fields and Smoke bombs' clouds, F.1)."""
         self.setup()
-        return [SmokeField(tuple(pf.region.centre[:2]), pf.region.radius, pf.region.height)
+        return [SmokeField((pf.region.centre[0], pf.region.centre[1]), pf.region.radius,
+                           pf.region.height)
                 for pf in self.fields.values()
                 if pf.rules is not None and pf.rules.kind is hz.HazardKind.SMOKE]
 
@@ -514,7 +529,7 @@ class Hazards(System):
         # a powered Field spends no Power on a Size 0 victim, who takes a point a die (F.1)
         if activate and exposed_size > 0 and not self._activate(pf, key):
             return
-        res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.rules,
+        res = hz.exposure_damage(self.game.dice.stream("hazard"), pf.hazard,
                                  exposed_size_in=max(0.0, exposed_size), victim=st.name)
         self.game.log("exposure", f"{st.name} is exposed to {pf.name}: {res.damage} Damage"
                       f" (Target Size {res.size_modifier:+d}), Overload {res.overload_in:g}\" of "
@@ -530,11 +545,13 @@ class Hazards(System):
     def _go_off(self, pf: PlacedField, key: str, point: np.ndarray) -> None:
         """A Concealed Hazard goes off under ``key`` at ``point`` (F.1)."""
         st = self.game.bodies[key]
-        dice = pf.rules.dice
+        dice = pf.hazard.dice
         self.crossings[key] = "triggered"
         self.game.log("triggered", f"{st.name} sets off {pf.name} at "
                       f"{np.round(point, 2).tolist()}", body=key, field=pf.entry.id,
                       point=[round(float(v), 4) for v in point])
+        if dice is None:  # a Concealed Hazard always has its dice (rules.hazards.Field)
+            return
         if dice.kind == "Exp" or isinstance(dice, DiceSum):
             # the one explosion (8.4): rings, break-up, KnockBack, chains; mixed Variant dice
             # act die by die
@@ -616,14 +633,14 @@ class Hazards(System):
         pushes: list[tuple[np.ndarray, float, PlacedField]] = []
         slips: list[tuple[PlacedField, float]] = []
         for t0, t1, pf in crossings:
-            k = pf.rules.kind
+            k = pf.hazard.kind
             inside = (t1 - t0) * length
             if k is hz.HazardKind.CONCEALED:
-                res = hz.cross_concealed(self.game.dice.stream("hazard"), pf.rules,
+                res = hz.cross_concealed(self.game.dice.stream("hazard"), pf.hazard,
                                          distance_in=inside, size_in=st.stats.size,
                                          action_die=st.stats.action_die, scout=scout,
                                          specialty_die=8 if scout else None, victim=st.name)
-                if res.immune:
+                if res.immune or res.action is None:  # Size 0: immune, no Action Roll
                     self.game.log("concealed", f"{st.name} is too small to set off {pf.name}",
                                   body=key)
                     continue
@@ -651,26 +668,26 @@ class Hazards(System):
                 if not self._activate(pf, key):
                     continue
                 stuck = (standing and t0 * length < 1e-6
-                         and pf.rules.terrain is hz.TerrainKind.SLIPPERY
+                         and pf.hazard.terrain is hz.TerrainKind.SLIPPERY
                          and pf.region.contains([start[0], start[1], 0.01]))
-                res = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.rules,
-                                           victim=st.name, careful=careful, moving=not stuck,
-                                           exposed_size_in=st.stats.size,
-                                           move_left_in=allowance if stuck else st.stats.move)
-                self.game.log("terrain", f"{pf.name} ({res.terrain.value}): "
-                              f"{res.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
-                if res.damage is not None and res.damage.damage:
-                    self.game.system(Defences).damage(st, res.damage.damage,
+                tr = hz.difficult_terrain(self.game.dice.stream("hazard"), pf.hazard,
+                                          victim=st.name, careful=careful, moving=not stuck,
+                                          exposed_size_in=st.stats.size,
+                                          move_left_in=allowance if stuck else st.stats.move)
+                self.game.log("terrain", f"{pf.name} ({tr.terrain.value}): "
+                              f"{tr.hazard_in:g}\" of Hazard", body=key, field=pf.entry.id)
+                if tr.damage is not None and tr.damage.damage:
+                    self.game.system(Defences).damage(st, tr.damage.damage,
                                                       f"Spiked Obstacle ({pf.name})")
                 if stuck:
-                    travelled = self._stuck(key, pf, res.move_lost_in, allowance, length)
-                elif res.move_lost_in:  # the Move left after the lost inches, not less than 0
+                    travelled = self._stuck(key, pf, tr.move_lost_in, allowance, length)
+                elif tr.move_lost_in:  # the Move left after the lost inches, not less than 0
                     travelled = min(travelled, max(t0 * length,
-                                                   st.stats.move - res.move_lost_in))
-                if res.thrust_in:  # entered on the way: carried once the move is made
-                    pushes.append((np.array([*pf.entry.thrust_direction, 0.0]), res.thrust_in, pf))
-                if res.terrain is hz.TerrainKind.SLIPPERY:
-                    slips.append((pf, res.forced_slide_in))
+                                                   st.stats.move - tr.move_lost_in))
+                if tr.thrust_in:  # entered on the way: carried once the move is made
+                    pushes.append((np.array([*pf.entry.thrust_direction, 0.0]), tr.thrust_in, pf))
+                if tr.terrain is hz.TerrainKind.SLIPPERY:
+                    slips.append((pf, tr.forced_slide_in))
             if self.game.bodies[key].damage.destroyed:
                 break
         else:
@@ -807,7 +824,7 @@ class Hazards(System):
     # ------------------------------------------------------------------ tracking
     def _hidden(self) -> list[tuple[str, str, np.ndarray, tuple[str, ...]]]:
         """Hidden Fields and Traps: (id, name, point to see, bodies the sight ray ignores)."""
-        out = []
+        out: list[tuple[str, str, np.ndarray, tuple[str, ...]]] = []
         for pf in self.fields.values():
             if pf.entry.hidden:
                 c = pf.region.centre

@@ -63,7 +63,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_to_matrix
-from ...engine.table import System
+from ...engine.table import System, handles, refuses
 from ...rules.attacks import ActionRoll, Modifier
 from ...rules.damage import explosive_power_in
 from ...rules.gunnery import ControlsLedger, HomingIn, gunnery_support, interfere
@@ -536,7 +536,7 @@ class Manning(System):
         notes: list[str] = []
         mods: list[Modifier] = []
         die, operator, refusal = int(st.stats.action_die), unit, ""
-        station = unit
+        station: str | None = unit
         if unit in self.now.diverting:
             refusal = self.move_refusal(unit)
         if gunner is not None and not refusal:
@@ -664,96 +664,120 @@ class Manning(System):
                   "In bonus and start over (8.5)", body=unit, weapon=weapon, bonus=0)
 
     # ------------------------------------------------------------------ actions
-    def refusal(self, action) -> str:
+    @refuses(DivertPowerAction)
+    def divert_refused(self, action: DivertPowerAction) -> str:
         g = self.game
-        if isinstance(action, DivertPowerAction):
-            sk = g.system("skirmish")
-            reason = sk.move_refusal(action.unit, action.player)
-            if reason:
-                return reason
-            st = g.bodies[action.unit]
-            if not any(self.is_mounted(action.unit, i) for i in range(len(st.stats.weapons))):
-                return f"{st.name} has no mounted weapon or device to Divert All Power to (8.1)"
-            if (effects.has_acted(g, action.unit) or sk.turn_state.moved_in.get(action.unit)
-                    or self.now.fired.get(action.unit)):
-                return (f"{st.name} has already moved or acted this turn: Diverting All Power "
-                        "is a Full Round Action (8.1)")
-            return ""
-        if isinstance(action, SetUpTurretAction):
-            reason = self.crew_refusal(action.unit, action.player, "Sets Up a Turret")
-            if reason:
-                return reason
-            if action.turret not in self.turrets:
-                return f"{action.turret!r} is not a portable Turret (8.1)"
-            t = g.bodies[action.turret]
-            if t.damage.destroyed or action.turret not in g.world.bodies:
-                return f"{t.name} is destroyed"
-            d = g.measure(action.unit, action.turret).inches
-            if d > ACCESS_IN + 1e-9:
-                return (f"{g.bodies[action.unit].name} is {d:.2f}\" from {t.name}: he must be "
-                        f"within {ACCESS_IN:g}\" to Set It Up")
-            return ""
-        if isinstance(action, (GunnerySupportAction, InterfereAction)):
-            what = "gives Gunnery Support" if isinstance(action, GunnerySupportAction) \
-                else "Interferes"
-            reason = self.crew_refusal(action.unit, action.player, what) \
-                or self._weapon_ref(action.mount, action.weapon)
-            if reason:
-                return reason
-            st = g.bodies[action.unit]
-            w = self._weapons(action.mount)[action.weapon]
-            if self.station(action.unit, action.mount, action.weapon) is None:
-                return (f"{st.name} cannot reach the {w.name} of {g.bodies[action.mount].name} "
-                        f"or a set of its Controls (within {ACCESS_IN:g}\", 8.5)")
-            if isinstance(action, InterfereAction):
-                return ""
-            if "Gunner" not in (st.stats.specialties or []):
-                return f"{st.name} is not a Gunner: only Gunners give Gunnery Support (8.5)"
-            sup = self.now.support.get(f"{action.mount}#{action.weapon}", [])
-            try:
-                gunnery_support(len(sup) + 1, float(w.size))
-            except RulesError as exc:
-                return f"{exc} (8.5 Gunnery Support: firer and Supporting Gunners)"
+        sk = g.system("skirmish")
+        reason = sk.move_refusal(action.unit, action.player)
+        if reason:
+            return reason
+        st = g.bodies[action.unit]
+        if not any(self.is_mounted(action.unit, i) for i in range(len(st.stats.weapons))):
+            return f"{st.name} has no mounted weapon or device to Divert All Power to (8.1)"
+        if (effects.has_acted(g, action.unit) or sk.turn_state.moved_in.get(action.unit)
+                or self.now.fired.get(action.unit)):
+            return (f"{st.name} has already moved or acted this turn: Diverting All Power "
+                    "is a Full Round Action (8.1)")
         return ""
 
-    def apply(self, action, index: int) -> None:
+    @refuses(SetUpTurretAction)
+    def set_up_refused(self, action: SetUpTurretAction) -> str:
         g = self.game
-        if isinstance(action, DivertPowerAction):
-            st = g.bodies[action.unit]
-            res = self.reserves.setdefault(action.unit, PowerReserve())
-            if st.stats.power is not None:
-                res.saved_in += float(st.stats.power)
-                res.turns_diverted += 1
-            else:
-                res.divert(st.stats.size, flying=self.flying(action.unit))
-            self.now.diverting.add(action.unit)
-            effects.spend_action(g, action.unit)
-            g.log("divert_power", f"{st.name} Diverts All Power: {res.saved_in:g}\" saved for "
-                  "one weapon next turn (8.1)", body=action.unit, saved=res.saved_in,
-                  player=action.player)
-        elif isinstance(action, SetUpTurretAction):
-            self._set_up(action)
-        elif isinstance(action, GunnerySupportAction):
-            wkey = f"{action.mount}#{action.weapon}"
-            self.now.support.setdefault(wkey, []).append(action.unit)
-            effects.spend_action(g, action.unit)
-            w = self._weapons(action.mount)[action.weapon]
-            g.log("gunnery_support", f"{g.bodies[action.unit].name} gives Gunnery Support to "
-                  f"the {w.name} of {g.bodies[action.mount].name}: +1 Action (8.5)",
-                  body=action.unit, mount=action.mount, weapon=action.weapon,
-                  supporters=len(self.now.support[wkey]), player=action.player)
-        elif isinstance(action, InterfereAction):
-            wkey = f"{action.mount}#{action.weapon}"
-            station = self.station(action.unit, action.mount, action.weapon)
-            self.interference[wkey] = (action.unit, action.player, station)
-            effects.spend_action(g, action.unit)
-            g.log("interfere", f"{g.bodies[action.unit].name} takes the Controls at "
-                  f"{g.bodies[station].name} to Interfere with the "
-                  f"{self._weapons(action.mount)[action.weapon].name} (8.5)",
-                  body=action.unit, mount=action.mount, weapon=action.weapon, penalty=0,
-                  player=action.player)
+        reason = self.crew_refusal(action.unit, action.player, "Sets Up a Turret")
+        if reason:
+            return reason
+        if action.turret not in self.turrets:
+            return f"{action.turret!r} is not a portable Turret (8.1)"
+        t = g.bodies[action.turret]
+        if t.damage.destroyed or action.turret not in g.world.bodies:
+            return f"{t.name} is destroyed"
+        d = g.measure(action.unit, action.turret).inches
+        if d > ACCESS_IN + 1e-9:
+            return (f"{g.bodies[action.unit].name} is {d:.2f}\" from {t.name}: he must be "
+                    f"within {ACCESS_IN:g}\" to Set It Up")
+        return ""
 
-    def _set_up(self, a: SetUpTurretAction) -> None:
+    def _at_controls_refusal(self, action: GunnerySupportAction | InterfereAction,
+                             what: str) -> str:
+        """Why ``action.unit`` cannot reach the weapon's Controls to ``what`` ("" when he
+        can)."""
+        g = self.game
+        reason = self.crew_refusal(action.unit, action.player, what) \
+            or self._weapon_ref(action.mount, action.weapon)
+        if reason:
+            return reason
+        if self.station(action.unit, action.mount, action.weapon) is None:
+            w = self._weapons(action.mount)[action.weapon]
+            return (f"{g.bodies[action.unit].name} cannot reach the {w.name} of "
+                    f"{g.bodies[action.mount].name} or a set of its Controls "
+                    f"(within {ACCESS_IN:g}\", 8.5)")
+        return ""
+
+    @refuses(GunnerySupportAction)
+    def support_refused(self, action: GunnerySupportAction) -> str:
+        reason = self._at_controls_refusal(action, "gives Gunnery Support")
+        if reason:
+            return reason
+        st = self.game.bodies[action.unit]
+        if "Gunner" not in (st.stats.specialties or []):
+            return f"{st.name} is not a Gunner: only Gunners give Gunnery Support (8.5)"
+        w = self._weapons(action.mount)[action.weapon]
+        sup = self.now.support.get(f"{action.mount}#{action.weapon}", [])
+        try:
+            gunnery_support(len(sup) + 1, float(w.size))
+        except RulesError as exc:
+            return f"{exc} (8.5 Gunnery Support: firer and Supporting Gunners)"
+        return ""
+
+    @refuses(InterfereAction)
+    def interfere_refused(self, action: InterfereAction) -> str:
+        return self._at_controls_refusal(action, "Interferes")
+
+    @handles(DivertPowerAction)
+    def _divert(self, action: DivertPowerAction, index: int) -> None:
+        g = self.game
+        st = g.bodies[action.unit]
+        res = self.reserves.setdefault(action.unit, PowerReserve())
+        if st.stats.power is not None:
+            res.saved_in += float(st.stats.power)
+            res.turns_diverted += 1
+        else:
+            res.divert(st.stats.size, flying=self.flying(action.unit))
+        self.now.diverting.add(action.unit)
+        effects.spend_action(g, action.unit)
+        g.log("divert_power", f"{st.name} Diverts All Power: {res.saved_in:g}\" saved for "
+              "one weapon next turn (8.1)", body=action.unit, saved=res.saved_in,
+              player=action.player)
+
+    @handles(GunnerySupportAction)
+    def _support(self, action: GunnerySupportAction, index: int) -> None:
+        g = self.game
+        wkey = f"{action.mount}#{action.weapon}"
+        self.now.support.setdefault(wkey, []).append(action.unit)
+        effects.spend_action(g, action.unit)
+        w = self._weapons(action.mount)[action.weapon]
+        g.log("gunnery_support", f"{g.bodies[action.unit].name} gives Gunnery Support to "
+              f"the {w.name} of {g.bodies[action.mount].name}: +1 Action (8.5)",
+              body=action.unit, mount=action.mount, weapon=action.weapon,
+              supporters=len(self.now.support[wkey]), player=action.player)
+
+    @handles(InterfereAction)
+    def _interfere(self, action: InterfereAction, index: int) -> None:
+        g = self.game
+        wkey = f"{action.mount}#{action.weapon}"
+        station = self.station(action.unit, action.mount, action.weapon)
+        if station is None:  # refused before apply (interfere_refused)
+            raise RulesError(self.interfere_refused(action))
+        self.interference[wkey] = (action.unit, action.player, station)
+        effects.spend_action(g, action.unit)
+        g.log("interfere", f"{g.bodies[action.unit].name} takes the Controls at "
+              f"{g.bodies[station].name} to Interfere with the "
+              f"{self._weapons(action.mount)[action.weapon].name} (8.5)",
+              body=action.unit, mount=action.mount, weapon=action.weapon, penalty=0,
+              player=action.player)
+
+    @handles(SetUpTurretAction)
+    def _set_up(self, a: SetUpTurretAction, index: int = 0) -> None:
         g = self.game
         t = self.turrets[a.turret]
         pos, quat = g.world.pose(a.turret)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -66,7 +66,13 @@ from ...rules.attacks import (
     target_modifier,
 )
 from ...rules.gunnery import WeaponState
-from ...rules.weapons import WeaponType, check_payload, throwing_arm, weapon_profile
+from ...rules.weapons import (
+    WeaponProfile,
+    WeaponType,
+    check_payload,
+    throwing_arm,
+    weapon_profile,
+)
 from . import effects
 from .scene_flight import ExplosiveBody, LaunchAction, ReloadAction, RocketAction, ThrowAction
 
@@ -146,6 +152,21 @@ class Flight:
         """A JSON/TOML-ready dict (``from_dict`` reads it back)."""
         return asdict(self)
 
+    def held_state(self) -> tuple[list[float], list[float], list[float], list[float]]:
+        """Where a held Payload hangs: position, orientation, velocity and angular velocity.
+
+        Raises
+        ------
+        SceneError
+            Naming the flight and the field, when one is missing (a saved flight's).
+        """
+        pos, orn, vel, ang = self.position, self.orientation, self.velocity, self.angular
+        if pos is None or orn is None or vel is None or ang is None:
+            missing = [n for n in ("position", "orientation", "velocity", "angular")
+                       if getattr(self, n) is None]
+            raise SceneError(f"held flight {self.id!r}: no {', '.join(missing)}")
+        return pos, orn, vel, ang
+
     @classmethod
     def from_dict(cls, data: dict) -> "Flight":
         """Rebuild a flight from :meth:`to_dict`.
@@ -210,6 +231,14 @@ def crash_dice(armor) -> int:
     counts as one."""
     fixed, dice = parse_armor(armor)
     return int(dice[0]) if dice is not None else 1
+
+
+def _stat(prof: WeaponProfile, value: float | None, what: str) -> float:
+    """A stat that the weapon's row must give here (a Launcher's Range, a throwing arm's Payload
+    Size): ``value``, or a RulesError naming the weapon and the stat when the row has none."""
+    if value is None:
+        raise RulesError(f"{prof.name} has no {what}")
+    return value
 
 
 def _round(v) -> list[float]:
@@ -352,7 +381,7 @@ class FlightControl(System):
             tgt = np.array([tgt[0], tgt[1], 0.0])
         muzzle = np.asarray(m.muzzle, float)
         grav = g.world.gravity
-        speed = math.sqrt(grav * prof.range_in)
+        speed = math.sqrt(grav * _stat(prof, prof.range_in, "Range"))
         sols = pj.solve_launch(muzzle, tgt, speed, grav)
         sol = next((x for x in sols if x.arc == arc), sols[0]) if sols else \
             pj.minimum_speed_launch(muzzle, tgt, grav)
@@ -361,8 +390,10 @@ class FlightControl(System):
         player = g.current_player
         reason = self._launch_refusal(m.id, player) or (
             "" if payload else f"nothing lies in the loading area of {m.id}")
-        return LaunchPreview(m.id, prof.name, tuple(float(v) for v in muzzle),
-                             tuple(float(v) for v in tgt), tuple(payload), dist, prof.range_in,
+        return LaunchPreview(m.id, prof.name,
+                             (float(muzzle[0]), float(muzzle[1]), float(muzzle[2])),
+                             (float(tgt[0]), float(tgt[1]), float(tgt[2])), tuple(payload),
+                             dist, prof.range_in,
                              prof.use, path, dist > TURN_FLIGHT_IN + 1e-9, not reason, reason,
                              target_body)
 
@@ -429,7 +460,7 @@ class FlightControl(System):
         Raises
         ------
         SceneError
-            When a saved Payload's body is missing from the game.
+            When a saved Payload's body is missing from the game, or a held one's pose.
         """
         g = self.game
         for k, w in data.get("weapons", {}).items():
@@ -442,11 +473,12 @@ class FlightControl(System):
             self.flights[f.id] = f
             if f.status != "held":
                 continue
+            pos, orn, _, _ = f.held_state()
             if f.body not in g.world.bodies:
                 if not f.spawned:
                     raise SceneError(f"saved flight {f.id!r}: no body {f.body!r} in the game")
-                self._spawn(f.body, f.spawned, np.array(f.position))
-            g.world.set_pose(f.body, f.position, f.orientation)
+                self._spawn(f.body, f.spawned, np.array(pos))
+            g.world.set_pose(f.body, pos, orn)
             g.bodies[f.body].explosive_dice = 0 if f.dud else f.explosive_dice
             if f.armed:
                 g.bodies[f.body].kind = "payload"
@@ -577,7 +609,7 @@ class FlightControl(System):
                 check_payload(prof, object_sizes_in=[g.bodies[k].stats.size for k in a.payload])
             state.loaded = True  # the Payload is in the loading area: the Launcher is loaded
         state.fire(g.turn)
-        speed = a.speed or math.sqrt(g.world.gravity * prof.range_in)
+        speed = a.speed or math.sqrt(g.world.gravity * _stat(prof, prof.range_in, "Range"))
         g.log("fire", f"{a.player} fires {prof.name} {a.weapon!r} at "
               f"{np.round(a.target, 2).tolist()} ({len(a.payload)} Action Roll(s))",
               action="launch", weapon=a.weapon, payload=list(a.payload), target=list(a.target))
@@ -599,7 +631,7 @@ class FlightControl(System):
             self._start(f)
 
     @handles(RocketAction)
-    def _rocket(self, a: RocketAction, index: int, ignore: list[str] = ()) -> None:
+    def _rocket(self, a: RocketAction, index: int, ignore: Sequence[str] = ()) -> None:
         g = self.game
         where = f"actions[{index}]"
         st = self._body(a.rocket, where)
@@ -635,7 +667,7 @@ class FlightControl(System):
                                  f"{st.stats.size:g}\") is too big for {prof.name} (max "
                                  f"Explosive Payload XSize {prof.max_payload_xsize}; a grenade "
                                  "is XSize 1 under Size 1\")")
-        elif math.floor(size + 1e-9) > prof.max_payload_size_in + 1e-9:
+        elif math.floor(size + 1e-9) > _stat(prof, prof.max_payload_size_in, "Payload Size") + 1e-9:
             raise RulesError(f"{where}: {st.name} (Size {size:g}) is too big for "
                              f"{prof.name} (max Payload Size {prof.max_payload_size_in:g}\")")
         lo, hi = g.world.aabb(a.throwers[0])
@@ -646,7 +678,7 @@ class FlightControl(System):
         g.log("fire", f"{', '.join(t.name for t in throwers)} throw {st.name} at "
               f"{np.round(a.target, 2).tolist()} ({prof.name}, Range 3\")", action="throw",
               throwers=list(a.throwers), body=a.payload, target=list(a.target))
-        speed = math.sqrt(g.world.gravity * max(prof.range_in, 1e-3))
+        speed = math.sqrt(g.world.gravity * max(_stat(prof, prof.range_in, "Range"), 1e-3))
         f = self._new_flight(a.id or f"throw-{a.payload}", a.payload, a, kind="throw",
                              weapon=prof.name, use=use, range_in=prof.range_in, action_die=die,
                              muzzle=muzzle, speed=speed, arc=a.arc, explosive=ex,
@@ -753,14 +785,15 @@ class FlightControl(System):
         if f.unseen:
             # F.3: "the Marked target is considered visible to all allies" (8.4: the -5 "can be
             # circumvented by using a Scout's Tracking ability")
-            scout = (g.hazards.marked_by(f.player, f.target_body)
-                     if f.target_body is not None else None)
-            if scout is None:
+            target = f.target_body
+            scout = (g.system("hazards").marked_by(f.player, target)
+                     if target is not None else None)
+            if scout is None or target is None:
                 mods.append(UNSEEN_TARGET)
             else:
-                g.log("mark_sight", f"{g.bodies[f.target_body].name} is Marked by "
+                g.log("mark_sight", f"{g.bodies[target].name} is Marked by "
                       f"{g.bodies[scout].name}: visible to all his allies, no -5 for an unseen "
-                      "target (F.3)", flight=f.id, body=f.target_body, scout=scout)
+                      "target (F.3)", flight=f.id, body=target, scout=scout)
         roll = action_roll(g.dice.stream("projectile"), f.action_die, f.use,
                            [m for m in mods if m is not None],
                            f"{f.weapon} ({g.bodies[f.body].name}): Action Roll")
@@ -817,15 +850,16 @@ class FlightControl(System):
             if f.body not in g.world.bodies or g.bodies[f.body].damage.destroyed:
                 f.status = "exploded"
                 continue
-            pj.release(g.world, f.body, self._holds.pop(f.id, -1), f.position, f.orientation,
-                       f.velocity, f.angular)
-            pos = np.array(f.position, float)
-            vel = np.array(f.velocity, float)
+            position, orientation, velocity, angular = f.held_state()
+            pj.release(g.world, f.body, self._holds.pop(f.id, -1), position, orientation,
+                       velocity, angular)
+            pos = np.array(position, float)
+            vel = np.array(velocity, float)
             if f.tracking and f.target_body in g.world.bodies:
                 vel = self._track(f, pos, vel)
             if f.remaining_in <= TURN_FLIGHT_IN + 1e-9:
                 vel = self._roll_and_aim(f, pos, vel)
-            g.world.set_velocity(f.body, vel, f.angular)
+            g.world.set_velocity(f.body, vel, angular)
             if f.straight:
                 self._point_along(f, vel)
             f.status = "flying"
@@ -836,6 +870,8 @@ class FlightControl(System):
     def _track(self, f: Flight, pos: np.ndarray, vel: np.ndarray) -> np.ndarray:
         """Tracking Rocket: turn at most 45° toward where the target now is (8.4)."""
         g = self.game
+        if f.target_body is None:  # tracks nothing: flies on as it was
+            return vel
         lo, hi = g.world.aabb(f.target_body)
         now = (lo + hi) / 2
         if f.target_seen is not None and np.linalg.norm(now - np.array(f.target_seen)) < 0.05:
@@ -1002,7 +1038,10 @@ class FlightControl(System):
         mods = []
         if f.range_in is not None:
             mods.append(out_of_range_modifier(f.distance_in, f.range_in))
-        roll = roll_damage(g.dice.stream("damage"), prof.damage, mods, bonus_dice=f.bonus_dice,
+        if not isinstance(prof.damage, DiceExpression):  # a Melee Weapon's: N Action dice
+            raise RulesError(f"{prof.name} has no Damage dice")
+        roll = roll_damage(g.dice.stream("damage"), prof.damage,
+                           [m for m in mods if m is not None], bonus_dice=f.bonus_dice,
                            action_die=f.action_die,
                            reason=f"{prof.name} ({g.bodies[f.body].name}) Close Combat Damage "
                                   f"to {victim.name}")

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from ...core.errors import RulesError
+from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_mul
 from ...engine.actions import (
     Action,
@@ -178,16 +178,20 @@ class SprintShort(ActionSpent):
 
 def weapon_of(spec: "WeaponSpec") -> WeaponProfile:
     """The rules profile of a scene weapon entry (BrikWars 8.1)."""
-    prof = (bastard_gun(spec.bastard) if spec.bastard is not None
-            else weapon_profile(spec.type, spec.size))
+    if spec.bastard is not None:
+        prof = bastard_gun(spec.bastard)
+    elif spec.type is not None and spec.size is not None:
+        prof = weapon_profile(spec.type, spec.size)
+    else:  # WeaponSpec's own check refuses this when the scene is read
+        raise SceneError(f"weapon {spec.name!r}: give either 'type' and 'size' or 'bastard'")
     if getattr(spec, "variants", None) or getattr(spec, "variant", "explosive") != "explosive":
         # a Rocket's Explosive Variants swap its d10s (8.4): the preview shows the mixed dice
         prof = replace(prof, damage=explosive_dice(max(1, int(round(prof.size))), spec.variant,
                                                    spec.variants))
-    if getattr(spec, "on_hit", None) is not None:  # the scene's on-hit effects (weapon data)
-        prof = replace(prof, ignites="ignite" in spec.on_hit,
-                       knocks_back="knockback" in spec.on_hit,
-                       disrupts="disrupt" in spec.on_hit)
+    on_hit = getattr(spec, "on_hit", None)
+    if on_hit is not None:  # the scene's on-hit effects (weapon data)
+        prof = replace(prof, ignites="ignite" in on_hit, knocks_back="knockback" in on_hit,
+                       disrupts="disrupt" in on_hit)
     return replace(prof, name=spec.name) if spec.name else prof
 
 
@@ -411,16 +415,17 @@ class Skirmish(System):
             mods = arc_modifiers(w, points, ArcTarget(tgt.name, size, dist, cover_fraction=cover,
                                                       arcs_spanned=spanned))
         else:
+            found: list[Modifier | None] = []
             if mode == "burst":
-                mods.append(Modifier(f"Auto Penalty (Burst {n_shots})",
-                                     auto_penalty(w, burst_shots=n_shots)))
+                found.append(Modifier(f"Auto Penalty (Burst {n_shots})",
+                                      auto_penalty(w, burst_shots=n_shots)))
             if not w.close_combat and w.range_in is not None:
-                mods.append(out_of_range_modifier(dist, w.range_in))
+                found.append(out_of_range_modifier(dist, w.range_in))
             cover = 0.0 if w.close_combat else self.cover(unit, target, sight)
-            mods.append(target_modifier(tgt.stats.size, min(cover, 0.999)))
+            found.append(target_modifier(tgt.stats.size, min(cover, 0.999)))
             if not w.close_combat:  # a Scout's Mark: +1 to allies' Ranged attacks (F.3)
-                mods.append(g.system("hazards").mark_bonus(unit, target))
-            mods = [m for m in mods if m is not None]
+                found.append(g.system("hazards").mark_bonus(unit, target))
+            mods = [m for m in found if m is not None]
         terms = g.system("manning").attack_terms(unit, weapon, w, target, mode, gunner)
         mods += list(terms.modifiers)  # Gunnery Support / Homing In (8.5)
         reason = cc.weapon_refusal(unit, weapon) or self._attack_refusal(
@@ -471,7 +476,7 @@ class Skirmish(System):
             # F.3: "the Marked target is considered visible to all allies": a Mark lifts what
             # only hides the target (Smoke); a body in the way still stops a straight shot
             if (sight.blocked_by == "smoke" and not w.close_combat
-                    and g.hazards.marked_by(g.current_player, target) is not None):
+                    and g.system("hazards").marked_by(g.current_player, target) is not None):
                 return ""
             return f"no line of sight: blocked by {sight.blocked_by}"
         return ""
@@ -778,4 +783,5 @@ class Skirmish(System):
         g = self.game
         if target not in g.world.bodies or g.world.bodies[target].static:
             return
-        effects.knockback(g, target, inches, g.footprint_centre(source))
+        at = g.footprint_centre(source)
+        effects.knockback(g, target, inches, (float(at[0]), float(at[1])))

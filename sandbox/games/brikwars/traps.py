@@ -31,7 +31,7 @@ import numpy as np
 
 from ...core.dice import DiceSum, parse_dice
 from ...core.errors import RulesError, SceneError
-from ...engine.table import System
+from ...engine.table import System, handles
 from ...physics.queries import Region, bodies_in_region, closest_points
 from ...rules import hazards as hz
 from ...rules.attacks import resolve_attack
@@ -108,9 +108,6 @@ class Traps(System):
             self.game.log("trap", f"{pt.name}: {e.effect} Trap ({what}), triggered by {where}",
                           trap=e.id, trigger=e.trigger, effect=e.effect)
 
-    def handles(self, action) -> bool:
-        return isinstance(action, Interact)
-
     # ------------------------------------------------------------------ triggers
     def on_step(self, world, events: Sequence) -> None:
         """Contact and region triggers during a physics step (called by the engine's per-step
@@ -122,7 +119,7 @@ class Traps(System):
                 if pt.entry.trigger != "contact" or not pt.rules.armed:
                     continue
                 obj = pt.entry.object
-                if obj not in (ev.body_a, ev.body_b):
+                if obj is None or obj not in (ev.body_a, ev.body_b):
                     continue
                 other = ev.body_b if ev.body_a == obj else ev.body_a
                 if other == "ground" or other not in self.game.bodies:
@@ -148,10 +145,11 @@ class Traps(System):
                     self.spring(pt, k, np.array(self.game.world.pose(k)[0]),
                                 f"{self.game.bodies[k].name} moves onto it")
 
-    def on_path(self, unit: str, start: Sequence[float], end: Sequence[float],
-                careful: bool = False):
-        """A unit moved from ``start`` to ``end`` (table points, inches): region Traps whose
-        region the straight path crosses go off, in the order the path enters them."""
+    def on_path(self, unit: str, start: np.ndarray, end: np.ndarray,
+                careful: bool = False) -> np.ndarray:
+        """A unit moved from ``start`` to ``end`` ((2,) or (3,) table points, inches): region
+        Traps whose region the straight path crosses go off, in the order the path enters
+        them."""
         self.setup()
         a = np.array([start[0], start[1], 0.0])
         b = np.array([end[0], end[1], 0.0])
@@ -171,7 +169,8 @@ class Traps(System):
                         f"{a[1] + (b - a)[1] * t0:.2f})")
         return end
 
-    def apply(self, action: Interact, index: int) -> None:
+    @handles(Interact)
+    def interact(self, action: Interact, index: int) -> None:
         """A unit interacts with an object: interaction and contact Traps on it may go off.
 
         Raises
@@ -229,6 +228,8 @@ class Traps(System):
 
     def _hazard(self, pt: PlacedTrap, victim: str, point: np.ndarray) -> None:
         g = self.game
+        if pt.entry.dice is None:  # TrapEntry's own check refuses this when the scene is read
+            raise SceneError(f"traps[{pt.entry.id}]: a hazard effect needs 'dice'")
         expr = parse_dice(pt.entry.dice)
         if isinstance(expr, DiceSum) or expr.kind == "Exp":
             # an Explosive, variants combined or not (8.4): each die acts by its kind
@@ -252,8 +253,10 @@ class Traps(System):
         st = g.bodies[victim]
         if victim not in g.world.bodies or st.damage.destroyed:
             return
+        if e.weapon is None or e.position is None:  # TrapEntry refuses this when it is read
+            raise SceneError(f"traps[{e.id}]: a weapon effect needs 'weapon' and 'position'")
         w = weapon_profile(e.weapon, e.size)
-        spot = np.array([point[0], point[1], e.position[2]], float)
+        spot = np.array([point[0], point[1], e.position[2]], dtype=float)
         dist = float(np.linalg.norm(spot - np.asarray(e.position, float)))
         shot = resolve_attack(g.dice.stream("trap"), w, action_die=e.action_die,
                               distance_in=dist, target=st.name, target_size_in=st.stats.size,

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import RulesError, SceneError
+from ...engine.actions import Action, action_names
 from ...engine.outcome import Outcome
 from ...engine.scene import Creation, PartRef, Stats
 from ...engine.table import System
@@ -75,56 +76,71 @@ GOBLET_DROP_IN = 0.8
 _FIXED = Stats(size=0.5, armor=100, move=0, flammable=False)
 
 
-def to_rules(action, width: int, height: int):
+#: A rules action (:mod:`sandbox.rules.micro_brick_war`) that a game action stands for.
+RulesAction = (mbw.Farm | mbw.Build | mbw.Move | mbw.Attack | mbw.FoundCity | mbw.DropGoblet
+               | mbw.PlaceGoblet)
+
+#: Each game action, the rules action it stands for and their fields (the same names; in
+#: the order they are read: a Build's farms before its city, so the same bad square is named
+#: first as ever).
+RULES_ACTIONS: dict[type[Action], tuple[type[RulesAction], tuple[str, ...]]] = {
+    MbwFarm: (mbw.Farm, ("city", "square")),
+    MbwBuild: (mbw.Build, ("farms", "city", "kind")),
+    MbwMove: (mbw.Move, ("unit", "to")),
+    MbwAttack: (mbw.Attack, ("unit", "target")),
+    MbwFoundCity: (mbw.FoundCity, ("unit",)),
+    MbwDropGoblet: (mbw.DropGoblet, ("unit",)),
+    MbwPlaceGoblet: (mbw.PlaceGoblet, ("square",)),
+}
+#: The other way: rules action class -> its game action and fields.
+GAME_ACTIONS: dict[type, tuple[type[Action], tuple[str, ...]]] = {
+    rules: (game, fields) for game, (rules, fields) in RULES_ACTIONS.items()}
+#: Fields naming a square (``"a1"`` in the game, ``(column, row)`` in the rules) and fields
+#: naming a list of them (a tuple in the rules; None: the rules choose).
+SQUARE_FIELDS = frozenset({"city", "square", "to", "target"})
+SQUARE_LIST_FIELDS = frozenset({"farms"})
+
+
+def to_rules(action: Action, width: int, height: int) -> RulesAction:
     """The rules' action for a game action (squares parsed on a ``width`` x ``height`` board).
 
     Raises
     ------
     RulesError
-        A square that is not on the board.
+        A square that is not on the board, or an action that is not Micro Brick War's.
     """
-    sq = lambda name: mbw.parse_square(name, width, height)  # noqa: E731
-    if isinstance(action, MbwFarm):
-        return mbw.Farm(sq(action.city), sq(action.square))
-    if isinstance(action, MbwBuild):
-        farms = None if action.farms is None else tuple(sq(f) for f in action.farms)
-        return mbw.Build(sq(action.city), action.kind, farms)
-    if isinstance(action, MbwMove):
-        return mbw.Move(action.unit, sq(action.to))
-    if isinstance(action, MbwAttack):
-        return mbw.Attack(action.unit, sq(action.target))
-    if isinstance(action, MbwFoundCity):
-        return mbw.FoundCity(action.unit)
-    if isinstance(action, MbwDropGoblet):
-        return mbw.DropGoblet(action.unit)
-    if isinstance(action, MbwPlaceGoblet):
-        return mbw.PlaceGoblet(sq(action.square))
-    raise RulesError(f"{action.type!r} is not a Micro Brick War action")
+    entry = RULES_ACTIONS.get(type(action))
+    if entry is None:
+        raise RulesError(f"{action.type!r} is not a Micro Brick War action")
+    rules, fields = entry
+    values: dict[str, Any] = {}
+    for f in fields:
+        v = getattr(action, f)
+        if f in SQUARE_FIELDS:
+            v = mbw.parse_square(v, width, height)
+        elif f in SQUARE_LIST_FIELDS and v is not None:
+            v = tuple(mbw.parse_square(x, width, height) for x in v)
+        values[f] = v
+    return rules(**values)
 
 
-def from_rules(action, player: str, turn: int) -> dict | None:
+def from_rules(action: RulesAction | mbw.EndTurn, player: str, turn: int) -> dict | None:
     """The game action (dict form) of a rules action; None for ``EndTurn`` (the engine's
     ``end_turn``)."""
-    n = mbw.square_name
-    base = {"player": player, "turn": turn}
-    if isinstance(action, mbw.Farm):
-        return {"type": "mbw_farm", "city": n(action.city), "square": n(action.square), **base}
-    if isinstance(action, mbw.Build):
-        d = {"type": "mbw_build", "city": n(action.city), "kind": action.kind, **base}
-        if action.farms is not None:
-            d["farms"] = [n(f) for f in action.farms]
-        return d
-    if isinstance(action, mbw.Move):
-        return {"type": "mbw_move", "unit": action.unit, "to": n(action.to), **base}
-    if isinstance(action, mbw.Attack):
-        return {"type": "mbw_attack", "unit": action.unit, "target": n(action.target), **base}
-    if isinstance(action, mbw.FoundCity):
-        return {"type": "mbw_found_city", "unit": action.unit, **base}
-    if isinstance(action, mbw.DropGoblet):
-        return {"type": "mbw_drop_goblet", "unit": action.unit, **base}
-    if isinstance(action, mbw.PlaceGoblet):
-        return {"type": "mbw_place_goblet", "square": n(action.square), **base}
-    return None
+    entry = GAME_ACTIONS.get(type(action))
+    if entry is None:
+        return None
+    game, fields = entry
+    out: dict[str, Any] = {"type": action_names(game)[0]}
+    for f in fields:
+        v: Any = getattr(action, f)  # a square, a tuple of squares, a unit id or a kind
+        if f in SQUARE_FIELDS:
+            out[f] = mbw.square_name(v)
+        elif f not in SQUARE_LIST_FIELDS:
+            out[f] = v
+        elif v is not None:  # a Build's farms (None: the rules choose)
+            out[f] = [mbw.square_name(x) for x in v]
+    return {**out, "player": player, "turn": turn}
 
 
 def _part(part: str, colour: int, x: float = 0.0, y: float = 0.0, top: float = 0.0) -> PartRef:
@@ -335,7 +351,8 @@ class MicroBrickWar(System):
                       + ", ".join(f"{p}'s Capital {mbw.square_name(c.square)}"
                                   for c in r.cities.values() if c.capital for p in [c.home])
                       + f"; {r.goblet_chooser} places the Golden Goblet"
-                      + (f" (on {mbw.square_name(r.goblet)})" if r.goblet_placed else "")
+                      + (f" (on {mbw.square_name(r.goblet)})"
+                         if r.goblet_placed and r.goblet is not None else "")
                       + f"; {r.turn_limit} turns", what="setup",
                       board=[r.width, r.height], turn_limit=r.turn_limit)
 
@@ -430,7 +447,7 @@ class MicroBrickWar(System):
             if self._unit_key(u.id) not in self.game.bodies:
                 self._unit_body(u)
         self._goblet_body()
-        if isinstance(ra, mbw.Attack) and attacker.kind == "catapult":
+        if isinstance(ra, mbw.Attack) and attacker is not None and attacker.kind == "catapult":
             self._throw_stone(frm, ra.target, index)
         for uid in removed:
             if isinstance(ra, mbw.FoundCity):
@@ -568,7 +585,7 @@ class MicroBrickWar(System):
                          + (" (conquered)" if p in r.eliminated else ""))
         if r.goblet_holder:
             lines.append(f"Golden Goblet: held by {r.goblet_holder}")
-        elif r.goblet_placed:
+        elif r.goblet_placed and r.goblet is not None:
             lines.append(f"Golden Goblet: on {mbw.square_name(r.goblet)}")
         if r.over:
             lines.append(f"Winner: {r.winner}" if r.winner else "Draw")
