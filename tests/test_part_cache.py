@@ -35,6 +35,9 @@ def same_part(a: PartMesh, b: PartMesh) -> None:
         assert x.tobytes() == y.tobytes(), name
     assert (a.name, a.title, a.source, a.mass_g, a.warnings) == (
         b.name, b.title, b.source, b.mass_g, b.warnings)
+    assert (a.features is None) == (b.features is None)
+    for x, y in zip(a.features or (), b.features or (), strict=True):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
 
 def fresh(root: Path) -> Resolver:
@@ -59,6 +62,7 @@ def test_a_cached_library_part_is_the_built_part_bit_for_bit(ldrawdir, cache, mo
     for got in (first, again):
         same_part(built, got)
     assert len(built.triangles) > 100 and len(built.studs) == 8
+    assert built.features is not None and (built.features[0] >= 0).any()  # studs tagged
     assert not again.triangles.flags.writeable  # read-only, as a built part's arrays
 
 

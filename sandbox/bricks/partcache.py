@@ -16,7 +16,8 @@ it), so a changed, added or removed subfile makes the entry stale. A stale entry
 and replaced.
 
 Format: one NumPy ``.npz`` per part (``np.savez``, read with ``allow_pickle=False``: no code
-is ever loaded from the cache) holding the arrays and a JSON header (title, source, mass,
+is ever loaded from the cache) holding the arrays (with the stud-primitive tags,
+``PartMesh.features``, when the part has them) and a JSON header (title, source, mass,
 warnings, dependencies). Writes are atomic (a temporary file in the same folder, then
 ``os.replace``). The folder is bounded (:data:`MAX_CACHE_BYTES`, oldest entries removed first)
 and so is an entry (:data:`MAX_ENTRY_BYTES`, larger parts are not kept). An entry that cannot
@@ -77,6 +78,9 @@ _ARRAYS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
     ("optional", "f", (4, 3)),
     ("optional_colours", "i", ()),
 )
+#: The stud-primitive tags (``PartMesh.features``: which stud or tube draws each triangle,
+#: edge and optional line), kept when the part has them.
+_FEATURES = ("features_triangles", "features_edges", "features_optional")
 _SOURCES = ("library", "catalogue")
 
 _STATE: dict = {"dir": None, "dir_env": None, "broken": False, "code": None}
@@ -169,6 +173,9 @@ def encode(pm: PartMesh, deps: list[tuple[str, str]]) -> bytes:
               "mass_g": pm.mass_g, "deps": [list(d) for d in deps],
               "warnings": [[w.path, w.line, w.message] for w in pm.warnings]}
     arrays: dict[str, Any] = {name: np.asarray(getattr(pm, name)) for name, _, _ in _ARRAYS}
+    features = getattr(pm, "features", None)
+    if features is not None:
+        arrays.update(zip(_FEATURES, (np.asarray(f) for f in features), strict=True))
     arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez(buf, allow_pickle=False, **arrays)
@@ -188,13 +195,15 @@ def decode(data: bytes, cls: type[PartMesh]) -> tuple[PartMesh, list[tuple[str, 
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             files = set(z.files)
             want = {"header"} | {name for name, _, _ in _ARRAYS}
-            if files != want:
+            tagged = files == want | set(_FEATURES)
+            if files != want and not tagged:
                 raise EntryError(f"holds {sorted(files)[:12]}, not a part entry")
             raw = z["header"]
             if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > _MAX_HEADER_BYTES:
                 raise EntryError("its header is not JSON text")
             header = json.loads(raw.tobytes().decode("utf-8"))
             arrays = {name: z[name] for name, _, _ in _ARRAYS}
+            tags = tuple(z[name] for name in _FEATURES) if tagged else None
     except EntryError:
         raise
     except (ValueError, OSError, EOFError, KeyError, RecursionError,
@@ -225,12 +234,18 @@ def decode(data: bytes, cls: type[PartMesh]) -> tuple[PartMesh, list[tuple[str, 
                 raise EntryError(f"{fname} has {a.shape[0]} rows, not {rows}")
     if arrays["bounds"].shape != (2, 3) or arrays["studs"].shape != arrays["stud_axes"].shape:
         raise EntryError("bounds or studs have the wrong shape")
-    for a in arrays.values():
+    if tags is not None:
+        for fname, a, rows in zip(_FEATURES, tags, ("triangles", "edges", "optional"),
+                                  strict=True):
+            if a.dtype != np.int32 or a.shape != (arrays[rows].shape[0],):
+                raise EntryError(f"{fname} has type {a.dtype} shape {a.shape}")
+    for a in (*arrays.values(), *(tags or ())):
         a.setflags(write=False)
+    more = {} if tags is None else {"features": tags}
     pm = cls(name, title, arrays["triangles"], arrays["colours"], arrays["certified"],
                   arrays["edges"], arrays["edge_colours"], arrays["studs"],
                   arrays["stud_axes"], arrays["tubes"], arrays["bounds"], mass, source, warns,
-                  arrays["optional"], arrays["optional_colours"])
+                  arrays["optional"], arrays["optional_colours"], **more)
     return pm, deps
 
 
