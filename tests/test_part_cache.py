@@ -175,3 +175,27 @@ def test_the_folder_is_kept_bounded(cache):
     partcache._prune(cache, limit=2 * size)
     assert [p.stem for p in entries(cache)] == sorted(keys[2:])
     assert partcache.clear() == 2 and not entries(cache)
+
+
+def test_low_resolution_parts_are_cached_bit_for_bit(ldrawdir, cache, monkeypatch):
+    """The low-resolution stud variant (render-cull's ``low_res_part``) has its own entries,
+    read back the same as made."""
+    from types import SimpleNamespace
+
+    from sandbox.bricks.lowres import low_res_part
+
+    def low(name: str) -> PartMesh:
+        lib = LDrawLibrary(ldrawdir)  # a new process's library: no parts in memory
+        model = SimpleNamespace(parts={name: Resolver(lib).part_mesh(name)}, library=lib)
+        return low_res_part(model, name)
+
+    monkeypatch.setenv(partcache.CACHE_ENV, "off")
+    made = low("3001.dat")
+    monkeypatch.setenv(partcache.CACHE_ENV, str(cache))
+    first = low("3001.dat")
+    assert len(entries(cache)) == 2  # the part and its low-resolution variant
+    again = low("3001.dat")
+    for got in (first, again):
+        same_part(made, got)
+    full = fresh(ldrawdir).part_mesh("3001.dat")
+    assert len(made.triangles) < len(full.triangles)  # fewer segments in the studs

@@ -6,8 +6,8 @@ first time it is expanded and read back by later processes instead of parsing th
 its subfiles (or, for the catalogue, generating it with trimesh) again.
 
 Key and validity. An entry's file name is the SHA-256 of the cache format, the code that
-expands parts (the source of ``ldraw.py``, ``partmesh.py``, ``catalogue.py`` and
-``colours.py``: any change to how parts are made makes new entries), the ``nesting`` limit, the
+expands parts (the source of ``ldraw.py``, ``partmesh.py``, ``catalogue.py``, ``colours.py``
+and ``lowres.py``: any change to how parts are made makes new entries), the ``nesting`` limit, the
 library's colour table file (``LDConfig.ldr``), the part's name and the **part file's own
 content**. A library part also depends on its subfiles (``s/``, primitives): the entry lists
 every file the expansion looked up with its content hash (``""`` for one not found), and a
@@ -127,7 +127,8 @@ def code_fingerprint() -> str:
     if _STATE["code"] is None:
         h = hashlib.sha256(f"partcache {FORMAT}".encode())
         here = Path(__file__).resolve().parent
-        for name in ("ldraw.py", "partmesh.py", "catalogue.py", "colours.py", "partcache.py"):
+        for name in ("ldraw.py", "partmesh.py", "catalogue.py", "colours.py", "lowres.py",
+                     "partcache.py"):
             try:
                 h.update((here / name).read_bytes())
             except OSError:  # not installed as source: never share entries across builds

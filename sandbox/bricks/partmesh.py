@@ -613,9 +613,10 @@ class Resolver:
         return pm
 
 
-def _library_entry(library: LDrawLibrary, key: str) -> str | None:
+def library_entry(library: LDrawLibrary, key: str, variant: str = "") -> str | None:
     """The disk cache's entry name for library part ``key`` (its file's content, the colour
-    table's, the nesting limit), or None when the library has no such file."""
+    table's, the nesting limit; ``variant``: another mesh of the part, such as low-resolution
+    studs), or None when the library has no such file."""
     found = library.find(key)
     if found is None:
         return None
@@ -624,10 +625,10 @@ def _library_entry(library: LDrawLibrary, key: str) -> str | None:
         colours = partcache.file_digest(_child_ci(library.root, "LDConfig.ldr"))
     except OSError:
         return None
-    return partcache.entry_key("library", key, own, colours, str(limit("nesting")))
+    return partcache.entry_key("library", key, own, colours, str(limit("nesting")), variant)
 
 
-def _library_digest(library: LDrawLibrary, key: str) -> str:
+def library_digest(library: LDrawLibrary, key: str) -> str:
     """Content hash of the library file ``key`` resolves to now (``""``: not there)."""
     found = library.find(key)
     return "" if found is None else partcache.file_digest(found[1])
@@ -635,31 +636,44 @@ def _library_digest(library: LDrawLibrary, key: str) -> str:
 
 def _cached_library_part(library: LDrawLibrary, key: str) -> PartMesh | None:
     """Library part ``key`` from the disk cache, before its file is parsed (issue 26)."""
-    entry = _library_entry(library, key)
+    entry = library_entry(library, key)
     if entry is None:
         return None
-    return partcache.load(entry, key, lambda dep: _library_digest(library, dep), PartMesh)
+    return partcache.load(entry, key, lambda dep: library_digest(library, dep), PartMesh)
+
+
+def library_deps(library: LDrawLibrary, key: str) -> list[tuple[str, str]]:
+    """Every file library part ``key`` references, all the way down, with its content hash
+    (``""`` for one not found), sorted.
+
+    Raises
+    ------
+    OSError
+        A file cannot be read.
+    """
+    seen, todo, deps = {key}, [key], []
+    while todo:
+        f = library.read(todo.pop())
+        for ref in f.refs if f is not None else ():
+            if ref.key in seen or unsafe_reference(ref.key):
+                continue
+            seen.add(ref.key)
+            todo.append(ref.key)
+            deps.append((ref.key, library_digest(library, ref.key)))
+    return sorted(deps)
 
 
 def _store_library_part(library: LDrawLibrary, key: str, pm: PartMesh) -> None:
     """Keep a just-expanded library part on disk with every subfile it looked up (the files
     found, by content hash; those not found as ``""``)."""
-    entry = _library_entry(library, key)
+    entry = library_entry(library, key)
     if entry is None or partcache.cache_dir() is None:
         return
-    seen, todo, deps = {key}, [key], []
     try:
-        while todo:
-            f = library.read(todo.pop())
-            for ref in f.refs if f is not None else ():
-                if ref.key in seen or unsafe_reference(ref.key):
-                    continue
-                seen.add(ref.key)
-                todo.append(ref.key)
-                deps.append((ref.key, _library_digest(library, ref.key)))
+        deps = library_deps(library, key)
     except OSError:
         return
-    partcache.store(entry, pm, sorted(deps))
+    partcache.store(entry, pm, deps)
 
 
 def library_resolver(library: LDrawLibrary) -> Resolver:
