@@ -9,6 +9,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The part cache (issue 26) of the test session: a folder of its own, removed at the end (not
+# the user's ~/.cache); the child processes tests start inherit it.
+if "SANDBOX_PART_CACHE" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    _PART_CACHE = tempfile.mkdtemp(prefix="sandbox-test-parts-")
+    os.environ["SANDBOX_PART_CACHE"] = _PART_CACHE
+    atexit.register(shutil.rmtree, _PART_CACHE, True)
+
 
 def shared_ldraw() -> Path | None:
     """``$LDRAWDIR`` if set, else ``../shared/ldraw`` beside the repository, if it exists."""

@@ -153,3 +153,21 @@ def test_many_box_body_falls_and_rests_flat():
     assert pos[2] == pytest.approx(0.5, abs=0.02)
     assert abs(quat[3]) == pytest.approx(1.0, abs=1e-3)  # still level
     w.close()
+
+
+def test_big_compounds_of_one_world_keep_their_own_boxes():
+    """Bodies of more than 16 boxes go through a URDF file each; pybullet keeps files it read
+    by name, so a file name used again (issue 26: one folder per world) must not give a body
+    another's boxes."""
+    from sandbox.physics.world import MAX_BOXES_PER_SHAPE
+
+    eye = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    n = MAX_BOXES_PER_SHAPE + 4
+    with PhysicsWorld() as w:
+        for key, y, length in (("a", 0.0, 1.0), ("b", 10.0, 2.0), ("c", 20.0, 3.0)):
+            boxes = [BoxShape((i * length, y, 1.0), (length / 2, 0.4, 0.4), eye, 1.0, i)
+                     for i in range(n)]
+            w.add_compound(key, boxes, static=True)
+        for key, length in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
+            lo, hi = w.aabb(key)
+            assert hi[0] - lo[0] == pytest.approx(n * length, abs=0.1)

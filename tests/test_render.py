@@ -252,3 +252,17 @@ def test_closing_a_renderer_frees_its_gl_resources():
         with OffscreenRenderer(320, 240) as r:  # each holds a 2048² shadow map while open
             r.render(view)
     assert rss_mib() - before < 60.0  # a leaked shadow buffer + context is ~30 MiB each
+
+
+def test_first_picture_with_shadows_is_the_same_drawn_whole_or_primed_small(monkeypatch):
+    """A renderer's first picture with shadows takes two frames; the first (which only makes
+    the shadow buffer) is drawn into a few pixels (issue 26). The picture is the one drawn
+    with a whole first frame, pixel for pixel."""
+    from sandbox.render import offscreen
+
+    view = boxes_view()
+    small = render_array(view, 320, 240)
+    monkeypatch.setattr(offscreen, "_PRIMING_REGION", 1.0)  # the whole picture, as before
+    whole = render_array(view, 320, 240)
+    assert red_mask(small).sum() > 300
+    assert np.array_equal(small, whole)

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
+import sandbox.bricks.partcache as partcache
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR
 from sandbox.bricks.ldraw import normalise_name
 from sandbox.bricks.partmesh import Geometry, PartMesh, box_triangles, register_catalogue
@@ -389,14 +390,24 @@ def catalogue_part(name: str) -> PartMesh:
         When the catalogue has no such part (see :func:`has_part`).
     """
     key = _key(name)
+    if key not in BRICKS and key not in MINIFIG and key not in SHAPES:
+        raise KeyError(f"no part {name!r} in the built-in catalogue")
+    # made once: the disk cache's entry is keyed by this code (sandbox.bricks.partcache)
+    entry = partcache.entry_key("catalogue", key)
+    pm = partcache.load(entry, key, lambda dep: "", PartMesh)
+    if pm is None:
+        pm = _generate(key)
+        partcache.store(entry, pm, [])
+    return pm
+
+
+def _generate(key: str) -> PartMesh:
     if key in BRICKS:
         spec = BRICKS[key]
         return PartMesh.from_geometry(key, spec.title, _brick_geometry(spec), "catalogue")
     if key in MINIFIG:
         return PartMesh.from_geometry(key, MINIFIG[key], _minifig_geometry(key), "catalogue")
-    if key in SHAPES:
-        return PartMesh.from_geometry(key, SHAPES[key], _shape_geometry(key), "catalogue")
-    raise KeyError(f"no part {name!r} in the built-in catalogue")
+    return PartMesh.from_geometry(key, SHAPES[key], _shape_geometry(key), "catalogue")
 
 
 register_catalogue(has_part, catalogue_part)

@@ -32,9 +32,19 @@ import re
 import threading
 from pathlib import Path
 
+import sandbox.bricks.partcache as partcache
 from sandbox.bricks.ldraw import parse_ldraw
 from sandbox.bricks.library import LDrawLibrary
-from sandbox.bricks.partmesh import Geometry, PartMesh, Resolver, library_resolver, stud_kind
+from sandbox.bricks.partmesh import (
+    Geometry,
+    PartMesh,
+    Resolver,
+    library_deps,
+    library_digest,
+    library_entry,
+    library_resolver,
+    stud_kind,
+)
 
 #: Segments of a whole circle in a low-resolution stud (LDraw's own: 16; ``p/8/``: 8).
 LOW_RES_SEGMENTS: int = 8
@@ -184,6 +194,14 @@ def low_res_part(model, name: str, segments: int = LOW_RES_SEGMENTS) -> PartMesh
         hit = store.get((name, segments))
         if hit is not None:
             return hit
+        # made once per machine too (issue 26): the disk cache, keyed as the part's own entry
+        # and the segments, its subfiles and their p/8/ versions checked by content
+        entry = library_entry(lib, name, f"low-res {segments}")
+        cached = None if entry is None else partcache.load(
+            entry, name, lambda dep: library_digest(lib, dep), PartMesh)
+        if cached is not None:
+            store[(name, segments)] = cached
+            return cached
         resolvers = lib.__dict__.setdefault("_low_res_resolvers", {})
         r = resolvers.get(segments)
         if r is None:
@@ -192,6 +210,11 @@ def low_res_part(model, name: str, segments: int = LOW_RES_SEGMENTS) -> PartMesh
         low = pm
         if g is not None and len(g.studs) == len(pm.studs) and len(g.tubes) == len(pm.tubes):
             low = PartMesh.from_geometry(name, pm.title, g, "library")
+            if entry is not None:
+                deps = library_deps(lib, name)
+                deps += [("8/" + k, library_digest(lib, "8/" + k)) for k, _ in deps
+                         if "/" not in k]
+                partcache.store(entry, low, sorted(deps))
         store[(name, segments)] = low
         return low
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+import sandbox.bricks.partcache as partcache
 from sandbox.bricks.colours import EDGE_COLOUR, MAIN_COLOUR, ColourTable
 from sandbox.bricks.ldraw import (
     LDrawFile,
@@ -37,7 +38,7 @@ from sandbox.bricks.ldraw import (
     read_text,
     unsafe_reference,
 )
-from sandbox.bricks.library import LDrawLibrary
+from sandbox.bricks.library import LDrawLibrary, _child_ci
 from sandbox.core.limits import limit
 from sandbox.core.units import MM_PER_LDU
 
@@ -582,6 +583,15 @@ class Resolver:
     def part_mesh(self, key: str) -> PartMesh:
         """The :class:`PartMesh` for part ``key`` (library, embedded, catalogue or placeholder)."""
         key = normalise_name(key)
+        # the library's own resolver: its process cache, then the disk cache (issue 26)
+        own = self.library if not self.embedded and self.folder is None else None
+        if own is not None:
+            hit = own.part_cache.get(key)
+            if hit is None:
+                hit = _cached_library_part(own, key)
+            if hit is not None:
+                own.part_cache[key] = hit
+                return hit
         kind, f = self.locate(key)
         if kind == "library" and self._lib_resolver is not None:
             return self._lib_resolver.part_mesh(key)
@@ -597,8 +607,73 @@ class Resolver:
             g = self.geometry(key)
             pm = (PartMesh.from_geometry(key, f.title, g, kind) if g is not None
                   else placeholder_part(key))
+            if own is not None and kind == "library" and g is not None:
+                _store_library_part(own, key, pm)
         cache[key] = pm
         return pm
+
+
+def library_entry(library: LDrawLibrary, key: str, variant: str = "") -> str | None:
+    """The disk cache's entry name for library part ``key`` (its file's content, the colour
+    table's, the nesting limit; ``variant``: another mesh of the part, such as low-resolution
+    studs), or None when the library has no such file."""
+    found = library.find(key)
+    if found is None:
+        return None
+    try:
+        own = partcache.file_digest(found[1])
+        colours = partcache.file_digest(_child_ci(library.root, "LDConfig.ldr"))
+    except OSError:
+        return None
+    return partcache.entry_key("library", key, own, colours, str(limit("nesting")), variant)
+
+
+def library_digest(library: LDrawLibrary, key: str) -> str:
+    """Content hash of the library file ``key`` resolves to now (``""``: not there)."""
+    found = library.find(key)
+    return "" if found is None else partcache.file_digest(found[1])
+
+
+def _cached_library_part(library: LDrawLibrary, key: str) -> PartMesh | None:
+    """Library part ``key`` from the disk cache, before its file is parsed (issue 26)."""
+    entry = library_entry(library, key)
+    if entry is None:
+        return None
+    return partcache.load(entry, key, lambda dep: library_digest(library, dep), PartMesh)
+
+
+def library_deps(library: LDrawLibrary, key: str) -> list[tuple[str, str]]:
+    """Every file library part ``key`` references, all the way down, with its content hash
+    (``""`` for one not found), sorted.
+
+    Raises
+    ------
+    OSError
+        A file cannot be read.
+    """
+    seen, todo, deps = {key}, [key], []
+    while todo:
+        f = library.read(todo.pop())
+        for ref in f.refs if f is not None else ():
+            if ref.key in seen or unsafe_reference(ref.key):
+                continue
+            seen.add(ref.key)
+            todo.append(ref.key)
+            deps.append((ref.key, library_digest(library, ref.key)))
+    return sorted(deps)
+
+
+def _store_library_part(library: LDrawLibrary, key: str, pm: PartMesh) -> None:
+    """Keep a just-expanded library part on disk with every subfile it looked up (the files
+    found, by content hash; those not found as ``""``)."""
+    entry = library_entry(library, key)
+    if entry is None or partcache.cache_dir() is None:
+        return
+    try:
+        deps = library_deps(library, key)
+    except OSError:
+        return
+    partcache.store(entry, pm, deps)
 
 
 def library_resolver(library: LDrawLibrary) -> Resolver:

@@ -135,8 +135,10 @@ class BodyAsset:
                 d["_bounds"] = None if b is None else (b + t).astype(np.float32)
             # the boxes' centres in one sum (I @ c + t is c + t, zeros' signs included)
             centres = np.array([b.centre for b in self.boxes], dtype=float).reshape(-1, 3) + t
+            # an unturned box keeps its axes: the same tuple when it is one already
             self.boxes = [BoxShape(tuple(c), b.half_extents,
-                                   tuple(map(tuple, np.asarray(b.rotation, dtype=float))),
+                                   b.rotation if type(b.rotation) is tuple
+                                   else tuple(map(tuple, np.asarray(b.rotation, dtype=float))),
                                    b.mass, b.tag) for c, b in zip(centres, self.boxes,
                                                                   strict=True)]
         else:
@@ -604,8 +606,10 @@ def build_asset(entry, base_dir: Path, ldrawdir=None, placed: bool = True,
     # ``position``. A submodel kept where its model puts it is set down with the whole model.
     rot = rotation_xyz_deg(entry.rotation) if placed else np.eye(3)
     asset.transform(rot, [0.0, 0.0, 0.0])
-    pts = asset.vertices if whole is None else whole @ rot.T
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    if whole is None:
+        lo, hi = asset.bounds()  # the mesh's min and max, kept per shared mesh
+    else:
+        lo, hi = _turned_bounds(whole, rot, path, cache)
     offset = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2]])
     if placed:
         offset = offset + np.asarray(entry.position, dtype=float)
@@ -632,6 +636,20 @@ def _cached_asset(model: Model, name: str, pls, cache: dict | None, key,
     asset = replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
     asset.__dict__["_bounds"] = base.bounds()  # measured once per cached mesh
     return asset
+
+
+def _turned_bounds(whole: np.ndarray, rot: np.ndarray, path: Path,
+                   cache: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max (3,) of a whole model's vertices turned by ``rot``, once per file and turn
+    (issue 26: 83 towers cut from one model measured its 180k vertices 83 times)."""
+    key = ("turned bounds", path.resolve(), rot.tobytes())
+    if cache is not None and key in cache:
+        return cache[key]
+    pts = whole @ rot.T
+    got = (pts.min(axis=0), pts.max(axis=0))
+    if cache is not None:
+        cache[key] = got
+    return got
 
 
 def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.ndarray:

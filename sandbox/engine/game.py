@@ -273,7 +273,8 @@ class Game:
             self.build_asset(entry, placed=False)
         self._check_overlaps()
         self.record_frame(force=True)
-        self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet)
+        self.world.step_until_rest(max_seconds=SETTLE_SECONDS, on_step=self._on_step_quiet,
+                                   impacts=False)  # nobody reads the set-up's impacts
         n = len(self.bodies)
         self.log("ready", f"{n} bod{'y' if n == 1 else 'ies'} on the table, at rest after "
                  f"{self.world.time:.2f} s", bodies=len(self.bodies))

@@ -1215,12 +1215,15 @@ class PhysicsWorld:
         cache[body.uid] = (body, pts)
         return pts
 
-    def step(self) -> list[ImpactEvent]:
+    def step(self, impacts: bool = True) -> list[ImpactEvent]:
         """Advance one fixed time step; return impacts that began during it.
 
         Bodies that would move more than :data:`GUARD_MIN_STEP_IN` this step are first
         guarded against tunnelling (:meth:`guard_step`), unless the caller already guarded
         them for this step (with its own ``ignore`` list).
+
+        ``impacts=False`` (a quiet settle, :meth:`step_until_rest`): no impacts are looked
+        for; the pairs in contact are only noted as to be fetched (:meth:`_fetch_pairs`).
         """
         if self.dormant:  # the whole table sleeps (see SLEEPING): time only
             self.steps += 1
@@ -1264,7 +1267,7 @@ class PhysicsWorld:
             self.steps += 1
             self.time = self.steps * self.time_step
             return []
-        before = self._speeds(velocities)
+        before = self._speeds(velocities) if impacts else {}
         sub = self.__dict__.get("_guard_substeps", 1)
         early: list = []  # contacts of a guarded impact's sub-steps (see guard_step)
         if sub > 1:
@@ -1273,7 +1276,7 @@ class PhysicsWorld:
             try:
                 for i in range(sub):
                     self._step_simulation()
-                    if i < sub - 1:  # a bounce within the step is an impact all the same
+                    if i < sub - 1 and impacts:  # a bounce within the step is an impact
                         early.extend(self._contact_points())
             finally:
                 self.client.setPhysicsEngineParameter(fixedTimeStep=self.time_step)
@@ -1294,16 +1297,25 @@ class PhysicsWorld:
         contacts: dict[tuple[int, int], list] = {}
         if still and all(get_vel(b.uid) == (_STILL, _STILL) for b in self._dynamic_bodies()):
             return []  # nothing moved: same contacts, no new ones
+        if not impacts:
+            self._pairs_stale = True
+            return []
+        self._fetch_pairs()
+        in_contact = self._in_contact
         final = self._contact_points()
-        for n, cp in enumerate(early + list(final)):
-            a, b = cp[1], cp[2]
-            if a not in by_uid or b not in by_uid:
-                continue
-            pair = (a, b) if a < b else (b, a)
-            if n >= len(early):
-                pairs.add(pair)
-            if pair not in in_contact:  # a resting contact needs no more than its pair
-                contacts.setdefault(pair, []).append(cp)
+        # the pairs touching now, from the distinct (A, B) of the points (issue 26: a table of
+        # resting creations has thousands of points a step, nearly all of known pairs)
+        for a, b in {(cp[1], cp[2]) for cp in final}:
+            if a in by_uid and b in by_uid:
+                pairs.add((a, b) if a < b else (b, a))
+        if early or not pairs <= in_contact:  # else every pair rests: no point is needed
+            for cp in early + list(final):
+                a, b = cp[1], cp[2]
+                if a not in by_uid or b not in by_uid:
+                    continue
+                pair = (a, b) if a < b else (b, a)
+                if pair not in in_contact:  # a resting contact needs no more than its pair
+                    contacts.setdefault(pair, []).append(cp)
         events = []
         for pair in sorted(contacts):
             best = None
@@ -1342,6 +1354,15 @@ class PhysicsWorld:
         self._in_contact = pairs
         return events
 
+    def _fetch_pairs(self) -> None:
+        """After a quiet settle: the pairs in contact now, as the last step that looked for
+        impacts would have left them (only the pairs are kept between steps)."""
+        if self.__dict__.pop("_pairs_stale", False):
+            by_uid = self._by_uid
+            self._in_contact = {(a, b) if a < b else (b, a)
+                                for a, b in {(cp[1], cp[2]) for cp in self._contact_points()}
+                                if a in by_uid and b in by_uid}
+
     def is_at_rest(self) -> bool:
         """True when every dynamic body moves slower than the rest thresholds now."""
         if self.dormant:
@@ -1360,6 +1381,7 @@ class PhysicsWorld:
         max_seconds: float = 10.0,
         min_seconds: float = 0.0,
         on_step: Callable[["PhysicsWorld", list[ImpactEvent]], None] | None = None,
+        impacts: bool = True,
     ) -> list[ImpactEvent]:
         """Step until every body has been at rest for :data:`REST_HOLD_S`, or a time cap.
 
@@ -1371,6 +1393,10 @@ class PhysicsWorld:
             Always simulate at least this long (so a body released at rest gets moving).
         on_step : callable, optional
             Called after every step with the world and that step's impacts (for recording).
+        impacts : bool
+            False: a quiet settle whose impacts nobody reads (the set-up's): no contact is
+            fetched during it (issue 26: thousands of points a step on a big table), only
+            the pairs in contact at its end, which later steps need.
 
         Returns
         -------
@@ -1381,16 +1407,19 @@ class PhysicsWorld:
         start = self.time
         hold_steps_needed = max(1, int(round(REST_HOLD_S / self.time_step)))
         rest_steps = 0
-        while self.time - start < max_seconds - 1e-12:
-            ev = self.step()
-            events.extend(ev)
-            if on_step is not None:
-                on_step(self, ev)
-            if self.time - start < min_seconds:
-                continue
-            rest_steps = rest_steps + 1 if self.is_at_rest() else 0
-            if rest_steps >= hold_steps_needed:
-                break
+        try:
+            while self.time - start < max_seconds - 1e-12:
+                ev = self.step(impacts)
+                events.extend(ev)
+                if on_step is not None:
+                    on_step(self, ev)
+                if self.time - start < min_seconds:
+                    continue
+                rest_steps = rest_steps + 1 if self.is_at_rest() else 0
+                if rest_steps >= hold_steps_needed:
+                    break
+        finally:
+            self._fetch_pairs()
         return events
 
     def poses(self, keys: Iterable[str] | None = None

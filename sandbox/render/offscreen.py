@@ -86,6 +86,10 @@ _VIEW_MASK = BitMask32.bit(0)  # the picture's camera
 _SHADOW_MASK = geometry.SHADOW_MASK  # the sun's shadow camera
 
 
+#: Share of the picture's width and height drawn in the first frame of a renderer with
+#: shadows (only to make the shadow buffer; see :meth:`OffscreenRenderer.render`).
+_PRIMING_REGION: float = 0.002
+
 @dataclass(frozen=True)
 class RenderStats:
     """What the last picture cost.
@@ -317,9 +321,17 @@ class OffscreenRenderer:
             self._buffer.set_clear_color(LColor(*view.background))
             # The shadow buffer is made during the first frame that needs it and drawn from
             # the next on, so the renderer's first picture with shadows takes two frames.
-            frames = 2 if self.shadows and not self._shadow_ready else 1
-            for _ in range(frames):
-                self._engine.render_frame()
+            if self.shadows and not self._shadow_ready:
+                # That first frame's own picture is never read: it is drawn into a corner of
+                # a few pixels, which makes the shadow buffer all the same (issue 26: a whole
+                # software-GL frame less; the picture is the same byte for byte)
+                whole = self._region.get_dimensions()
+                self._region.set_dimensions(0, _PRIMING_REGION, 0, _PRIMING_REGION)
+                try:
+                    self._engine.render_frame()
+                finally:
+                    self._region.set_dimensions(whole)
+            self._engine.render_frame()
             self._shadow_ready = self.shadows
             self._engine.sync_frame()
             image = self._read()
