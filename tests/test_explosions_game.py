@@ -202,14 +202,17 @@ def test_field_hazard_blast_shrinks_each_turn(tmp_path):
     assert [e["rings"] for e in g.events if e["type"] == "explosion"] == [[4], [4]]
 
 
-def test_a_launched_payload_that_goes_off_by_its_launcher_leaves_no_pass_through(ldrawdir):
+def test_a_payload_going_off_by_its_launcher_leaves_no_pass_through_and_undoes(ldrawdir):
     """A Payload flies with its contacts with its own Launcher off (until 2" clear) and here
     goes off 1.5" from the catapult: the blast breaks the catapult into its three parts, and
     pybullet gives the freed ids out again (the bottom brick takes the catapult's, the middle
     brick the boulder's). pybullet keeps "don't collide" pairs by id after a body is removed:
     before the fix the boulder-catapult pair passed to the two bricks, the middle one fell
     through the bottom one to the table (0.378" deep in it, a brick's height) and the world
-    still listed the gone pair in ``no_collide``. Now the bricks stack (0, 0.378", 0.756")."""
+    still listed the gone pair in ``no_collide``. Now the bricks stack (0, 0.378", 0.756").
+    Undo restores the world in place (the pair switched and the bodies removed are in its
+    journal), equal to the game without the launch, and the launch again gives the same
+    hash."""
     import tomllib
 
     from sandbox.engine.scene import scene_from_dict
@@ -227,7 +230,7 @@ def test_a_launched_payload_that_goes_off_by_its_launcher_leaves_no_pass_through
     with Game(scene_from_dict(data), ROOT / "scenes", ldrawdir=ldrawdir) as g:
         w = g.world
         boulder, catapult = w.bodies["boulder"].uid, w.bodies["catapult"].uid
-        g.run()
+        g.play_turns()
         ex = next(e for e in g.events if e["type"] == "explosion")
         assert ex["body"] == "boulder"
         assert np.hypot(ex["point"][0] + 7.0, ex["point"][1]) < 2.0  # not yet clear
@@ -240,3 +243,15 @@ def test_a_launched_payload_that_goes_off_by_its_launcher_leaves_no_pass_through
                       default=0.0)
         assert deepest > -0.01
         assert w.no_collide == set()
+        final = g.state_hash()
+        undone = g.undo()
+        assert undone.type == "launch" and g.world is w  # restored in place, no rebuild
+        assert w.no_collide == set() and {"boulder", "catapult"} <= set(w.bodies)
+        with Game(g.spec, g.base_dir, g.ldrawdir, seed=g.seed, actions=list(g.actions),
+                  forced_dice=g.forced_dice) as fresh:
+            assert g.state_hash() == fresh.state_hash()
+            assert w.poses() == fresh.world.poses()
+            assert {k: b.uid for k, b in w.bodies.items()} == {
+                k: b.uid for k, b in fresh.world.bodies.items()}
+        g.apply(undone, by=undone.by)
+        assert g.state_hash() == final
