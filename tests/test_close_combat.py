@@ -410,3 +410,42 @@ def test_a_parry_order_can_be_stopped_and_survives_a_save(ldrawdir, tmp_path):
         h = g.state_hash()
     with Game.load(path, ldrawdir=ldrawdir) as g2:
         assert g2.close_combat.parry_orders == {"rknight": 0} and g2.state_hash() == h
+
+
+def test_table_a_piece_of_a_broken_creation_parries_and_its_blade_is_knocked_away(ldrawdir):
+    """BrikWars 8.4 then 8.2: a missile breaks the tractor (its rear parts destroyed); the
+    piece that keeps the dozer blade (LDraw part 3001) is a Creation with the tractor's
+    weapons, takes a Parry order and fails it critically against the walker's Shove: the
+    blade flies, and the piece's drawn mesh loses the blade's triangles. The piece's asset is
+    a PieceAsset (made from its parent's mesh), which ``dataclasses.replace`` could not copy
+    (TypeError: its constructor takes the parent, not arrays)."""
+    from sandbox.engine.assets import PieceAsset
+
+    with _game(ldrawdir, {"explosion": [6], "armor": [2], "parry": [1, 4]}) as g:
+        g.apply({"type": "missile", "player": REP, "point": [2.3, 0.0, 0.3], "xsize": 1},
+                by="referee")
+        piece = next(k for k in g.bodies if k.startswith("tractor#") and k in g.world.bodies
+                     and g.close_combat.part_points(k, "3001") is not None)
+        asset = g.assets[piece]
+        assert isinstance(asset, PieceAsset) and g.bodies[piece].kind == "creation"
+        blade = next(t for t in asset.tags if asset.placements[t].part == "3001.dat")
+        before = np.asarray(asset.placement_index)
+        kept_before = asset.local_vertices[np.repeat(before != blade, 3)]
+        assert len(kept_before) and (before == blade).sum() > 0
+        _end(g)
+        g.apply({"type": "parry", "player": FARM, "unit": piece, "weapon": 0})
+        _end(g)
+        n = len(g.events)
+        g.apply({"type": "shove", "player": REP, "unit": "walker", "target": piece})
+        parry = next(e for e in g.events[n:] if e["type"] == "parry")
+        assert parry["body"] == piece and parry["critical_failure"]
+        away = next(e for e in g.events[n:] if e["type"] == "knocked_away")
+        assert away["thrown"] in g.world.bodies and away["inches"] == 4
+        after = g.assets[piece]
+        assert blade not in set(np.asarray(after.placement_index).tolist())
+        assert g.close_combat.part_points(piece, "3001") is None
+        assert len(after.local_vertices) == len(after.vertices) == 3 * len(before[before != blade])
+        assert np.array_equal(after.local_vertices, kept_before)  # the rest as it was drawn
+        assert asset.placement_index is not None and len(asset.placement_index) == len(before)
+        with pytest.raises(TypeError, match="no field colour_of"):
+            after.replaced(colour_of=4)

@@ -200,3 +200,58 @@ def test_field_hazard_blast_shrinks_each_turn(tmp_path):
     f = g.blasts.fields[0]
     assert f.hazard == "Smoke" and f.history == [8.0] and f.size_in == 7.0
     assert [e["rings"] for e in g.events if e["type"] == "explosion"] == [[4], [4]]
+
+
+def test_a_payload_going_off_by_its_launcher_leaves_no_pass_through_and_undoes(ldrawdir):
+    """A Payload flies with its contacts with its own Launcher off (until 2" clear) and here
+    goes off 1.5" from the catapult: the blast breaks the catapult into its three parts, and
+    pybullet gives the freed ids out again (the bottom brick takes the catapult's, the middle
+    brick the boulder's). pybullet keeps "don't collide" pairs by id after a body is removed:
+    before the fix the boulder-catapult pair passed to the two bricks, the middle one fell
+    through the bottom one to the table (0.378" deep in it, a brick's height) and the world
+    still listed the gone pair in ``no_collide``. Now the bricks stack (0, 0.378", 0.756").
+    Undo restores the world in place (the pair switched and the bodies removed are in its
+    journal), equal to the game without the launch, and the launch again gives the same
+    hash."""
+    import tomllib
+
+    from sandbox.engine.scene import scene_from_dict
+
+    data = tomllib.loads((ROOT / "scenes" / "catapult_over_wall.toml").read_text())
+    data.pop("expect", None)
+    for part in data["creations"][0]["parts"]:  # the wall right in front of the catapult
+        part["position"][0] = -5.3
+    data["creations"][0]["fixed"] = data["creations"][1]["fixed"] = False
+    data["explosives"] = [{"body": "boulder", "xsize": 1, "stability": "unstable"}]
+    data["forced_dice"] = {"projectile": [5], "explosion": [6], "armor": [1, 1, 1, 1]}
+    lob = data["actions"][0]
+    lob.pop("target_body")
+    lob.update(target=[-5.3, 0.0, 2.0], arc="low")
+    with Game(scene_from_dict(data), ROOT / "scenes", ldrawdir=ldrawdir) as g:
+        w = g.world
+        boulder, catapult = w.bodies["boulder"].uid, w.bodies["catapult"].uid
+        g.play_turns()
+        ex = next(e for e in g.events if e["type"] == "explosion")
+        assert ex["body"] == "boulder"
+        assert np.hypot(ex["point"][0] + 7.0, ex["point"][1]) < 2.0  # not yet clear
+        assert "catapult" not in w.bodies and "boulder" not in w.bodies
+        bottom, middle, top = (w.bodies[f"catapult~{i}"] for i in range(3))
+        assert (bottom.uid, middle.uid) == (catapult, boulder)  # the case: ids given again
+        lows = [float(w.aabb(b.key)[0][2]) for b in (bottom, middle, top)]
+        assert lows == pytest.approx([0.0, 0.378, 0.756], abs=0.02), lows
+        deepest = min((p[8] for p in w.client.getClosestPoints(bottom.uid, middle.uid, 0.0)),
+                      default=0.0)
+        assert deepest > -0.01
+        assert w.no_collide == set()
+        final = g.state_hash()
+        undone = g.undo()
+        assert undone.type == "launch" and g.world is w  # restored in place, no rebuild
+        assert w.no_collide == set() and {"boulder", "catapult"} <= set(w.bodies)
+        with Game(g.spec, g.base_dir, g.ldrawdir, seed=g.seed, actions=list(g.actions),
+                  forced_dice=g.forced_dice) as fresh:
+            assert g.state_hash() == fresh.state_hash()
+            assert w.poses() == fresh.world.poses()
+            assert {k: b.uid for k, b in w.bodies.items()} == {
+                k: b.uid for k, b in fresh.world.bodies.items()}
+        g.apply(undone, by=undone.by)
+        assert g.state_hash() == final

@@ -112,7 +112,7 @@ def test_a_removed_body_comes_back_to_its_place_in_bullets_arrays():
                 w.add_compound("piece", [BoxShape((5.0, 5.0, 0.5), (0.3, 0.3, 0.3), eye, 1.0, 0)])
                 w.remove("b4")
             else:  # forget who moved into each removed body's place: each comes back last
-                w._journal = [(op[0], op[1], None) for op in w._journal]
+                w._journal = [(*op[:2], None, *op[3:]) for op in w._journal]
             assert w.restore(snap)
             w.forget(snap)
             assert list(w.bodies) == ["ground"] + [f"b{i}" for i in range(6)]
@@ -140,3 +140,52 @@ def test_a_save_after_an_undo_loads_with_the_same_hash(tmp_path, undos):
         path = game.save(tmp_path / "g.save.json")
         with Game.load(path) as loaded:  # re-simulates the log and checks the hash
             assert loaded.state_hash() == game.state_hash()
+
+
+def test_a_restored_body_gets_its_switched_off_contacts_back():
+    """A Payload held inside its Launcher with their contacts off (set_collides) goes off (it
+    is removed: its pairs are forgotten and switched back on, so the blast piece that takes
+    its pybullet id collides normally); the restore brings the Payload back with its contacts
+    off again, as they were: no_collide as in the snapshot, and stepping on gives the poses,
+    bit for bit, of a world that never did it (with its contacts on, the Payload would be
+    pushed out of the Launcher)."""
+    from sandbox.physics.projectiles import set_collides
+    from sandbox.physics.world import BoxShape, PhysicsWorld
+
+    eye = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+    def world_with_payload():
+        w = PhysicsWorld()
+        w.add_ground(40, 40)
+        w.add_compound("launcher", [BoxShape((0.0, 0.0, 0.5), (1.0, 1.0, 0.5), eye, 10.0, 0)])
+        w.add_compound("payload", [BoxShape((0.3, 0.0, 0.7), (0.2, 0.2, 0.2), eye, 1.0, 0)])
+        w.add_compound("after", [BoxShape((4.0, 0.0, 0.5), (0.5, 0.5, 0.5), eye, 2.0, 0)])
+        set_collides(w, "payload", "launcher", False)
+        return w
+
+    def run_on(w):
+        w.canonicalize()
+        for _ in range(120):
+            w.step()
+        return w.poses()
+
+    with world_with_payload() as ref:
+        want = run_on(ref)
+    with world_with_payload() as on:  # the same world with the contacts on: another result
+        set_collides(on, "payload", "launcher", True)
+        assert run_on(on) != want
+    with world_with_payload() as w:
+        snap = w.snapshot()
+        uid = w.bodies["payload"].uid
+        w.remove("payload")
+        assert w.no_collide == set()
+        piece = w.add_compound("piece", [BoxShape((0.0, 0.0, 2.0), (0.3, 0.3, 0.3), eye, 1.0,
+                                                  0)])
+        assert piece.uid == uid
+        set_collides(w, "piece", "after", False)  # an added body's pairs go with it
+        assert w.can_restore(snap)
+        assert w.restore(snap)
+        w.forget(snap)
+        assert w.no_collide == {("launcher", "payload")}
+        assert w.bodies["payload"].uid == uid
+        assert run_on(w) == want

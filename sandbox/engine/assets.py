@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,6 +103,24 @@ class BodyAsset:
     def tags(self) -> list[int]:
         """Indices into :attr:`placements` of the parts this body holds (its boxes' tags)."""
         return [int(b.tag) for b in self.boxes]
+
+    def replaced(self, **changes) -> BodyAsset:
+        """A copy of this asset with some fields changed (field name → new value), for every
+        kind of asset: ``dataclasses.replace`` calls the class's constructor with the fields,
+        which a :class:`PieceAsset` (built from its parent's mesh) does not take.
+
+        Returns a plain :class:`BodyAsset` holding this one's field values (its mesh arrays
+        as they read now: a piece's are made if they were not yet; arrays and lists not
+        changed are shared, as ``dataclasses.replace`` shares them), its edge lines made
+        again on first use (they follow ``placement_index``). Raises TypeError naming a
+        field that :class:`BodyAsset` does not have.
+        """
+        names = [f.name for f in fields(BodyAsset) if f.init and f.name != "_lines"]
+        unknown = sorted(set(changes) - set(names))
+        if unknown:
+            raise TypeError(f"{self.name}: an asset has no field {', '.join(unknown)}")
+        return BodyAsset(**{n: changes[n] if n in changes else getattr(self, n)
+                            for n in names})
 
     def bounds(self) -> np.ndarray:
         """(2, 3) world bounds of the mesh, inches (float32, as the world-frame vertices')."""

@@ -254,17 +254,9 @@ def hover_force(world: PhysicsWorld, key: str) -> None:
 
 def set_collides(world: PhysicsWorld, a: str, b: str, enabled: bool) -> None:
     """Switch contacts between two bodies on or off (a Payload and its own Launcher)."""
-    ba, bb = world.bodies[a], world.bodies[b]
     world.wake(a)
     world.wake(b)
-    pair = (a, b) if a < b else (b, a)
-    if enabled:
-        world.no_collide.discard(pair)
-    else:
-        world.no_collide.add(pair)
-    for la in ba.links:
-        for lb in bb.links:
-            world.client.setCollisionFilterPair(ba.uid, bb.uid, la, lb, int(enabled))
+    world.set_collides(a, b, enabled)
 
 
 def surface_below(world: PhysicsWorld, xy: Vec, from_z: float = 200.0,

@@ -474,9 +474,9 @@ class PhysicsWorld:
         self._touched = True
         #: Speeds given to bodies since the last step (see step: a woken body's first step)
         self._woken: dict[str, tuple[list, list]] = {}
-        #: Body pairs whose contacts are switched off (``projectiles.set_collides``): pybullet's
-        #: ``restoreState`` does not restore them, so a snapshot is only restored when they
-        #: are as they were.
+        #: Body pairs whose contacts are switched off (:meth:`set_collides`): pybullet's
+        #: ``restoreState`` does not restore them, so the journal keeps every switch, and a
+        #: removed body's pairs (remove forgets them), for restore to undo.
         self.no_collide: set[tuple[str, str]] = set()
         #: Seconds each movable body has rested below SLEEP_THRESHOLD (see SLEEPING).
         self._rested: dict[str, float] = {}
@@ -492,9 +492,11 @@ class PhysicsWorld:
         #: last; a removed one's place is taken by the last (Bullet's swap-and-pop removal).
         self._order: list[str] = []
         #: Bodies added and removed while a snapshot is kept, to undo them (restore):
-        #: ``("add", key)`` or ``("remove", body, moved)``, ``moved`` the key of the body that
-        #: took its place in Bullet's arrays (None when it was the last). Entry ``i`` has the
-        #: number ``_journal_start + i``.
+        #: ``("add", key)``, ``("remove", body, moved, pairs)`` or ``("pair", pair, was_off)``:
+        #: ``moved`` the key of the body that took its place in Bullet's arrays (None when it
+        #: was the last), ``pairs`` its pairs in ``no_collide`` then (forgotten by the removal,
+        #: given back by the restore); ``pair`` switched by set_collides, off before or not.
+        #: Entry ``i`` has the number ``_journal_start + i``.
         self._journal: list[tuple] = []
         self._journal_start = 0
         #: Snapshots that can be restored: pybullet state id -> journal number then.
@@ -846,12 +848,54 @@ class PhysicsWorld:
             collisionFrameOrientations=[tuple(q) for q in orientations.tolist()],
         )
 
+    def set_collides(self, a: str, b: str, enabled: bool) -> None:
+        """Switch contacts between bodies ``a`` and ``b`` on or off (every pair of their
+        links, pybullet ``setCollisionFilterPair``), noted in :attr:`no_collide` and, while a
+        snapshot is kept, in the journal (a restore switches them back).
+
+        Raises KeyError when either body is not in the world."""
+        pair = (a, b) if a < b else (b, a)
+        was_off = pair in self.no_collide
+        self._switch_pair(a, b, enabled)
+        if self._live:
+            self._journal.append(("pair", pair, was_off))
+
+    def _switch_pair(self, a: str, b: str, enabled: bool) -> None:
+        """:meth:`set_collides` without the journal (a removal and a restore journal or undo
+        their own switches)."""
+        ba, bb = self.bodies[a], self.bodies[b]
+        pair = (a, b) if a < b else (b, a)
+        if enabled:
+            self.no_collide.discard(pair)
+        else:
+            self.no_collide.add(pair)
+        for la in ba.links:
+            for lb in bb.links:
+                self.client.setCollisionFilterPair(ba.uid, bb.uid, la, lb, int(enabled))
+
+    def _release_pairs(self, key: str) -> frozenset:
+        """Switch contacts back on between ``key`` and every body it was kept from
+        (:attr:`no_collide`), before the body leaves pybullet; return those pairs.
+
+        pybullet keeps pair filters by body id, not by body, and hands a freed id to the next
+        body made: without this, a Payload that goes off while its contacts with its Launcher
+        are off would pass that to the next body with its id (a blast piece), which would then
+        fall through the Launcher."""
+        pairs = frozenset(p for p in self.no_collide if key in p)
+        for a, b in sorted(pairs):
+            self._switch_pair(a, b, True)
+        return pairs
+
     def remove(self, key: str) -> None:
-        """Remove a body from the world."""
+        """Remove a body from the world; its pairs in :attr:`no_collide` are forgotten (and
+        switched back on in pybullet, whose filters outlive the body: see _release_pairs).
+
+        Raises KeyError when no body is called ``key``."""
         body = self.bodies[key]
+        pairs = self._release_pairs(key)
         moved = self._remove_body(key)
         if self._live:
-            self._journal.append(("remove", body, moved))
+            self._journal.append(("remove", body, moved, pairs))
         self._by_uid.pop(body.uid, None)
         self._dynamic = None
         self._wake_table()
@@ -905,10 +949,28 @@ class PhysicsWorld:
     def can_restore(self, snap: WorldSnapshot) -> bool:
         """True when :meth:`restore` can go back to ``snap``: it is kept (not forgotten, not
         made void by the restore of an earlier one), and the pairs with contacts switched off
-        are those of then (``restoreState`` keeps the collision filters as they are now)."""
+        are those of then once the journal is undone (bodies added and removed, pairs
+        switched since: ``restoreState`` keeps the collision filters as they are now; only a
+        change of :attr:`no_collide` by hand, outside set_collides, fails this)."""
         return (self._live.get(snap.state_id) == snap.journal
                 and snap.journal >= self._journal_start
-                and self.no_collide == snap.no_collide)
+                and self._no_collide_back_to(snap.journal) == snap.no_collide)
+
+    def _no_collide_back_to(self, journal: int) -> set[tuple[str, str]]:
+        """:attr:`no_collide` once the journal is undone back to entry ``journal``: a body
+        added since takes its pairs away, a body removed since brings its pairs back, a pair
+        switched since is as it was."""
+        pairs = set(self.no_collide)
+        for op in reversed(self._journal[journal - self._journal_start:]):
+            if op[0] == "add":
+                pairs = {p for p in pairs if op[1] not in p}
+            elif op[0] == "pair" and op[2]:
+                pairs.add(op[1])
+            elif op[0] == "pair":
+                pairs.discard(op[1])
+            else:
+                pairs |= op[3]
+        return pairs
 
     def restore(self, snap: WorldSnapshot) -> bool:
         """Go back to ``snap``: undo the bodies added and removed since, newest first, then
@@ -923,7 +985,10 @@ class PhysicsWorld:
         from its recipe (last), then the body that had moved into its place is taken out
         (the remade one moves back in) and made again (last, where it was). pybullet hands
         out the ids it freed last first, so every body gets its old id back. A body added
-        since is taken out (it is last at that point).
+        since is taken out (it is last at that point). Pairs with contacts switched off go
+        with their bodies: an added body's are switched back on, a removed body's off again,
+        and a pair switched since (:meth:`set_collides`) is switched back (:attr:`no_collide`
+        ends as it was, and so do pybullet's filters for every body).
 
         Returns False, changing nothing, when ``snap`` cannot be restored
         (:meth:`can_restore`), and False too in the unexpected case that pybullet gave a
@@ -935,19 +1000,25 @@ class PhysicsWorld:
         since = self._journal[snap.journal - self._journal_start:]
         del self._journal[snap.journal - self._journal_start:]
         for op in reversed(since):
+            if op[0] == "pair":
+                self._switch_pair(*op[1], not op[2])
+                continue
             if op[0] == "add":
                 if self._order[-1] != op[1]:
                     return False
+                self._release_pairs(op[1])
                 self._remove_body(op[1])
                 continue
-            _, body, moved = op
+            _, body, moved, pairs = op
             if not self._make_again(body):
                 return False
             if moved is not None:
                 other = self.bodies[moved]
-                self._remove_body(moved)
+                self._remove_body(moved)  # it comes back with its id: its filters hold
                 if not self._make_again(other):
                     return False
+            for a, b in sorted(pairs):  # its contacts switched off as they were
+                self._switch_pair(a, b, False)
         # snapshots taken after this one are void: their journal entries are gone
         self._live = {k: v for k, v in self._live.items() if v <= snap.journal}
         self.client.restoreState(stateId=snap.state_id)
@@ -960,6 +1031,7 @@ class PhysicsWorld:
         self._woken = dict(snap.woken)
         self._guarded_now = set(snap.guarded_now)
         self._rested = dict(snap.rested)
+        self.no_collide = set(snap.no_collide)
         self.dormant = snap.asleep
         self.naps += 1  # a restored sleep is another nap for whoever kept the last one
         self._frozen_poses, self._frozen_aabbs = {}, {}

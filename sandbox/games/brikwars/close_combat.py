@@ -328,8 +328,9 @@ class CloseCombat(System):
             return
         keep = pidx != min(tags)
         vsel = (np.nonzero(keep)[0][:, None] * 3 + np.arange(3)).reshape(-1)
-        g.assets[key] = replace(asset, placement_index=pidx[keep],
-                                **{f: getattr(asset, f)[vsel] for f in arrays})
+        # (a piece of a broken creation has a PieceAsset: replaced, not dataclasses.replace)
+        g.assets[key] = asset.replaced(placement_index=pidx[keep],
+                                       **{f: getattr(asset, f)[vsel] for f in arrays})
 
     def part_colour(self, key: str, part: str) -> int:
         """LDraw colour of the first placement of ``part`` in a body's model (16 if none)."""
