@@ -1,0 +1,96 @@
+"""Hostile numbers in a scene's script and stats (found by trying the sandbox as a new user):
+dice counts, weapon sizes and Firing Arcs are bounded when the file is read, so a typed
+``99999999d4`` is one line naming the file and field, not minutes of rolling and gigabytes of
+memory; and an action the rules refuse while a scene runs names the scene file too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox.app.headless import run_scene
+from sandbox.core.dice import MAX_DICE, MAX_SIDES, DiceExpression, DiceSum
+from sandbox.core.errors import DiceError, RulesError, SceneError
+from sandbox.engine.scene import load_scene
+
+SCENE = """name = "t"
+seed = 1
+[battlefield]
+width = 20.0
+depth = 20.0
+[[players]]
+name = "Red"
+[[players]]
+name = "Blue"
+[[units]]
+id = "a"
+owner = "Red"
+parts = [{part = "3001"}]
+position = [-3.0, 0.0, 0.0]
+stats = { size = 1.0, armor = 4, move = 5.0, weapons = [WEAPON] }
+[[units]]
+id = "b"
+owner = "Blue"
+parts = [{part = "3001"}]
+position = [3.0, 0.0, 0.0]
+"""
+GUN = '{ type = "Gun", size = 1 }'
+
+
+def scene(tmp_path: Path, actions: str = "", weapon: str = GUN, extra: str = "") -> Path:
+    path = tmp_path / "hostile.toml"
+    path.write_text(SCENE.replace("WEAPON", weapon) + extra + actions, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("text", ["99999999d4 Fire", f"{MAX_DICE + 1}d6", f"1d{MAX_SIDES + 1}",
+                                  "1" * 5000 + "d6", "1d4 + " * 200 + "1d4"])
+def test_a_dice_expression_beyond_the_bounds_is_a_dice_error(text):
+    with pytest.raises(DiceError):
+        DiceSum.parse(text) if "+" in text else DiceExpression.parse(text)
+
+
+def test_the_largest_allowed_dice_still_parse():
+    assert DiceExpression.parse(f"{MAX_DICE}d{MAX_SIDES}").count == MAX_DICE
+
+
+@pytest.mark.parametrize("action, field", [
+    ('type = "ignite"\nplayer = "Red"\ntarget = "b"\ndice = "99999999d4 Fire"\n', "dice"),
+    ('type = "flamethrower"\nplayer = "Red"\nattacker = "a"\ntarget = "b"\nsize = 1e300\n',
+     "size"),
+    ('type = "flamethrower"\nplayer = "Red"\nattacker = "a"\ntarget = "b"\narc = 100000000\n',
+     "arc"),
+    ('type = "missile"\nplayer = "Red"\npoint = [0.0, 0.0, 0.0]\nxsize = 2\nsize = 1e300\n',
+     "size"),
+])
+def test_hostile_numbers_in_a_scripted_action_are_refused_naming_file_and_field(
+        tmp_path, action, field):
+    path = scene(tmp_path, "\n[[actions]]\n" + action)
+    with pytest.raises(SceneError) as err:
+        load_scene(path)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"{path}: actions[0]") and field in text
+
+
+def test_a_hazard_field_with_too_many_dice_is_refused(tmp_path):
+    path = scene(tmp_path, extra='[[fields]]\nid = "f"\nhazard = "exposure"\nsize = 2.0\n'
+                                 'dice = "99999999d4 Fire"\n')
+    with pytest.raises(SceneError, match=r"fields\[0\]\.dice"):
+        load_scene(path)
+
+
+def test_a_weapon_of_absurd_size_is_refused(tmp_path):
+    path = scene(tmp_path, weapon='{ type = "Gun", size = 1e300, mount = "mounted" }')
+    with pytest.raises(SceneError, match=r"units\[0\]\.stats\.weapons\[0\]\.size"):
+        load_scene(path)
+
+
+def test_a_refused_scripted_action_names_the_scene_file(tmp_path):
+    path = scene(tmp_path, '\n[[actions]]\ntype = "move"\nplayer = "Red"\nunit = "ghost"\n'
+                           'to = [0.0, 0.0]\n')
+    with pytest.raises(RulesError) as err:
+        run_scene(path, out_dir=tmp_path / "out", png=False)
+    text = str(err.value)
+    assert text.startswith(f"{path}: actions[0]: ") and "ghost" in text and "\n" not in text
