@@ -94,3 +94,42 @@ def test_a_refused_scripted_action_names_the_scene_file(tmp_path):
         run_scene(path, out_dir=tmp_path / "out", png=False)
     text = str(err.value)
     assert text.startswith(f"{path}: actions[0]: ") and "ghost" in text and "\n" not in text
+
+
+# ====================================================================== replays
+def _replay_with(tmp_path: Path, version: int, frames: int) -> Path:
+    """A replay of no bodies whose header claims ``frames`` frames, with a valid checksum
+    (anyone can compute one) and, for version 2, no frame times."""
+    import json
+
+    import numpy as np
+
+    from sandbox.engine import replay as rp
+
+    header = {"format": "brikwars-replay", "version": version, "scene": {"name": "t"},
+              "seed": 1, "actions": [], "events": [], "bodies": [], "frame_dt": 1 / 60,
+              "frames": frames, "meta": {}}
+    arrays = {"frame_times": np.zeros(0)} if version >= 2 else {}
+    header["checksum"] = rp._checksum(dict(header), arrays)
+    path = tmp_path / f"v{version}.replay"
+    np.savez_compressed(path.with_suffix(".npz"),
+                        header_json=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                        **arrays)
+    path.with_suffix(".npz").rename(path)
+    return path
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_replay_claiming_two_billion_frames_is_refused_when_read(tmp_path, version):
+    """A 20 KB replay saying ``frames = 2**31 - 1`` made ``sandbox replay --info`` allocate
+    16 GB of frame times (a MemoryError traceback, or the machine's memory)."""
+    from sandbox.core.errors import ReplayError
+    from sandbox.engine.replay import MAX_FRAMES, load_replay
+
+    path = _replay_with(tmp_path, version, 2**31 - 1)
+    with pytest.raises(ReplayError, match=r"v\d\.replay: .*frames"):
+        load_replay(path)
+    assert MAX_FRAMES >= 1_000_000  # 4.6 hours at 60 frames a second: far beyond a game
+    if version == 2:  # frame times must be there for every frame
+        with pytest.raises(ReplayError, match="frame times for 1000 frames"):
+            load_replay(_replay_with(tmp_path, 2, 1000))
