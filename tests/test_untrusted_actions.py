@@ -133,3 +133,26 @@ def test_a_replay_claiming_two_billion_frames_is_refused_when_read(tmp_path, ver
     if version == 2:  # frame times must be there for every frame
         with pytest.raises(ReplayError, match="frame times for 1000 frames"):
             load_replay(_replay_with(tmp_path, 2, 1000))
+
+
+def test_replay_verify_of_a_doctored_replay_names_the_replay_file(tmp_path):
+    """A replay whose (checksummed) log holds a move of a body that does not exist: ``sandbox
+    replay --verify`` says so in one line that names the replay (it said only
+    ``error: action 0 (move): ...``)."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    from sandbox.engine.replay import load_replay, save_replay
+
+    path = scene(tmp_path)
+    result = run_scene(path, out_dir=tmp_path / "out", png=False)
+    rp = load_replay(result.replay_path)
+    rp.actions = [{"type": "move", "player": "Red", "turn": 1, "unit": "ghost", "to": [0, 0]}]
+    bad = save_replay(rp, tmp_path / "doctored.replay")
+    r = subprocess.run([sys.executable, "-m", "sandbox.cli", "replay", str(bad), "--verify"],
+                       capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    line = r.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: {bad}: ") and "ghost" in line
