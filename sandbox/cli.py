@@ -760,6 +760,8 @@ def odds(
 
     scene = _scene_arg(scene)
     try:
+        if seeds is None and runs > odds_mod.MAX_RUNS:
+            raise ValueError(f"--runs {runs}: more than {odds_mod.MAX_RUNS} runs")
         seed_range = odds_mod.parse_seeds(seeds) if seeds is not None else range(1, runs + 1)
         if replay_seed not in (None, "dramatic"):
             try:

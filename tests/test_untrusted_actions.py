@@ -156,3 +156,16 @@ def test_replay_verify_of_a_doctored_replay_names_the_replay_file(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     line = r.stderr.strip()
     assert "\n" not in line and line.startswith(f"error: {bad}: ") and "ghost" in line
+
+
+def test_odds_with_a_hundred_billion_runs_is_one_line(tmp_path):
+    """``--seeds`` was bounded, ``--runs 99999999999`` was a MemoryError traceback."""
+    from typer.testing import CliRunner
+
+    from sandbox.cli import app
+
+    r = CliRunner().invoke(app, ["odds", str(scene(tmp_path)), "--runs", "99999999999",
+                                 "--workers", "1", "--out", str(tmp_path / "odds")])
+    assert r.exit_code == 2
+    assert "--runs 99999999999: more than 1000000 runs" in r.output
+    assert "Traceback" not in r.output and not (tmp_path / "odds" / "runs.csv").exists()
