@@ -169,3 +169,26 @@ def test_odds_with_a_hundred_billion_runs_is_one_line(tmp_path):
     assert r.exit_code == 2
     assert "--runs 99999999999: more than 1000000 runs" in r.output
     assert "Traceback" not in r.output and not (tmp_path / "odds" / "runs.csv").exists()
+
+
+def test_replay_info_shows_the_outcome_the_replay_keeps(tmp_path):
+    """``sandbox replay --info`` printed no Outcome though the replay keeps it (README: saves
+    and replays keep it); a doctored one says it is unreadable, no traceback."""
+    import io
+
+    from rich.console import Console
+
+    from sandbox.app.replay_cli import print_info
+    from sandbox.engine.replay import load_replay
+
+    result = run_scene(scene(tmp_path), out_dir=tmp_path / "out", png=False)
+    rp = load_replay(result.replay_path)
+    out = io.StringIO()
+    print_info(result.replay_path, rp, Console(file=out, width=200))
+    assert f"Outcome: {result.game.outcome.text}" in out.getvalue()
+    for junk, shown in (({"winner": 5}, "unreadable"), ("x", "unreadable"),
+                        (None, "none recorded")):
+        rp.meta["outcome"] = junk
+        out = io.StringIO()
+        print_info(result.replay_path, rp, Console(file=out, width=200))
+        assert f"Outcome: {shown}" in out.getvalue()
