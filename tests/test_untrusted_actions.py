@@ -192,3 +192,13 @@ def test_replay_info_shows_the_outcome_the_replay_keeps(tmp_path):
         out = io.StringIO()
         print_info(result.replay_path, rp, Console(file=out, width=200))
         assert f"Outcome: {shown}" in out.getvalue()
+
+
+def test_the_errors_the_readme_names_are_importable_from_sandbox():
+    """The README's scripting example says ``game.apply`` raises ``RulesError``; a script
+    writes ``except sandbox.RulesError`` (it had to find ``sandbox.core.errors``)."""
+    import sandbox
+    from sandbox.core import errors
+
+    assert sandbox.RulesError is errors.RulesError and sandbox.SceneError is errors.SceneError
+    assert issubclass(sandbox.ReplayError, sandbox.SandboxError)
