@@ -202,3 +202,20 @@ def test_the_errors_the_readme_names_are_importable_from_sandbox():
 
     assert sandbox.RulesError is errors.RulesError and sandbox.SceneError is errors.SceneError
     assert issubclass(sandbox.ReplayError, sandbox.SandboxError)
+
+
+def test_at_a_referee_table_a_refusal_gives_the_referees_reason():
+    """At a Brigandine table opened with the referee option, ``ignite`` (a BrikWars tool) was
+    refused as "a referee's tool ... (a table opened with the referee option ... issues
+    it)": wrong, the table has a referee; the reason is that this game does not play it."""
+    from conftest import REPO
+
+    import sandbox
+
+    with sandbox.open_game(REPO / "scenes" / "brigandine_skirmish.toml", referee=True) as g:
+        with pytest.raises(RulesError) as err:
+            g.apply({"type": "ignite", "player": g.current_player, "target": "spear1"})
+        assert str(err.value) == "'ignite' is not played in this game"
+    with sandbox.open_game(REPO / "scenes" / "brigandine_skirmish.toml") as g:
+        with pytest.raises(RulesError, match="'ignite' is a referee's tool"):
+            g.apply({"type": "ignite", "player": g.current_player, "target": "spear1"})
