@@ -1,10 +1,12 @@
 """BrikWars physics tabletop sandbox.
 
-Layers (imports point downwards only; see DESIGN.md)::
+Layers (imports point downwards only; see docs/ARCHITECTURE.md)::
 
-    cli / app    the command line and the window
+    cli / app    the command line and the window (net: online play)
     render       Panda3D scene graph from the game state (reads state, never changes it)
-    game         scenes, turns, actions, the event log, replays
+    games        the game kinds (brikwars, brigandine, micro_brick_war): systems, actions
+    engine       the game-agnostic engine: Game, Table, scenes, turns, actions, the event
+                 log, outcomes, saves, replays (imports nothing from games)
     physics      the pybullet world (the only package that imports pybullet)
     rules        BrikWars rules as pure functions and dataclasses
     bricks       LDraw reading, the built-in part catalogue, meshes, studs
@@ -13,7 +15,10 @@ Layers (imports point downwards only; see DESIGN.md)::
 World frame: inches, Z up, right-handed; seconds; radians; grams.
 """
 
+from .core.errors import ReplayError, RulesError, SandboxError, SceneError
+
 __version__ = "0.1.0"
+__all__ = ["open_game", "RulesError", "SceneError", "ReplayError", "SandboxError"]
 
 
 def open_game(path, seed=None, ldrawdir=None, on_event=None, referee=False):
@@ -28,7 +33,8 @@ def open_game(path, seed=None, ldrawdir=None, on_event=None, referee=False):
     Raises
     ------
     SceneError, ReplayError
-        One line naming the file and what is wrong.
+        One line naming the file and what is wrong. ``game.apply`` raises ``RulesError``
+        (a refused action); all are ``sandbox.SandboxError``, importable from ``sandbox``.
     """
     from .engine.game import open_game as _open
 

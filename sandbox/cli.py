@@ -402,8 +402,8 @@ def replay(
             replay_cli.open_window(file, ldrawdir=ldrawdir, size=(w, h), shadows=shadows)
             return
         report = verify_replay(rp, base_dir=file.resolve().parent, ldrawdir=ldrawdir)
-    except SandboxError as exc:
-        _fail(exc)
+    except SandboxError as exc:  # re-simulating names no file: say which replay it was
+        _fail(exc if str(file) in str(exc) else SandboxError(f"{file}: {exc}"))
         return
     console.print(f"largest position difference {report['max_position_diff_in']:.6f}\", "
                   f"largest angle difference {report['max_angle_diff_rad']:.6f} rad, "
@@ -762,6 +762,8 @@ def odds(
 
     scene = _scene_arg(scene)
     try:
+        if seeds is None and runs > odds_mod.MAX_RUNS:
+            raise ValueError(f"--runs {runs}: more than {odds_mod.MAX_RUNS} runs")
         seed_range = odds_mod.parse_seeds(seeds) if seeds is not None else range(1, runs + 1)
         if replay_seed not in (None, "dramatic"):
             try:

@@ -13,17 +13,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ..engine.outcome import Outcome
 from ..engine.replay import Replay
 from ..engine.replay_index import ReplayIndex
 
 
 def print_info(path: Path, rp: Replay, console: Console) -> None:
-    """The replay's summary, its turns and its dramatic moments, numbered for --moment."""
+    """The replay's summary, its Outcome, its turns and its dramatic moments, numbered for
+    --moment."""
     index = ReplayIndex(rp)
     console.print(f"{path}: scene {str(rp.scene.get('name'))[:80]!r}, seed {rp.seed}, "
                   f"{len(rp.events)} events, {rp.frames} frames "
                   f"({index.time_of(rp.frames - 1):.2f} s), {len(rp.tracks)} bodies, "
                   f"{rp.stored_poses()} stored poses", markup=False)
+    console.print(f"  Outcome: {_outcome_text(rp.meta.get('outcome'))[:300]}", markup=False)
     for t in index.turns():
         lo, hi = index.turn_range(t)
         console.print(f"  turn {t}: frames {lo}..{hi} "
@@ -34,6 +37,18 @@ def print_info(path: Path, rp: Replay, console: Console) -> None:
     for i, m in enumerate(ranked, 1):
         console.print(f"  {i:2d}. {m.time:6.3f} s  turn {m.turn}  {m.kind:9s} {m.text}",
                       markup=False)
+
+
+def _outcome_text(doc: object) -> str:
+    """The Outcome a replay's meta keeps, in words (a replay from before outcomes has none)."""
+    if doc is None:
+        return "none recorded"
+    try:
+        if not isinstance(doc, dict):
+            raise TypeError
+        return Outcome.from_dict(doc).text
+    except TypeError:
+        return "unreadable"
 
 
 def export_with_progress(path: Path, rp: Replay, out: Path, console: Console, *,

@@ -28,6 +28,23 @@ STANDARD_DICE: tuple[int, ...] = (4, 6, 8, 10, 12, 20)
 #: (a JSON reader elsewhere may hold no more).
 MAX_SEED: int = 2**63 - 1
 
+#: Most dice one expression (or a dice sum, all terms together) rolls, and the most sides a
+#: die has: far beyond any rule (an XSize 40 Explosive rolls 40d10), and small enough that a
+#: hostile ``"99999999d4"`` in a file is refused when read rather than rolled for minutes.
+MAX_DICE: int = 1000
+MAX_SIDES: int = 1000
+#: Longest dice text parsed (``"1d12 Phased + 1d10 Exp"`` is 22 characters).
+MAX_DICE_TEXT: int = 200
+
+
+def _check_dice_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise DiceError(f"a dice expression must be text, got {text!r}")
+    if len(text) > MAX_DICE_TEXT:
+        raise DiceError(f"a dice expression of {len(text)} characters is too long (at most "
+                        f"{MAX_DICE_TEXT})")
+    return text
+
 
 def seed_refusal(seed: object) -> str:
     """Why ``seed`` is not a game seed ("" when it is): a whole number (not a bool) with
@@ -275,6 +292,9 @@ class DiceExpression:
             raise DiceError(f"a dice expression needs a whole count >= 0, got {self.count!r}")
         if self.sides is not None and (int(self.sides) != self.sides or self.sides < 2):
             raise DiceError(f"a die needs at least 2 sides, got {self.sides!r}")
+        if self.count > MAX_DICE or (self.sides or 0) > MAX_SIDES:
+            raise DiceError(f"{self.count}d{self.sides} is too many dice (at most {MAX_DICE} "
+                            f"dice of at most {MAX_SIDES} sides)")
         object.__setattr__(self, "kind", _kind(self.kind))
 
     # -- construction ------------------------------------------------------------------------
@@ -285,10 +305,10 @@ class DiceExpression:
         Raises
         ------
         DiceError
-            If ``text`` is not a dice expression.
+            If ``text`` is not a dice expression, or is beyond :data:`MAX_DICE` dice,
+            :data:`MAX_SIDES` sides or :data:`MAX_DICE_TEXT` characters.
         """
-        if not isinstance(text, str):
-            raise DiceError(f"a dice expression must be text, got {text!r}")
+        text = _check_dice_text(text)
         m = _EXPR_RE.match(text)
         if m:
             count = int(m["count"]) if m["count"] else 1
@@ -513,6 +533,9 @@ class DiceSum:
         for t in terms:
             if not isinstance(t, DiceExpression) or t.count < 1 or t.sides is None:
                 raise DiceError(f"each term of a dice sum must be dice such as '1d10', got {t!r}")
+        if sum(t.count for t in terms) > MAX_DICE:
+            raise DiceError(f"a dice sum of {sum(t.count for t in terms)} dice is too many (at "
+                            f"most {MAX_DICE})")
         object.__setattr__(self, "terms", terms)
 
     @classmethod
@@ -522,11 +545,10 @@ class DiceSum:
         Raises
         ------
         DiceError
-            If ``text`` is not a sum of at least two dice terms.
+            If ``text`` is not a sum of at least two dice terms, or is beyond
+            :data:`MAX_DICE` dice in all or :data:`MAX_DICE_TEXT` characters.
         """
-        if not isinstance(text, str):
-            raise DiceError(f"a dice expression must be text, got {text!r}")
-        parts = _TERM_SPLIT.split(text.strip())
+        parts = _TERM_SPLIT.split(_check_dice_text(text).strip())
         return cls(tuple(DiceExpression.parse(p) for p in parts))
 
     @property

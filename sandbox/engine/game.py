@@ -751,7 +751,7 @@ class Game:
         is refused), ``"referee"`` (a caller that vouches for the referee: a scene script, the
         server for the referee's token), or None: the action's own ``by`` if it says referee,
         else the player, except at a referee's table (:attr:`referee`), where an action the
-        player may not issue but the referee may is the referee's.
+        player may not issue is the referee's (so a refusal gives the referee's reason).
 
         Raises
         ------
@@ -768,9 +768,9 @@ class Game:
                 return action
             player = action.model_copy(update={"by": "player"})
             if self.referee and self.refusal(player):
-                referee = action.model_copy(update={"by": "referee"})
-                if not self.refusal(referee):
-                    return referee
+                # the referee may issue it: refused or not, his refusal is the reason (a
+                # player's "a referee's tool" would be wrong at a referee's table)
+                return action.model_copy(update={"by": "referee"})
             return player
         return action if action.by == by else action.model_copy(update={"by": by})
 

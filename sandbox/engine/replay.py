@@ -57,6 +57,10 @@ FORMAT_NAME = "brikwars-replay"
 FORMAT_VERSION = 2
 #: Versions this build reads.
 READABLE_VERSIONS = (1, 2)
+#: Most frames a replay may claim (46 hours at 60 frames a second): every reader makes arrays
+#: of one entry per frame (frame times, the index), so a header's ``frames`` is bounded before
+#: anything is allocated from it.
+MAX_FRAMES = 10_000_000
 #: Position quantum: 1/10000 inch.
 POSITION_SCALE = 10000.0
 QUAT_SCALE = 32767.0
@@ -460,7 +464,8 @@ def load_replay(path: str | Path) -> Replay:
     ReplayError
         One line naming the file: missing, not a regular file, over the size limit, truncated
         or corrupted (bit flips in the compressed arrays included), unknown format or version,
-        header fields of the wrong type, checksum mismatch.
+        header fields of the wrong type, more than :data:`MAX_FRAMES` frames or a frame time
+        missing, checksum mismatch.
     """
     path = Path(path)
     try:
@@ -496,8 +501,10 @@ def load_replay(path: str | Path) -> Replay:
         raise ReplayError(f"{path}: checksum mismatch: the replay file is corrupted")
     where = str(path)
     frames = header.get("frames")
-    if not (isinstance(frames, int) and not isinstance(frames, bool) and 0 <= frames < 2**31):
+    if not (isinstance(frames, int) and not isinstance(frames, bool) and 0 <= frames):
         _malformed(where, "'frames' is not a whole number of frames")
+    if frames > MAX_FRAMES:
+        _malformed(where, f"{frames} frames is more than a replay holds (at most {MAX_FRAMES})")
     fdt = header.get("frame_dt")
     if not (isinstance(fdt, (int, float)) and not isinstance(fdt, bool) and 0 < fdt < 3600):
         _malformed(where, "'frame_dt' is not a positive number of seconds")
@@ -562,7 +569,7 @@ def load_replay(path: str | Path) -> Replay:
         ft = arr("frame_times", 1)
         times = ft.astype(float).tolist()
         _need(bool(np.all(np.isfinite(ft))), where, "a frame time is not a finite number")
-        if times and len(times) != frames:
+        if len(times) != frames:  # a version 2 file has one for every frame
             raise ReplayError(f"{path}: {len(times)} frame times for {frames} frames")
     return Replay(scene=header["scene"], seed=seed, actions=list(header["actions"]),
                   events=list(header["events"]), tracks=tracks, frame_dt=float(fdt),

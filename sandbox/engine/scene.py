@@ -36,7 +36,7 @@ from pydantic import (
 )
 
 from ..core.dice import MAX_SEED
-from ..core.errors import SceneError
+from ..core.errors import RulesError, SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
 from .actions import MAX_TURN, RETIRED, Action, action_union, registry_key
@@ -90,7 +90,8 @@ class WeaponSpec(_Strict):
     """
 
     type: str | None = Field(None, description="row of the 8.1 table, e.g. 'Gun', 'FlameThrower'")
-    size: float | None = Field(None, description="Weapon Size in inches (XSize for Rockets)")
+    size: float | None = Field(None, le=1000,
+                               description="Weapon Size in inches (XSize for Rockets)")
     bastard: str | None = Field(None, description="a minifig Bastard Gun by name, e.g. 'ShotGun'")
     name: str | None = None
     part: str | None = Field(None, description="LDraw part of the body's model that is this "
@@ -441,14 +442,15 @@ def _format_errors(err: ValidationError, source: str) -> str:
 @contextlib.contextmanager
 def naming_the_file(path: str | Path):
     """Errors about a scene found while its table is built (a model file that is missing, an
-    id an action names) name the scene file, as errors found while reading it do."""
+    id an action names) or while its script is played (an action the rules refuse:
+    ``RulesError``) name the scene file, as errors found while reading it do."""
     try:
         yield
-    except SceneError as exc:
+    except (SceneError, RulesError) as exc:  # RulesError: a scripted action refused
         text = str(exc)
         if str(path) in text:
             raise
-        raise SceneError(f"{path}: {text}") from None
+        raise type(exc)(f"{path}: {text}") from None
 
 
 #: Scene file format versions this build reads.

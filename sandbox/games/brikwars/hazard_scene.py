@@ -133,8 +133,8 @@ class FlameThrowerAttack(_Act):
         "(a unit's own FlameThrower is an 'attack')")
     attacker: str
     target: str
-    size: float = Field(1.0, ge=1, description="Weapon Size in inches")
-    arc: int = Field(1, ge=1, description="points of Firing Arc (at least 1)")
+    size: float = Field(1.0, ge=1, le=40, description="Weapon Size in inches")
+    arc: int = Field(1, ge=1, le=8, description="points of Firing Arc (at least 1)")
 
 
 class Cross(_Act):

@@ -65,7 +65,7 @@ class MissileStrike(Action):
         description="Explosive Variants combined, one die each (8.4); the d10s left stay Exp")
     hazard: str | None = Field(None, description="Field Hazard replacing some dice (Smoke, ...)")
     hazard_dice: int = Field(0, ge=0, le=40)
-    size: float | None = Field(None, gt=0, description="the missile's Size in inches")
+    size: float | None = Field(None, gt=0, le=1000, description="the missile's Size in inches")
     name: str | None = None
     dud_on_critical_failure: bool = True
 
