@@ -9,6 +9,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The window goldens are drawn with LDraw edge lines; the tabletop starts without them on
+# software GL (issue 26) unless $SANDBOX_EDGES says on, so the test session (and the windows
+# it starts) says on; tests/test_render_cull.py checks the default itself.
+os.environ.setdefault("SANDBOX_EDGES", "on")
+
 # The part cache (issue 26) of the test session: a folder of its own, removed at the end (not
 # the user's ~/.cache); the child processes tests start inherit it.
 if "SANDBOX_PART_CACHE" not in os.environ:

@@ -27,8 +27,10 @@ def rms(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)))
 
 
-def assert_matches_golden(image: np.ndarray, name: str, backend: str) -> None:
-    """Compare ``image`` (H, W, 3) uint8 with ``tests/golden/{name}_{backend}.png``.
+def assert_matches_golden(image: np.ndarray, name: str, backend: str,
+                          tolerance: float = RMS_TOLERANCE) -> None:
+    """Compare ``image`` (H, W, 3) uint8 with ``tests/golden/{name}_{backend}.png`` (RMS at
+    most ``tolerance``).
 
     With ``SANDBOX_UPDATE_GOLDEN=1`` the golden is (re)written instead. On a mismatch the
     actual frame and an amplified difference image are saved in a temporary folder named in
@@ -46,11 +48,11 @@ def assert_matches_golden(image: np.ndarray, name: str, backend: str) -> None:
     if golden.shape != image.shape:
         pytest.fail(f"{path.name}: golden shape {golden.shape} != actual {image.shape}")
     err = rms(golden, image)
-    if err > RMS_TOLERANCE:
+    if err > tolerance:
         out = Path(tempfile.mkdtemp(prefix="sandbox-golden-"))
         Image.fromarray(image).save(out / f"{name}_{backend}_actual.png")
         diff = np.clip(np.abs(golden.astype(int) - image.astype(int)) * 4, 0, 255)
         Image.fromarray(diff.astype(np.uint8)).save(out / f"{name}_{backend}_diff.png")
-        pytest.fail(f"{path.name}: RMS {err:.2f} > {RMS_TOLERANCE}; actual and diff in {out}")
+        pytest.fail(f"{path.name}: RMS {err:.2f} > {tolerance}; actual and diff in {out}")
 
 

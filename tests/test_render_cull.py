@@ -170,6 +170,24 @@ def test_software_gl_is_told_by_the_renderer_string(monkeypatch):
         default_shadows("llvmpipe")
 
 
+def test_edge_lines_start_off_on_software_gl_unless_asked(monkeypatch):
+    """The tabletop's edge lines at start (issue 26: off on llvmpipe, where they cost more
+    than the bricks; on with a GPU); ``$SANDBOX_EDGES`` decides when set (the test session
+    sets it on: the window goldens are drawn with edge lines)."""
+    from sandbox.render.shaders import EDGES_ENV, default_edges
+
+    monkeypatch.delenv(EDGES_ENV, raising=False)
+    assert default_edges("llvmpipe (LLVM 15.0.6, 256 bits)") is False
+    assert default_edges("NVIDIA GeForce RTX 4090/PCIe/SSE2") is True
+    monkeypatch.setenv(EDGES_ENV, "off")
+    assert default_edges("NVIDIA H200") is False
+    monkeypatch.setenv(EDGES_ENV, "on")
+    assert default_edges("llvmpipe") is True
+    monkeypatch.setenv(EDGES_ENV, "sometimes")
+    with pytest.raises(RenderError, match="SANDBOX_EDGES"):
+        default_edges("llvmpipe")
+
+
 def test_the_unshadowed_program_lights_as_the_shadowed_one_in_full_sun(ldrawdir, monkeypatch):
     """Without shadows the renderer uses the program without shadow look-ups; a brick in full
     sun (nothing casts a shadow on its lit faces here) looks the same either way, and the

@@ -263,7 +263,10 @@ def test_pick_up_carry_and_put_down_through_the_window(app):
     app.step(2)
     frame = coarse(table_frame(app))
     app.screenshot(app.out / "hands_carry.png")
-    assert_matches_golden(frame, "tabletop_hands_carry", backend(app))
+    # 5.0, not 4.0: the Escapade's table-edge lines (wide lines, no multisampling on software GL)
+    # come out a pixel thicker or thinner from run to run (RMS 4.1-4.3 against one another
+    # with the same carry, looked at); the chest in the gunner's hands is what is compared
+    assert_matches_golden(frame, "tabletop_hands_carry", backend(app), tolerance=5.0)
     select(app, "gunner")
     key(app, "c")  # carrying: C then a click puts it down there
     assert app.input.current.prompt.startswith("Put down")

@@ -203,8 +203,9 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         self._destroyed: set[str] = set()
         self._live: dict = {}
         self._nodes: dict[str, NodePath] = {}
-        #: LDraw edge lines (type 2 and optional type 5) over the bricks; F4 turns them off.
-        self.show_edges = True
+        #: LDraw edge lines (type 2 and optional type 5) over the bricks; F4 toggles them. At
+        #: start: ``$SANDBOX_EDGES``, else on with a GPU, off on software GL (issue 26).
+        self.show_edges = shaders.default_edges(self.gl_renderer)
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
