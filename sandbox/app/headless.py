@@ -173,30 +173,150 @@ def render_game_png(game: Game, path: Path, width: int = 960, height: int = 720,
     return atomic_write_bytes(path, render_game_png_bytes(game, width, height, edges=edges))
 
 
-def render_game_png_bytes(game: Game, width: int = 960, height: int = 720, *,
-                          edges: bool = False) -> bytes:
-    """The game's current state as PNG bytes (offscreen Panda3D); ``edges`` draws the LDraw
-    edge lines (type 2, and optional type-5 lines on silhouettes) over the bricks."""
+def _game_view(game: Game, width: int, height: int, edges: bool):
+    """The :class:`~sandbox.render.view.SceneView` of the game's current state."""
+    from ..render.escapade_markers import escapade_markers
+    from ..render.flight_markers import flight_markers
+    from ..render.from_game import scene_view
+    from ..render.hazard_markers import hazard_markers
+
+    destroyed = [k for k, s in game.bodies.items() if s.damage.destroyed]
+    bf = game.spec.battlefield
+    return scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
+                      destroyed=destroyed, aspect=width / height, edges=edges,
+                      markers=list(hazard_markers(game)) + flight_markers(game)
+                      + escapade_markers(game))
+
+
+def _png_bytes(rgb: np.ndarray) -> bytes:
     import io
 
     from PIL import Image
 
-    from ..render.from_game import scene_view
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def render_game_png_bytes(game: Game, width: int = 960, height: int = 720, *,
+                          edges: bool = False) -> bytes:
+    """The game's current state as PNG bytes (offscreen Panda3D); ``edges`` draws the LDraw
+    edge lines (type 2, and optional type-5 lines on silhouettes) over the bricks."""
     from ..render.offscreen import render_array
 
-    destroyed = [k for k, s in game.bodies.items() if s.damage.destroyed]
-    bf = game.spec.battlefield
-    from ..render.escapade_markers import escapade_markers
-    from ..render.flight_markers import flight_markers
-    from ..render.hazard_markers import hazard_markers
+    return _png_bytes(render_array(_game_view(game, width, height, edges), width, height))
 
-    view = scene_view(game.assets, game.final_poses(), (bf.width, bf.depth), bf.ground_colour,
-                      destroyed=destroyed, aspect=width / height, edges=edges,
-                      markers=list(hazard_markers(game)) + flight_markers(game)
-                      + escapade_markers(game))
-    buf = io.BytesIO()
-    Image.fromarray(render_array(view, width, height)).save(buf, format="PNG")
-    return buf.getvalue()
+
+class PngPainter:
+    """The PNG's offscreen renderer, made ready in a thread of its own while the game plays
+    (issue 26: ``sandbox run``'s main job). The thread imports Panda3D, opens the offscreen
+    buffer and draws a small stand-in scene into a corner of a few pixels (which compiles
+    the shaders and makes the shadow buffer: :meth:`OffscreenRenderer.prime`), then waits
+    for the final view; every Panda3D call is made in that one thread. The picture is the
+    one :func:`render_game_png_bytes` draws, byte for byte.
+
+    Use it as a context manager: leaving it without :meth:`png` stops the thread.
+
+    Parameters
+    ----------
+    width, height : int
+        Picture size in pixels.
+    edges : bool
+        Draw the LDraw edge lines.
+    """
+
+    def __init__(self, width: int = 960, height: int = 720, *, edges: bool = False):
+        import queue
+        import threading
+
+        self.width, self.height, self.edges = int(width), int(height), bool(edges)
+        self._views: queue.Queue = queue.Queue(maxsize=1)
+        self._result: queue.Queue = queue.Queue(maxsize=1)
+        self._done = threading.Event()
+        _render_thread().submit(self._work)
+
+    def _work(self) -> None:
+        try:
+            from ..render.offscreen import OffscreenRenderer
+
+            renderer = OffscreenRenderer(self.width, self.height, shadows=True)
+            try:
+                renderer.prime(_stand_in_view(self.width / self.height, self.edges))
+                view = self._views.get()
+                if view is None:
+                    return
+                self._result.put((renderer.render(view)[:, :, :3].copy(), None))
+            finally:
+                renderer.close()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller of png()
+            self._result.put((None, exc))
+        finally:
+            self._done.set()
+
+    def draw(self, game: Game) -> None:
+        """Hand the game's current state to the thread, which draws it while the caller goes
+        on (the view is made here, from the game: the thread reads only the view)."""
+        self._views.put(_game_view(game, self.width, self.height, self.edges))
+
+    def png(self) -> bytes:
+        """The picture of the state handed to :meth:`draw`, as PNG bytes (waits for it).
+
+        Raises
+        ------
+        RenderError
+            As :func:`render_game_png_bytes` (no GL pipe, no buffer, a failed draw).
+        """
+        rgb, exc = self._result.get()
+        self._done.wait()
+        if exc is not None:
+            raise exc
+        return _png_bytes(rgb)
+
+    def close(self) -> None:
+        """Stop the thread without a picture (after a failed run). Safe to call twice."""
+        if not self._done.is_set():
+            try:
+                self._views.put_nowait(None)
+            except Exception:  # noqa: BLE001 - a view is already queued: it ends anyway
+                pass
+            self._done.wait()
+
+    def __enter__(self) -> PngPainter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_RENDER_THREAD = None
+
+
+def _render_thread():
+    """The process's one thread for :class:`PngPainter` (made at first use, kept: its GL pipe
+    lives as long as it does, and a pipe that goes takes the driver's display with it)."""
+    global _RENDER_THREAD
+    if _RENDER_THREAD is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _RENDER_THREAD = ThreadPoolExecutor(1, thread_name_prefix="png-renderer")
+    return _RENDER_THREAD
+
+
+def _stand_in_view(aspect: float, edges: bool):
+    """A small scene with the states a game's picture uses (a lit, shadowed brick with its
+    edge lines, the table and its grid) for :meth:`OffscreenRenderer.prime`."""
+    from ..render.geometry import box_triangles
+    from ..render.view import Camera, RenderBody, RenderMesh, SceneView
+
+    lo, hi = np.array([-0.5, -0.5, 0.0]), np.array([0.5, 0.5, 0.4])
+    v, n = box_triangles(lo, hi)
+    cols = np.tile(np.array([[0.8, 0.1, 0.1, 1.0]], np.float32), (len(v), 1))
+    seg = np.array([[[-0.5, -0.5, 0.4], [0.5, -0.5, 0.4]]], np.float32)
+    mesh = RenderMesh(v.astype(np.float32), n.astype(np.float32), cols,
+                      edges=seg if edges else None, name="stand-in")
+    body = RenderBody(mesh, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), key="stand-in")
+    return SceneView(bodies=[body], battlefield=(4.0, 4.0), edges=edges,
+                     camera=Camera.framing(lo, hi, aspect=aspect))
 
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,
@@ -231,6 +351,17 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
                  if pack is not None else Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
     check_output_dir(out)  # before the run: a bad folder is reported at once
+    painter = PngPainter(edges=edges) if png else None  # gets ready while the game plays
+    try:
+        return _run_scene(scene, pack, spec, base, slug, out, seed, ldrawdir, painter,
+                          on_event, summarise_debris)
+    finally:
+        if painter is not None:
+            painter.close()
+
+
+def _run_scene(scene, pack, spec, base, slug, out, seed, ldrawdir, painter, on_event,
+               summarise_debris) -> RunResult:
     summary = None
     if on_event is not None and summarise_debris:
         names = {e.id: e.name or e.id for e in list(spec.creations) + list(spec.units)
@@ -245,14 +376,16 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
             game.run()
         if summary is not None:
             summary.flush()
+        if painter is not None:
+            painter.draw(game)  # drawn in its thread while the log and the replay are made
         text = "".join(json.dumps(ev, sort_keys=True, allow_nan=False) + "\n"
                        for ev in game.events)
         rp = game.replay()
         rp.meta["scene_dir"] = str(pack or base)  # the pack is unpacked again to re-simulate
         files = {"events.jsonl": text.encode("utf-8"), f"{slug}.replay": replay_bytes(rp)}
-        if png:
-            files[f"{slug}.png"] = render_game_png_bytes(game, edges=edges)
         fails = check_expectations(game)
+        if painter is not None:
+            files[f"{slug}.png"] = painter.png()
     finally:
         game.close()
     # one set: a failed or killed run leaves the old one; a run without a picture takes an

@@ -19,6 +19,7 @@ driver grants it (llvmpipe does). Lines (edges, grid, overlays) use fixed-functi
 from __future__ import annotations
 
 import math
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -140,15 +141,32 @@ def _default_multisamples() -> int:
     return 0 if shaders.is_software_gl(_PIPE_RENDERER or "") else 4
 
 
+#: Pipes of threads other than the one that made :data:`_PIPE` (a pipe made in one thread
+#: and used in another gives that thread's buffers a GL context without GLSL).
+_THREAD_PIPES = threading.local()
+_PIPE_THREAD: int | None = None
+
+
 def _pipe() -> GraphicsPipe:
-    """The process's headless GL pipe (made once; a pipe is a driver handle, not a scene)."""
-    global _PIPE
-    if _PIPE is None:
-        pipe = GraphicsPipeSelection.get_global_ptr().make_module_pipe("p3headlessgl")
-        if pipe is None or not pipe.is_valid():
-            raise RenderError("no headless GL pipe (p3headlessgl): is EGL/Mesa installed?")
-        _PIPE = pipe
-    return _PIPE
+    """The thread's headless GL pipe (made once a thread: a pipe is a driver handle, not a
+    scene). The first thread's is :data:`_PIPE`; another thread (``sandbox run`` draws its
+    PNG in one, :class:`sandbox.app.headless.PngPainter`) gets one of its own, which goes
+    with the thread."""
+    global _PIPE, _PIPE_THREAD
+    me = threading.get_ident()
+    if _PIPE is not None and _PIPE_THREAD == me:
+        return _PIPE
+    own = getattr(_THREAD_PIPES, "pipe", None)
+    if own is not None:
+        return own
+    pipe = GraphicsPipeSelection.get_global_ptr().make_module_pipe("p3headlessgl")
+    if pipe is None or not pipe.is_valid():
+        raise RenderError("no headless GL pipe (p3headlessgl): is EGL/Mesa installed?")
+    if _PIPE is None and threading.current_thread() is threading.main_thread():
+        _PIPE, _PIPE_THREAD = pipe, me
+    else:
+        _THREAD_PIPES.pipe = pipe
+    return pipe
 
 
 class OffscreenRenderer:
@@ -322,15 +340,7 @@ class OffscreenRenderer:
             # The shadow buffer is made during the first frame that needs it and drawn from
             # the next on, so the renderer's first picture with shadows takes two frames.
             if self.shadows and not self._shadow_ready:
-                # That first frame's own picture is never read: it is drawn into a corner of
-                # a few pixels, which makes the shadow buffer all the same (issue 26: a whole
-                # software-GL frame less; the picture is the same byte for byte)
-                whole = self._region.get_dimensions()
-                self._region.set_dimensions(0, _PRIMING_REGION, 0, _PRIMING_REGION)
-                try:
-                    self._engine.render_frame()
-                finally:
-                    self._region.set_dimensions(whole)
+                self._priming_frame()
             self._engine.render_frame()
             self._shadow_ready = self.shadows
             self._engine.sync_frame()
@@ -341,7 +351,45 @@ class OffscreenRenderer:
                                       time.perf_counter() - t0)
         return image
 
+    def prime(self, view: SceneView) -> None:
+        """Get ready for the next :meth:`render` without drawing a picture: draw ``view``
+        into a corner of a few pixels, which compiles the shader program and the GL driver's
+        variants for the states ``view`` uses and, with shadows, makes the shadow buffer
+        (so the next picture takes one frame, not two). The pictures drawn after are the
+        same as without (issue 26: ``sandbox run`` primes while the game plays).
+
+        Raises
+        ------
+        RenderError
+            When the renderer is closed or ``view`` is not a SceneView.
+        """
+        if self._closed:
+            raise RenderError("prime() on a closed OffscreenRenderer")
+        if not isinstance(view, SceneView):
+            raise RenderError(f"prime() needs a SceneView, got {type(view).__name__}")
+        scene = self._root.attach_new_node("scene")
+        try:
+            self._build(view, scene)
+            self._place_camera(view)
+            self._place_lights(view)
+            self._priming_frame()
+            self._shadow_ready = self.shadows
+            self._engine.sync_frame()
+        finally:
+            scene.remove_node()
+
     # -- internals -------------------------------------------------------------------------
+
+    def _priming_frame(self) -> None:
+        """A frame whose picture is never read, drawn into a corner of a few pixels: it makes
+        the shadow buffer and compiles shaders all the same (issue 26: a whole software-GL
+        frame less; the picture after it is the same byte for byte)."""
+        whole = self._region.get_dimensions()
+        self._region.set_dimensions(0, _PRIMING_REGION, 0, _PRIMING_REGION)
+        try:
+            self._engine.render_frame()
+        finally:
+            self._region.set_dimensions(whole)
 
     def _read(self) -> np.ndarray:
         tex = self._texture
