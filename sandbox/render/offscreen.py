@@ -141,31 +141,34 @@ def _default_multisamples() -> int:
     return 0 if shaders.is_software_gl(_PIPE_RENDERER or "") else 4
 
 
-#: Pipes of threads other than the one that made :data:`_PIPE` (a pipe made in one thread
-#: and used in another gives that thread's buffers a GL context without GLSL).
-_THREAD_PIPES = threading.local()
+#: Pipes of threads other than the one that made :data:`_PIPE`, with their thread (a pipe
+#: made in one thread and used in another gives that thread's buffers a GL context without
+#: GLSL). Never dropped: a pipe that goes terminates the EGL display every other pipe of the
+#: process uses, and one destroyed as its thread ended raced the interpreter's exit. One
+#: thread draws ``sandbox run``'s pictures for the whole process, so this stays short.
+_THREAD_PIPES: list[tuple[threading.Thread, GraphicsPipe]] = []
 _PIPE_THREAD: int | None = None
 
 
 def _pipe() -> GraphicsPipe:
     """The thread's headless GL pipe (made once a thread: a pipe is a driver handle, not a
-    scene). The first thread's is :data:`_PIPE`; another thread (``sandbox run`` draws its
-    PNG in one, :class:`sandbox.app.headless.PngPainter`) gets one of its own, which goes
-    with the thread."""
+    scene). The main thread's is :data:`_PIPE`; another thread (``sandbox run`` draws its
+    PNG in one, :class:`sandbox.app.headless.PngPainter`) gets one of its own."""
     global _PIPE, _PIPE_THREAD
     me = threading.get_ident()
     if _PIPE is not None and _PIPE_THREAD == me:
         return _PIPE
-    own = getattr(_THREAD_PIPES, "pipe", None)
-    if own is not None:
-        return own
+    thread = threading.current_thread()
+    for who, own in _THREAD_PIPES:
+        if who is thread:
+            return own
     pipe = GraphicsPipeSelection.get_global_ptr().make_module_pipe("p3headlessgl")
     if pipe is None or not pipe.is_valid():
         raise RenderError("no headless GL pipe (p3headlessgl): is EGL/Mesa installed?")
-    if _PIPE is None and threading.current_thread() is threading.main_thread():
+    if _PIPE is None and thread is threading.main_thread():
         _PIPE, _PIPE_THREAD = pipe, me
     else:
-        _THREAD_PIPES.pipe = pipe
+        _THREAD_PIPES.append((thread, pipe))
     return pipe
 
 
