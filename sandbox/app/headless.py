@@ -316,7 +316,7 @@ def _stand_in_view(aspect: float, edges: bool):
                       edges=seg if edges else None, name="stand-in")
     body = RenderBody(mesh, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), key="stand-in")
     return SceneView(bodies=[body], battlefield=(4.0, 4.0), edges=edges,
-                     camera=Camera.framing(lo, hi, aspect=aspect))
+                     camera=Camera.framing(lo.tolist(), hi.tolist(), aspect=aspect))
 
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,
