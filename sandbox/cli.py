@@ -847,7 +847,40 @@ def main() -> None:
     """Console entry point."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sys.argv[1:] = ray_argv(sys.argv[1:])
-    app()
+    if sys.argv[1:2] != ["run"]:
+        app()
+        return
+    try:
+        app()
+    except SystemExit as done:
+        _end_run_process(done)
+
+
+def _end_run_process(done: SystemExit) -> None:
+    """End a finished ``sandbox run`` process without the interpreter tearing down its
+    modules one object at a time (issue 26: 0.25-0.3 s of the main job, freeing what the
+    process's end frees anyway). What the interpreter's exit does that matters runs first:
+    other threads joined, ``atexit`` handlers (temporary folders of scene packs), logging
+    and the standard streams flushed. The exit status is the one ``SystemExit`` carries."""
+    import atexit
+    import threading
+
+    join_threads = getattr(threading, "_shutdown", None)
+    if join_threads is None:  # another Python: exit the ordinary way
+        raise done
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    join_threads()
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`sandbox run | head`)
+            code = code or 120
+    os._exit(code or 0)
 
 
 def ray_argv(args: list[str]) -> list[str]:
