@@ -528,6 +528,9 @@ def load_replay(path: str | Path) -> Replay:
               and isinstance(e.get("turn", 0), int)
               for e in header["events"]), where,
           "an event is not a table with a 'type', a 'text', a 'time' and a 'turn'")
+    if len(header["actions"]) > limit("actions"):
+        _malformed(where, f"{len(header['actions'])} actions, over the limit of "
+                   f"{limit('actions')} ({how_to_raise('actions')})")
     _need(all(isinstance(a, dict) for a in header["actions"]), where,
           "an action is not a table")
     bodies = header["bodies"]

@@ -480,6 +480,9 @@ def _precheck(data, source: str) -> None:
         raise SceneError(f"{source}: format: scene format version {fmt!r} is not supported "
                          f"(this build reads {', '.join(map(str, SCENE_FORMATS))})")
     actions = data.get("actions")
+    if isinstance(actions, list) and len(actions) > limit("actions"):
+        raise SceneError(f"{source}: actions: {len(actions)} actions, over the limit of "
+                         f"{limit('actions')} ({how_to_raise('actions')})")
     for i, a in enumerate(actions if isinstance(actions, list) else []):
         if isinstance(a, dict) and isinstance(a.get("type"), str) and a["type"] in RETIRED:
             raise SceneError(f"{source}: actions[{i}]: {RETIRED[a['type']]}")
