@@ -223,10 +223,15 @@ def bound_keys(referee: bool,
                table: Iterable[KeyCommand] | None = None) -> list[tuple[str, str]]:
     """``(Panda3D event, key)`` pairs to bind: every key of the table (default: every game's,
     so a save of another game loads into the same window; its auto-repeat too where the row
-    says so), less the referee's tools outside referee mode."""
+    says so). The referee's tools are bound outside referee mode too, their auto-repeat not:
+    there a press only says that the key is a referee's tool (:meth:`InputLayer.key`)."""
     out: dict[str, str] = {}
     for c in key_map() if table is None else table:
-        if c.run is None or (c.referee and not referee):
+        if c.run is None:
+            continue
+        if c.referee and not referee:
+            for k in c.keys:
+                out.setdefault(k, k)
             continue
         for k in c.keys:
             out.setdefault(k, k)
