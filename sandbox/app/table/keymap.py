@@ -11,9 +11,10 @@ behaviour, one :class:`~sandbox.app.table.mode.Mode` class.
 
 Game tags (:func:`game_tags`): the game kind's name (``brikwars``, ``brigandine``,
 ``micro_brick_war``) and what its window module adds (``escapade``: a BrikWars Escapade, ch.
-13). Referee tools (``referee=True``) are bound and shown only in a window opened with
+13). Referee tools (``referee=True``) work and are shown only in a window opened with
 ``sandbox play --referee``: they place effects no player's unit pays for (a free missile strike
-of any size, setting a body alight) and move any body.
+of any size, setting a body alight) and move any body; elsewhere their keys only flash that
+they are a referee's tools.
 """
 
 from __future__ import annotations
