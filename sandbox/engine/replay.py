@@ -239,6 +239,8 @@ class Replay:
         Where it was recorded (``scene_dir``), for re-simulation.
     frame_times : list of float
         Simulated seconds of every frame, (frames,); empty means ``frame * frame_dt``.
+    source : str, optional
+        The file it was read from (:func:`load_replay`): errors about it name it.
     """
 
     scene: dict
@@ -250,6 +252,7 @@ class Replay:
     frames: int
     meta: dict = field(default_factory=dict)
     frame_times: list[float] = field(default_factory=list)
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def times(self) -> np.ndarray:
         """Simulated seconds of every frame, (frames,) float64, non-decreasing."""
@@ -576,4 +579,4 @@ def load_replay(path: str | Path) -> Replay:
             raise ReplayError(f"{path}: {len(times)} frame times for {frames} frames")
     return Replay(scene=header["scene"], seed=seed, actions=list(header["actions"]),
                   events=list(header["events"]), tracks=tracks, frame_dt=float(fdt),
-                  frames=frames, meta=dict(meta), frame_times=times)
+                  frames=frames, meta=dict(meta), frame_times=times, source=str(path))
