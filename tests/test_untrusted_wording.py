@@ -5,13 +5,16 @@ number was silently accepted."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from test_net import DUEL
 
-from sandbox.core.errors import SceneError
+from sandbox import open_game
+from sandbox.core.errors import ReplayError, SceneError
 from sandbox.engine.actions import parse_action
+from sandbox.engine.game import Game, save_file_checksum
 from sandbox.engine.scene import load_scene
 
 MOVE = '[[actions]]\ntype = "move"\nplayer = "Red"\nunit = "red1"\nto = [-2.0, 0.0]\n'
@@ -61,3 +64,21 @@ def test_a_save_or_network_action_with_a_bad_type_is_one_line(data, words):
     with pytest.raises(SceneError) as err:
         parse_action(data, "save.json:actions[3]")
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("value", [5, 1.5, ["scenes"], {"a": 1}, True])
+def test_a_save_whose_scene_dir_is_not_a_folder_name_is_refused(tmp_path, value):
+    scene = tmp_path / "duel.toml"
+    scene.write_text(DUEL)
+    save = tmp_path / "g.save.json"
+    with open_game(scene) as g:
+        g.save(save)
+    doc = json.loads(save.read_text())
+    doc["scene_dir"] = value
+    doc["file_checksum"] = save_file_checksum(doc)  # as an attacker can
+    save.write_text(json.dumps(doc))
+    with pytest.raises(ReplayError) as err:
+        Game.load(save)
+    msg = str(err.value)
+    assert msg.startswith(f"{save}: malformed save file: scene_dir must name a folder") \
+        and "\n" not in msg, msg

@@ -1358,6 +1358,11 @@ class Game:
             referee = doc.get("referee", False)
             if not isinstance(referee, bool):
                 raise TypeError(f"referee must be true or false, got {str(referee)[:40]}")
+            sd = doc.get("scene_dir")
+            if sd is not None and not (isinstance(sd, str) and "\x00" not in sd
+                                       and len(sd) <= 4096):
+                raise TypeError(f"scene_dir must name a folder or a .brikpack, got "
+                                f"{type(sd).__name__} {repr(sd)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:
