@@ -61,6 +61,7 @@ from ...core.dice import DiceExpression, DiceSum, ExpressionRoll
 from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
 from ...engine.assets import BodyAsset, PieceAsset, rigid_matrix
+from ...engine.events import possessive
 from ...engine.scene import Stats, parse_armor
 from ...engine.table import System
 from ...physics.breakage import (
@@ -411,7 +412,8 @@ class Blasts(System):
         point = np.asarray(action.point, float)
         damage_dice = action.xsize - action.hazard_dice
         kind = ", ".join(action.variants) if action.variants else action.variant
-        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {kind}) strikes "
+        whose = "" if name.startswith(action.player) else f"{possessive(action.player)} "
+        g.log("action", f"{whose}{name} ({action.xsize} XSize, {kind}) strikes "
               f"{np.round(point, 3).tolist()}", action="missile", player=action.player,
               point=[float(v) for v in point], xsize=action.xsize, variant=action.variant,
               **({"variants": list(action.variants)} if action.variants else {}))
