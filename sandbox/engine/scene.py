@@ -120,6 +120,7 @@ class WeaponSpec(_Strict):
             raise ValueError("give either 'type' and 'size' or 'bastard'")
         if self.bastard is None and self.size is None:
             raise ValueError(f"weapon {self.type!r} needs a 'size' in inches")
+        all_kinds()  # every game's weapon checks registered, whatever was imported before
         for check in WEAPON_CHECKS:  # the games' weapon tables (BrikWars 8.1, 8.4)
             check(self)
         return self
