@@ -201,3 +201,19 @@ def test_a_settle_reads_each_body_once_a_step_and_ends_as_step_by_step_does():
         assert a.poses() == b.poses()
         movable = 4
         assert len(reads) <= (a.steps + 1) * movable  # once a body and step (was twice)
+
+
+def test_model_vertices_are_the_mesh_vertices_bit_for_bit():
+    """Issue 26: a submodel kept where its model puts it is set down by the whole model's
+    bounds, now from model_vertices (no normals or colours): the same float32 vertices, in
+    the same order, as model_mesh's, for whole models and a subset of their parts."""
+    from sandbox.bricks.mesh import model_mesh, model_vertices
+    from sandbox.bricks.model import load_model
+
+    for name in ("guard_tower.mpd", "wall_demolition.mpd", "knight.ldr"):
+        model = load_model(REPO / "models" / name)
+        for pls in (None, list(model.placements)[::3]):
+            want = model_mesh(model, pls).vertices
+            got = model_vertices(model, pls)
+            assert got.dtype == want.dtype and got.shape == want.shape and len(got) > 0
+            assert got.tobytes() == want.tobytes(), name

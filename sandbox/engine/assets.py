@@ -21,7 +21,7 @@ import numpy as np
 from ..bricks.connectivity import StudGraph, stud_graph
 from ..bricks.ldraw import unsafe_reference
 from ..bricks.library import library_dir
-from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
+from ..bricks.mesh import LineArrays, model_lines, model_mesh, model_vertices, placement_boxes
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
@@ -671,7 +671,7 @@ def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.nd
     key = ("vertices", path.resolve())
     if cache is not None and key in cache:
         return cache[key]
-    verts = np.asarray(model_mesh(model).vertices, dtype=float)
+    verts = np.asarray(model_vertices(model), dtype=float)  # model_mesh's, without the rest
     if cache is not None:
         cache[key] = verts
     return verts
