@@ -49,14 +49,10 @@ import copy
 import functools
 import math
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-from ...bricks.connectivity import components, connection_graph
+from ...bricks.connectivity import StudGraph, components, stud_graph
 from ...core.dice import DiceExpression, DiceSum, ExpressionRoll
 from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
@@ -142,7 +138,7 @@ class Structure:
     ----------
     root : str
         Key of the creation in the scene.
-    graph : networkx.Graph
+    graph : StudGraph
         Stud connection graph; node = part index = collision box tag.
     armor_roll : int or None
         The creation's one Armor Roll.
@@ -157,7 +153,7 @@ class Structure:
     """
 
     root: str
-    graph: nx.Graph
+    graph: StudGraph
     armor_roll: int | None
     part_damage: dict[int, int]
     destroyed: set[int]
@@ -380,7 +376,7 @@ class Blasts(System):
             return None
         graph = asset.stud_graph  # made at load (game.assets)
         if graph is None:
-            graph = connection_graph(asset.model, asset.placements, boxes=None)
+            graph = stud_graph(asset.model, asset.placements, boxes=None)
         s = Structure(key, graph, st.damage.armor_roll, {n: 0 for n in graph.nodes}, set(),
                       {key: [b.tag for b in asset.boxes]}, {key: st.damage.cumulative_damage})
         self.structures[key] = s
