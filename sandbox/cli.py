@@ -84,12 +84,16 @@ def _limits(
                                              help="Most bodies in a scene (500)"),
     max_mesh_mb: Optional[int] = typer.Option(None, "--max-mesh-mb", min=1,
                                               help="Largest mesh of one body, MiB (2048)"),
+    max_actions: Optional[int] = typer.Option(None, "--max-actions", min=1,
+                                              help="Most actions in a scene, save, replay or "
+                                              "game's log (5000)"),
 ) -> None:
     """BrikWars physics tabletop sandbox (limits: README, Limits)."""
     from .core.limits import set_limit
 
     for name, value in (("file_mb", max_file_mb), ("parts", max_parts),
-                        ("bodies", max_bodies), ("mesh_mb", max_mesh_mb)):
+                        ("bodies", max_bodies), ("mesh_mb", max_mesh_mb),
+                        ("actions", max_actions)):
         set_limit(name, value)
 
 #: Reader warnings printed by ``model info`` before summarising the rest.

@@ -67,7 +67,7 @@ def test_orders_are_binding_hidden_and_undone(ldrawdir):
                         "does": ["shoot"]})
         game.end_turn(), game.end_turn()   # phase 1 over: now phase 2
         assert game.system("brigandine").banner(game.turn, game.current_player) == (
-            "Round 1, phase 2. declare actions: Lions's orders (hidden: pass the screen)")
+            "Round 1, phase 2. declare actions: Lions' orders (hidden: pass the screen)")
         before = game.state_hash()
         game.apply({"type": "brig_declare", "player": "Lions", "unit": "archer1",
                     "does": ["shoot"]})

@@ -242,6 +242,19 @@ def test_cli_reports_a_hostile_pack_in_one_line(tmp_path):
         assert len(r.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("model, words", [("../../etc/passwd", "is not an LDraw file name"),
+                                          ("missing.ldr", "")])
+def test_packing_a_bad_model_names_the_unit_it_belongs_to(tmp_path, model, words):
+    scene = tmp_path / "s.toml"
+    scene.write_text('name = "t"\n[[players]]\nname = "A"\n[[units]]\nid = "knight1"\n'
+                     f'model = "{model}"\nowner = "A"\n')
+    with pytest.raises(SceneError) as exc:
+        collect(scene)
+    msg = str(exc.value)
+    assert msg.startswith(f"{scene}: units[knight1].model: ") and words in msg, msg
+    assert "model.model" not in msg
+
+
 def test_packing_a_hostile_member_name_is_refused():
     with pytest.raises(SceneError, match="cannot pack '../x'"):
         pack_bytes("s.toml", {"s.toml": b"", "../x": b""})

@@ -9,7 +9,7 @@ import numpy as np
 
 from sandbox.engine.assets import build_asset
 from sandbox.engine.scene import scene_from_dict
-from sandbox.physics.world import BoxShape, PhysicsWorld
+from sandbox.physics.world import REST_HOLD_S, BoxShape, PhysicsWorld
 
 EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 HALF = (0.3125, 0.625, 0.189)
@@ -167,3 +167,53 @@ def test_a_sleeping_table_records_the_same_replay_as_recording_every_pose():
     finally:
         for g in games:
             g.close()
+
+
+def test_a_settle_reads_each_body_once_a_step_and_ends_as_step_by_step_does():
+    """Issue 26: step_until_rest hands its rest check's speeds to the next step (nothing
+    runs between them), so a settle reads every movable body's speeds once a step, not
+    twice; it ends at the same step with the same poses, bit for bit, as stepping and
+    checking the rest one call at a time."""
+    def table() -> PhysicsWorld:
+        w = PhysicsWorld()
+        w.add_ground(20, 20)
+        for i in range(4):
+            w.add_compound(f"b{i}", [BoxShape((i * 1.5, 0.0, HALF[2] + 0.4 + 0.2 * i), HALF,
+                                              EYE, 2.3)])
+        w.set_velocity("b1", (3.0, 0.0, 0.0), (0.0, 0.0, 2.0))
+        return w
+
+    with table() as a, table() as b:
+        reads = []
+        real = a._get_velocity
+        a._get_velocity = lambda uid: reads.append(uid) or real(uid)
+        a.step_until_rest(max_seconds=3.0, impacts=False)
+        # the old way: a step, then a rest check reading every body again
+        rest = 0
+        hold = max(1, int(round(REST_HOLD_S / b.time_step)))
+        while b.time < 3.0 - 1e-12:
+            b.step(False)
+            rest = rest + 1 if b.is_at_rest() else 0
+            if rest >= hold:
+                break
+        b._fetch_pairs()
+        assert a.steps == b.steps and a.steps < int(3.0 / a.time_step)  # came to rest
+        assert a.poses() == b.poses()
+        movable = 4
+        assert len(reads) <= (a.steps + 1) * movable  # once a body and step (was twice)
+
+
+def test_model_vertices_are_the_mesh_vertices_bit_for_bit():
+    """Issue 26: a submodel kept where its model puts it is set down by the whole model's
+    bounds, now from model_vertices (no normals or colours): the same float32 vertices, in
+    the same order, as model_mesh's, for whole models and a subset of their parts."""
+    from sandbox.bricks.mesh import model_mesh, model_vertices
+    from sandbox.bricks.model import load_model
+
+    for name in ("guard_tower.mpd", "wall_demolition.mpd", "knight.ldr"):
+        model = load_model(REPO / "models" / name)
+        for pls in (None, list(model.placements)[::3]):
+            want = model_mesh(model, pls).vertices
+            got = model_vertices(model, pls)
+            assert got.dtype == want.dtype and got.shape == want.shape and len(got) > 0
+            assert got.tobytes() == want.tobytes(), name

@@ -61,10 +61,18 @@ def test_a_misspelt_hook_fails(plug_in):
         def on_stepp(self, world, impacts):
             pass
 
+        def outcom(self, final=False):  # the victory rules' hook, misspelt
+            return None
+
+        def may_akt(self, key, player):
+            return ""
+
     problems = check_game_kind(GameKind("test_knock_game", systems=(Sloppy,)))
     assert any("Sloppy.start_of_turm is no hook" in p and "'start_of_turn'" in p
                for p in problems), problems
     assert any("Sloppy.on_stepp is no hook" in p for p in problems), problems
+    assert any("Sloppy.outcom is no hook" in p and "'outcome'" in p for p in problems), problems
+    assert any("Sloppy.may_akt is no hook" in p for p in problems), problems
 
 
 def test_an_action_no_system_plays_fails(plug_in):

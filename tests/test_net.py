@@ -336,7 +336,7 @@ def test_bad_input_never_changes_the_game_nor_stops_the_server(duel):
                  "forged seat"),
                 ({"type": "end_turn", "player": "Blue"}, blue, "it is Red's turn"),
                 ({"type": "end_turn", "player": "Red"}, spec, "spectators act on nothing"),
-                ({"type": "teleport", "player": "Red"}, red, "invalid action"),
+                ({"type": "teleport", "player": "Red"}, red, "unknown action type .teleport."),
                 ({"type": "move", "player": "Red", "unit": "red1", "to": ["x", 0]}, red,
                  "invalid action"),
                 ({"type": "move", "player": "Red", "unit": "red1", "to": [0, 0], "eval": 1},

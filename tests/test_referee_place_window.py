@@ -1,8 +1,9 @@
 """The referee's hand in the window (issue 25 item 4: "moving any body" as a referee tool; the
 window shows referee tools only in referee mode): at a table opened with the referee option,
 Shift+P and a drag place an enemy unit, a creation and a piece of rubble where the referee
-sets them down, each placing the engine's ``place_body`` issued by the referee; a player's
-window has no such key, and a player's ``place_body`` is refused.
+sets them down, each placing the engine's ``place_body`` issued by the referee; in a player's
+window the referee's keys (Shift+P, V, I) only flash that they are a referee's tools (open
+the table with --referee), the help lists none, and a player's ``place_body`` is refused.
 
 Xvfb (``-displayfd``) and Panda3D's own mouse and key events drive the window, as a user's.
 Each test opens its own window (one ShowBase at a time), on a known scene.
@@ -147,9 +148,20 @@ def test_the_referee_places_an_enemy_unit_a_creation_and_rubble(window_display, 
 def test_a_players_window_has_no_referees_hand(window_display, tmp_path):
     with table("skirmish.toml", referee=False, out=tmp_path) as app:
         s = app.session
-        assert not app.base.isAccepting("shift-p")
-        key(app, "shift-p")
+        key(app, "shift-p")  # the key only says it is a referee's tool
+        app.step(2)
         assert app.input.mode == "select"
+        assert app._flash_text == ("Shift+P, place any body (the referee's hand): a "
+                                   "referee's tool (open the table with sandbox play "
+                                   "--referee)")
+        key(app, "v")  # a missile strike and ignite, likewise
+        app.step(2)
+        assert app.input.mode == "select" and "V, missile strike (free): a referee's tool" \
+            in app._flash_text
+        key(app, "i")
+        app.step(2)
+        assert app.input.mode == "select" and app._flash_text.startswith("I, ignite")
+        assert not app.base.isAccepting("shift-p-repeat")
         app.input.key("shift-p")  # not even through the input layer
         assert app.input.mode == "select"
         key(app, "h")

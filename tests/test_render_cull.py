@@ -215,3 +215,78 @@ def test_the_unshadowed_program_lights_as_the_shadowed_one_in_full_sun(ldrawdir,
             assert r.shadows is False and r.multisamples == 0
         else:
             assert r.shadows is True
+
+
+#: The per-pixel unshadowed program the vertex-lit one replaced (issue 26): the reference its
+#: pictures are checked against.
+_PER_PIXEL_VERTEX = """
+#version 130
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat3 p3d_NormalMatrix;
+uniform mat4 p3d_ViewMatrix;
+in vec4 p3d_Vertex;
+in vec3 p3d_Normal;
+in vec4 p3d_Color;
+out vec3 v_normal;
+out vec4 v_colour;
+out vec3 v_up;
+void main() {
+    v_normal = normalize(p3d_NormalMatrix * p3d_Normal);
+    v_colour = p3d_Color;
+    v_up = normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz);
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+_PER_PIXEL_FRAGMENT = """
+#version 130
+uniform struct p3d_LightSourceParameters { vec4 color; vec4 position; } p3d_LightSource[2];
+uniform vec4 p3d_ColorScale;
+uniform vec4 u_sky;
+uniform vec4 u_ground;
+in vec3 v_normal;
+in vec4 v_colour;
+in vec3 v_up;
+out vec4 o_colour;
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) n = -n;
+    vec4 base = v_colour * p3d_ColorScale;
+    vec3 light = mix(u_ground.rgb, u_sky.rgb, dot(n, v_up) * 0.5 + 0.5);
+    for (int i = 0; i < 2; ++i) {
+        vec3 l = normalize(p3d_LightSource[i].position.xyz);
+        light += p3d_LightSource[i].color.rgb * max(dot(n, l), 0.0);
+    }
+    o_colour = vec4(base.rgb * light, base.a);
+}
+"""
+
+
+def test_the_vertex_lit_program_draws_the_per_pixel_picture(ldrawdir):
+    """Without shadows bricks are lit once per corner (every triangle has one normal on its
+    three corners): a turned 2x4 brick, a minifig head (curved, many small triangles) and a
+    translucent brick on the table give the per-pixel program's picture, pixel for pixel
+    within one level of rounding."""
+    from panda3d.core import Shader
+
+    from sandbox.engine.assets import build_part_asset
+    from sandbox.render.offscreen import OffscreenRenderer
+    from sandbox.render.view import Camera, RenderBody, SceneView
+
+    bodies = []
+    for key, (part, colour, pos, q) in {
+        "brick": ("3001", 4, (0.0, 0.0, 0.5), (0, 0, 0.38268343, 0.92387953)),
+        "head": ("3626b", 14, (1.5, 0.5, 0.3), (0.2, 0, 0, 0.9797959)),
+        "glass": ("3005", 47, (-1.2, 0.8, 0.3), (0, 0, 0, 1)),
+    }.items():
+        a = build_part_asset(part, colour, ldrawdir)
+        a.attach(np.zeros(3), np.eye(3))
+        bodies.append(RenderBody(render_mesh_of(a), pos, q, key=key))
+    view = SceneView(bodies=bodies, battlefield=(6, 6),
+                     camera=Camera((2, -3, 3), (0, 0, 0.5)))
+    with OffscreenRenderer(200, 150, shadows=False, multisamples=0) as r:
+        vertex_lit = r.render(view)[..., :3].astype(int)
+        r._root.set_shader(Shader.make(Shader.SL_GLSL, _PER_PIXEL_VERTEX, _PER_PIXEL_FRAGMENT))
+        per_pixel = r.render(view)[..., :3].astype(int)
+    assert np.abs(vertex_lit - per_pixel).max() <= 1
+    drawn = np.abs(vertex_lit - vertex_lit[0, 0]).sum(-1) > 30
+    assert drawn.mean() > 0.2  # the table and the bricks are in the picture

@@ -17,6 +17,10 @@ Issue 26 (speed): nine scenes whose contacts now start in one canonical order at
 boundary (``PhysicsWorld.canonicalize``) were recorded again; every ``[expect]`` still holds.
 Issue 27: ``cottage_fire`` (cover puts the peasant behind the cottage in the Arc) and the new
 ``shotgun_wedding`` and ``brigandine_charge``.
+
+Trial N7 (possessives): ``escapade_raid``'s missile strike event reads "Mad Mags' Mags's
+bombard" (was "Mad Mags's ..."), the engine's possessive of a name ending in s; only that
+event's text differs, so its event log digest was recorded again (state hash unchanged).
 """
 
 from __future__ import annotations

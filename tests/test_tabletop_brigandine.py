@@ -18,7 +18,7 @@ def test_banner_prompt_and_hidden_orders_from_keys(window_display, tmp_path):
                       screenshot_dir=tmp_path, shadows=False)
     try:
         app.step(2)
-        assert app.banner.getText().startswith("Round 1, phase 1. reactions: Templars's orders")
+        assert app.banner.getText().startswith("Round 1, phase 1. reactions: Templars' orders")
         assert "I: delay initiative" in app.status.getText()
         assert app.help_panel.getText() == "H: help"  # folded at first
         app.input.key("h")

@@ -158,6 +158,35 @@ def test_replay_verify_of_a_doctored_replay_names_the_replay_file(tmp_path):
     assert "\n" not in line and line.startswith(f"error: {bad}: ") and "ghost" in line
 
 
+def test_report_and_export_of_a_doctored_replay_name_the_replay_file(tmp_path):
+    """The same doctored replay: rebuilding its bodies (``sandbox report``, ``sandbox export``)
+    named the scene folder ("cannot rebuild the bodies ... from /x/scenes: action 0 ..."), not
+    the replay file the user gave."""
+    from typer.testing import CliRunner
+
+    from sandbox.cli import app
+    from sandbox.core.errors import ReplayError
+    from sandbox.engine.playback import replay_assets
+    from sandbox.engine.replay import load_replay, save_replay
+
+    result = run_scene(scene(tmp_path), out_dir=tmp_path / "out", png=False)
+    rp = load_replay(result.replay_path)
+    rp.actions = [{"type": "move", "player": "Red", "turn": 1, "unit": "ghost", "to": [0, 0]}]
+    bad = save_replay(rp, tmp_path / "doctored.replay")
+    with pytest.raises(ReplayError) as err:
+        replay_assets(load_replay(bad))
+    assert str(err.value).startswith(f"{bad}: cannot rebuild the bodies") and "ghost" in \
+        str(err.value)
+    for args in (["report", str(bad), "--out", str(tmp_path / "rep")],
+                 ["export", str(bad), "--gltf", str(tmp_path / "x.glb")]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 2, r.output
+        line = " ".join(r.output.split())  # rich may wrap a long line
+        line = line[line.find("error: "):]  # after report's progress lines
+        assert line.startswith(f"error: {bad}: ") and "ghost" in line, r.output
+        assert "Traceback" not in r.output
+
+
 def test_odds_with_a_hundred_billion_runs_is_one_line(tmp_path):
     """``--seeds`` was bounded, ``--runs 99999999999`` was a MemoryError traceback."""
     from typer.testing import CliRunner

@@ -32,6 +32,9 @@ def main() -> int:
     ap.add_argument("--msaa", type=int, default=None,
                     help="SANDBOX_MSAA: multisamples (default: 4 with a GPU, 0 on software GL)")
     ap.add_argument("--no-edges", action="store_true", help="the edge lines off (F4)")
+    ap.add_argument("--hide-bodies", action="store_true",
+                    help="draw the window without the bodies (the table, grid and HUD alone: "
+                    "the frame's cost that is not the bricks')")
     args = ap.parse_args()
     if args.detail:
         os.environ["SANDBOX_DETAIL"] = args.detail
@@ -59,6 +62,8 @@ def main() -> int:
         app = TabletopApp(session, w, h, shadows=shadows)
         if args.no_edges:
             app.toggle_edges()
+        if args.hide_bodies:
+            app.bodies_np.hide()
         app.step(1)
         t_first = time.perf_counter()  # the first picture is drawn
         app.step(4)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import SandboxError
+from ..engine.events import possessive
 from ..engine.table_tools import MarkDone, PickUp, PlaceMarker, PutDown, RemoveMarker, RollDice
 
 
@@ -105,8 +106,8 @@ class TableCommands:
             if d <= best_d:
                 best, best_d = mid, d
         if best is None:
-            raise CommandRefused(f"Remove: none of {self._player()}'s rulers or templates "
-                                 f"within {reach:g}\" of that point")
+            raise CommandRefused(f"Remove: none of {possessive(self._player())} rulers or "
+                                 f"templates within {reach:g}\" of that point")
         return RemoveMarker(type="remove_marker", player=self._player(), turn=self.s.turn,
                             marker=best)
 

@@ -424,6 +424,14 @@ def export_replay(replay: Replay, out: str | Path, assets: dict, *,
     focus = playback.index.moment(moment).bodies if moment is not None else ()
     cameras = clip_cameras(drawing, playback, frames, aspect, camera, fps, focus)
     painter = CaptionPainter(int(width), int(height)) if captions else None
+    # the meshes of the bodies on the table at the first picture are made before the picture
+    # loop, as the renderer is opened before it: ``loop_seconds`` is the drawing alone (a
+    # body made later in the clip, a break's piece, is still made in the loop)
+    playback.seek(frames[0])
+    dead = set(playback.destroyed())
+    for key in playback.poses():
+        if key in drawing.assets:
+            drawing.mesh(key, key in dead)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=out.suffix.lower(),

@@ -103,8 +103,11 @@ def collect(scene: str | Path, ldrawdir=None) -> tuple[str, dict[str, bytes]]:
     scene_at = os.path.normpath(base / scene.name)  # in the folder models are looked up from
     chosen: dict[str, Path] = {scene_at: scene}
     todo: list[tuple[str, Path]] = []
+    entries = (*spec.creations, *spec.units, *spec.reserves)
     for model in dict.fromkeys(names):
-        src = resolve_model_path(model, base, ldrawdir, f"{scene}: model")
+        # errors name the (first) entry with this model, as the game's do: units[knight1].model
+        where = next((f"{e.kind}s[{e.id}]" for e in entries if e.model == model), "(scene)")
+        src = resolve_model_path(model, base, ldrawdir, f"{scene}: {where}")
         todo.append((os.path.normpath(os.path.abspath(base / model)), src))
     while todo:
         dest, src = todo.pop()

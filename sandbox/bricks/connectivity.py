@@ -29,7 +29,7 @@ from sandbox.bricks.model import Model, PartPlacement
 from sandbox.core.lazy import lazy_import
 from sandbox.core.units import INCH_PER_LDU, ldraw_directions_to_world, ldraw_points_to_world
 
-nx = lazy_import("networkx")  # imported when a creation's stud graph is first built
+nx = lazy_import("networkx")  # imported when a networkx graph is asked for (to_networkx)
 
 #: How far along a stud's axis the probe point lies, LDU (a stud is 4 LDU tall).
 STUD_PROBE_LDU: float = 2.0
@@ -207,9 +207,67 @@ def boxes_touch_many(ca: np.ndarray, ha: np.ndarray, ra: np.ndarray, cb: np.ndar
     return ~np.any(t > pa + pb + tol, axis=1)
 
 
-def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = None,
-                     boxes=None) -> nx.Graph:
-    """The connection graph of placed parts (BrikWars 8.4 Components held together by studs).
+class StudGraph:
+    """A creation's connection graph as index arrays (issue 26: made at load without
+    networkx, whose import alone cost about 0.1 s of a headless run; a blast reads only the
+    arrays, :func:`components`).
+
+    Nodes are ``0..n-1``, node ``i`` the part ``parts[i]`` (the index the game uses as the
+    part's collision-box tag). Edge ``k`` joins ``u[k]`` and ``v[k]`` (in the orientation and
+    order the joints were first found), with ``studs[k]`` studs (0 for a contact-fallback
+    edge, whose ``kinds[k]`` is ``"contact"``; ``"stud"`` otherwise). Never changed once
+    built. :meth:`to_networkx` gives the same graph as a ``networkx.Graph``.
+    """
+
+    __slots__ = ("parts", "u", "v", "studs", "kinds", "_nx")
+
+    def __init__(self, parts: Sequence[str], u: np.ndarray, v: np.ndarray, studs: np.ndarray,
+                 kinds: Sequence[str]) -> None:
+        self.parts = list(parts)
+        self.u = np.ascontiguousarray(u, dtype=np.int64)
+        self.v = np.ascontiguousarray(v, dtype=np.int64)
+        self.studs = np.ascontiguousarray(studs, dtype=np.int64)
+        self.kinds = list(kinds)
+        self._nx = None
+
+    def number_of_nodes(self) -> int:
+        """How many parts."""
+        return len(self.parts)
+
+    def number_of_edges(self) -> int:
+        """How many joined pairs of parts."""
+        return len(self.u)
+
+    @property
+    def nodes(self) -> range:
+        """The parts' indices, ``0..n-1``."""
+        return range(len(self.parts))
+
+    @property
+    def edges(self) -> list[tuple[int, int]]:
+        """Every joined pair ``(u, v)``, in order."""
+        return list(zip(self.u.tolist(), self.v.tolist(), strict=True))
+
+    def has_edge(self, a: int, b: int) -> bool:
+        """True when parts ``a`` and ``b`` are joined (either way round)."""
+        return bool(np.any(((self.u == a) & (self.v == b)) | ((self.u == b) & (self.v == a))))
+
+    def to_networkx(self) -> nx.Graph:
+        """The same graph as a ``networkx.Graph`` (made once): nodes with ``part``, edges with
+        ``studs`` and ``kind``, added in this graph's order."""
+        if self._nx is None:
+            g = nx.Graph()
+            g.add_nodes_from((i, {"part": p}) for i, p in enumerate(self.parts))
+            g.add_edges_from((a, b, {"studs": s, "kind": k}) for a, b, s, k in zip(
+                self.u.tolist(), self.v.tolist(), self.studs.tolist(), self.kinds, strict=True))
+            self._nx = g
+        return self._nx
+
+
+def stud_graph(model: Model, placements: Sequence[PartPlacement] | None = None,
+               boxes=None) -> StudGraph:
+    """The connection graph of placed parts (BrikWars 8.4 Components held together by
+    studs), as index arrays (:class:`StudGraph`), with array code and no networkx.
 
     Parameters
     ----------
@@ -222,49 +280,77 @@ def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = 
 
     Returns
     -------
-    networkx.Graph
-        Nodes ``0..n-1`` with attribute ``part`` (name); edges with ``studs`` (how many studs
-        join the two parts, 0 for a contact-fallback edge) and ``kind`` (``"stud"`` or
-        ``"contact"``).
+    StudGraph
+        An edge per pair of parts joined by studs (``studs``: how many), in the order their
+        first joint was found, then the contact-fallback edges (``studs`` 0) of the parts
+        that no stud joins, in the order of the part-by-part test they replace.
     """
     pls = list(model.placements if placements is None else placements)
     bxs = list(placement_boxes(model, pls) if boxes is None else boxes)
-    g = nx.Graph()
-    for i, p in enumerate(pls):
-        g.add_node(i, part=p.part)
+    n = len(pls)
     pos, axes, owner = placement_studs(model, pls)
-    for a, b in stud_joints(pos, axes, owner, bxs):
-        if g.has_edge(a, b):
-            g[a][b]["studs"] += 1
-        else:
-            g.add_edge(a, b, studs=1, kind="stud")
-    lonely = [n for n in g.nodes if g.degree(n) == 0]
-    if lonely and len(bxs) > 1:
+    hits = list(_stud_hits(pos, axes, owner, bxs))
+    a = np.concatenate([owner[s] for s, _ in hits]) if hits else np.zeros(0, np.int64)
+    b = np.concatenate([p for _, p in hits]).astype(np.int64) if hits else np.zeros(0, np.int64)
+    # one edge per unordered pair, in the order of its first joint, counting its studs (a
+    # stable sort by pair code: np.unique would import numpy.ma)
+    code = np.minimum(a, b) * max(n, 1) + np.maximum(a, b)
+    order = np.argsort(code, kind="stable")
+    sc = code[order]
+    start = np.flatnonzero(np.concatenate([[True], sc[1:] != sc[:-1]])) if len(sc) else order
+    counts = np.diff(np.concatenate([start, [len(sc)]])) if len(sc) else order
+    first = order[start]
+    by_first = np.argsort(first, kind="stable")
+    eu, ev, studs = a[first[by_first]], b[first[by_first]], counts[by_first]
+    kinds = ["stud"] * len(eu)
+    joined = np.zeros(n, dtype=bool)
+    joined[eu] = True
+    joined[ev] = True
+    lonely = np.flatnonzero(~joined)
+    if len(lonely) and len(bxs) > 1:
         # every candidate pair (a lonely part, a part within reach) tested at once, edges
         # added in the order of the part-by-part loop this replaces (issue 26)
         centres, halves, rots = _box_arrays(bxs)
         radius = np.linalg.norm(halves, axis=1)
-        li = np.asarray(lonely)
-        dist = np.linalg.norm(centres[None, :, :] - centres[li][:, None, :], axis=2)
-        ii, jj = np.nonzero(dist <= radius[None, :] + radius[li][:, None] + TOUCH_TOL_IN)
-        ii = li[ii]
+        dist = np.linalg.norm(centres[None, :, :] - centres[lonely][:, None, :], axis=2)
+        ii, jj = np.nonzero(dist <= radius[None, :] + radius[lonely][:, None] + TOUCH_TOL_IN)
+        ii = lonely[ii]
         keep = ii != jj
         ii, jj = ii[keep], jj[keep]
         touch = boxes_touch_many(centres[ii], halves[ii], rots[ii], centres[jj], halves[jj],
                                  rots[jj])
+        seen: set[tuple[int, int]] = set()
+        cu, cv = [], []
         for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
-            if not g.has_edge(i, j):
-                g.add_edge(i, j, studs=0, kind="contact")
-    _edge_arrays(g)  # made with the graph, at load: a blast only reads them (components)
+            pair = (i, j) if i < j else (j, i)
+            if pair not in seen:  # two lonely parts touching: one edge
+                seen.add(pair)
+                cu.append(i)
+                cv.append(j)
+        eu = np.concatenate([eu, np.asarray(cu, dtype=np.int64)])
+        ev = np.concatenate([ev, np.asarray(cv, dtype=np.int64)])
+        studs = np.concatenate([studs, np.zeros(len(cu), dtype=np.int64)])
+        kinds += ["contact"] * len(cu)
+    return StudGraph([p.part for p in pls], eu, ev, studs, kinds)
+
+
+def connection_graph(model: Model, placements: Sequence[PartPlacement] | None = None,
+                     boxes=None) -> nx.Graph:
+    """:func:`stud_graph` as a ``networkx.Graph`` (:meth:`StudGraph.to_networkx`): nodes
+    ``0..n-1`` with attribute ``part`` (name); edges with ``studs`` (how many studs join the
+    two parts, 0 for a contact-fallback edge) and ``kind`` (``"stud"`` or ``"contact"``)."""
+    g = stud_graph(model, placements, boxes).to_networkx()
+    _edge_arrays(g)
     return g
 
 
-def pieces(graph: nx.Graph, removed: set[int] | frozenset[int] = frozenset()) -> list[list[int]]:
+def pieces(graph: StudGraph | nx.Graph, removed: set[int] | frozenset[int] = frozenset()
+           ) -> list[list[int]]:
     """Connected pieces left when parts are removed, largest first, ties by lowest index.
 
     Parameters
     ----------
-    graph : networkx.Graph
+    graph : StudGraph or networkx.Graph
     removed : set of int
         Nodes (parts) destroyed or taken away.
 
@@ -274,16 +360,20 @@ def pieces(graph: nx.Graph, removed: set[int] | frozenset[int] = frozenset()) ->
         Sorted node lists; deterministic order.
     """
     keep = [n for n in graph.nodes if n not in removed]
+    if isinstance(graph, StudGraph):
+        return components(graph, keep)
     sub = graph.subgraph(keep)
     comps = [sorted(c) for c in nx.connected_components(sub)]
     comps.sort(key=lambda c: (-len(c), c[0]))
     return comps
 
 
-def _edge_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray, int] | None:
+def _edge_arrays(graph: StudGraph | nx.Graph) -> tuple[np.ndarray, np.ndarray, int] | None:
     """The graph's edges as two index arrays and the node count, made once per graph (kept in
     ``graph.graph``; a creation's stud graph never changes once built). None when the nodes
     are not ``0..n-1``."""
+    if isinstance(graph, StudGraph):
+        return graph.u, graph.v, graph.number_of_nodes()
     key = (graph.number_of_nodes(), graph.number_of_edges())
     cached = graph.graph.get("_edge_arrays")
     if cached is not None and cached[0] == key:
@@ -297,7 +387,7 @@ def _edge_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray, int] | None:
     return arrays
 
 
-def components(graph: nx.Graph, nodes) -> list[list[int]]:
+def components(graph: StudGraph | nx.Graph, nodes) -> list[list[int]]:
     """Connected pieces of the part of ``graph`` made of ``nodes`` (the parts left), in the
     order of :func:`pieces`: largest first, ties by lowest index, each sorted.
 
@@ -309,9 +399,9 @@ def components(graph: nx.Graph, nodes) -> list[list[int]]:
 
     Parameters
     ----------
-    graph : networkx.Graph
-        Nodes ``0..n-1`` (:func:`connection_graph`); other node labels are handled by
-        networkx.
+    graph : StudGraph or networkx.Graph
+        Nodes ``0..n-1`` (:func:`stud_graph`, :func:`connection_graph`); a networkx graph
+        with other node labels is handled by networkx.
     nodes : iterable of int
         The parts kept (a subset of the graph's nodes).
 

@@ -176,6 +176,37 @@ def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, 
 
 
 
+def model_vertices(model: Model, placements: Iterable[PartPlacement] | None = None, *,
+                   double_sided_uncertified: bool = True) -> np.ndarray:
+    """The vertices (n, 3) float32 of :func:`model_mesh`, bit for bit and in the same order,
+    without its normals, colours and placement index (issue 26: a submodel kept where its
+    model puts it is set down by the whole model's bounds, which need only these)."""
+    pls = list(model.placements if placements is None else placements)
+    check_mesh_memory(model, pls)
+    verts = []
+    by_part: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pls):
+        by_part[p.part].append(i)
+    for name, members in by_part.items():
+        pm = model.parts[name]
+        tris = pm.triangles
+        if len(tris) == 0:
+            continue
+        cert = pm.certified
+        for i in members:
+            p = pls[i]
+            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
+            placed = tris @ a.T + t
+            if (np.linalg.det(a) < 0) != p.inverted:
+                placed = placed[:, [0, 2, 1]]
+            if double_sided_uncertified and not cert.all():
+                placed = np.concatenate([placed, placed[~cert][:, [0, 2, 1]]])
+            verts.append(placed)
+    if not verts:
+        return np.zeros((0, 3), dtype=np.float32)
+    return ldraw_points_to_world(np.concatenate(verts)).astype(np.float32).reshape(-1, 3)
+
+
 @dataclass(frozen=True, eq=False)
 class LineArrays:
     """The LDraw edge lines of placed parts, in world inches (Z up).

@@ -15,6 +15,10 @@ limit                  environment variable       default    what it bounds
 ``mesh_mb``            ``SANDBOX_MAX_MESH_MB``    2048       estimated memory of one body's
                                                              triangle mesh, MiB
 ``nesting``            ``SANDBOX_MAX_NESTING``    64         submodel / subfile depth
+``actions``            ``SANDBOX_MAX_ACTIONS``    5000       actions in a scene's script, a
+                                                             save's or a replay's log, and a
+                                                             game's log (each is replayed
+                                                             through physics when loaded)
 =====================  =========================  =========  ===============================
 
 A limit that is hit raises the reader's own error (:class:`~sandbox.core.errors.LDrawError`,
@@ -39,6 +43,7 @@ LIMITS: dict[str, tuple[str, int, str]] = {
     "bodies": ("SANDBOX_MAX_BODIES", 500, "--max-bodies"),
     "mesh_mb": ("SANDBOX_MAX_MESH_MB", 2048, "--max-mesh-mb"),
     "nesting": ("SANDBOX_MAX_NESTING", 64, "--max-nesting"),
+    "actions": ("SANDBOX_MAX_ACTIONS", 5000, "--max-actions"),
 }
 
 

@@ -34,6 +34,7 @@ were recorded: played as the referee's, as the engine of then accepted it).
 
 from __future__ import annotations
 
+import difflib
 import math
 import typing
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Mapping, Union
@@ -265,6 +266,26 @@ def registry_key() -> tuple:
     return tuple((name, id(cls)) for name, cls in REGISTRY.items())
 
 
+def type_refusal(data: dict) -> str:
+    """Why ``data`` (an action's dict) names no registered action type, in one line ("" when
+    it names one): ``no type``, a retired type's note, or ``unknown action type 'x'`` with the
+    closest registered names (:mod:`difflib`), else a pointer to docs/SCENES.md."""
+    t = data.get("type")
+    if t is None:
+        return "no type (every action names its type: see docs/SCENES.md)"
+    if not isinstance(t, str):
+        return f"type: expected the name of an action type, got {type(t).__name__}"
+    if t in RETIRED:
+        return RETIRED[t]
+    if t in REGISTRY:
+        return ""
+    close = difflib.get_close_matches(t, list(REGISTRY), n=3)
+    hint = ("did you mean " + " or ".join(map(repr, close)) + "?") if close \
+        else "see docs/SCENES.md for the action types"
+    shown = t if len(t) <= 40 else t[:37] + "..."
+    return f"unknown action type {shown!r} ({hint})"
+
+
 def parse_action(data: Any, where: str = "action") -> Action:
     """Validate one action (a dict, as a scene's ``[[actions]]`` entry, a save or a network
     message holds; an :class:`Action` passes through).
@@ -278,8 +299,9 @@ def parse_action(data: Any, where: str = "action") -> Action:
         return data
     if not isinstance(data, dict):
         raise SceneError(f"{where}: an action must be a table of fields, got {type(data).__name__}")
-    if isinstance(data.get("type"), str) and data["type"] in RETIRED:
-        raise SceneError(f"{where}: {RETIRED[data['type']]}")
+    why = type_refusal(data)
+    if why:
+        raise SceneError(f"{where}: {why}")
     stack = list(data.items())  # NaN and infinities: refused in any field (a save, the network)
     while stack:
         name, v = stack.pop()

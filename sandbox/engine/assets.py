@@ -15,21 +15,17 @@ import math
 import tempfile
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..bricks.connectivity import connection_graph
+from ..bricks.connectivity import StudGraph, stud_graph
 from ..bricks.ldraw import unsafe_reference
 from ..bricks.library import library_dir
-from ..bricks.mesh import LineArrays, model_lines, model_mesh, placement_boxes
+from ..bricks.mesh import LineArrays, model_lines, model_mesh, model_vertices, placement_boxes
 from ..bricks.model import Model, load_model
 from ..core.errors import SceneError
 from ..core.units import LDRAW_TO_WORLD_ROT, world_points_to_ldraw
 from ..physics.world import BoxShape
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 
 def rotation_xyz_deg(angles) -> np.ndarray:
@@ -97,7 +93,7 @@ class BodyAsset:
     #: node = placement index = box tag), made at load for a creation (issue 26: never at its
     #: first blast) and shared by every creation of the same model, submodel and colour; it
     #: does not change under a rigid motion. None: not made (a unit, a piece).
-    stud_graph: nx.Graph | None = field(default=None, repr=False, compare=False)
+    stud_graph: StudGraph | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> list[int]:
@@ -644,13 +640,13 @@ def _cached_asset(model: Model, name: str, pls, cache: dict | None, key,
     if cache is None or key is None:
         asset = _asset_from_model(model, name, pls)
         if graph:
-            asset.stud_graph = connection_graph(model, asset.placements, boxes=asset.boxes)
+            asset.stud_graph = stud_graph(model, asset.placements, boxes=asset.boxes)
         return asset
     if key not in cache:
         cache[key] = _asset_from_model(model, name, pls)
     base = cache[key]
     if graph and base.stud_graph is None:
-        base.stud_graph = connection_graph(model, base.placements, boxes=base.boxes)
+        base.stud_graph = stud_graph(model, base.placements, boxes=base.boxes)
     asset = replace(base, name=name, boxes=list(base.boxes), warnings=list(base.warnings))
     asset.__dict__["_bounds"] = base.bounds()  # measured once per cached mesh
     return asset
@@ -675,7 +671,7 @@ def _whole_model_vertices(model: Model, path: Path, cache: dict | None) -> np.nd
     key = ("vertices", path.resolve())
     if cache is not None and key in cache:
         return cache[key]
-    verts = np.asarray(model_mesh(model).vertices, dtype=float)
+    verts = np.asarray(model_vertices(model), dtype=float)  # model_mesh's, without the rest
     if cache is not None:
         cache[key] = verts
     return verts

@@ -29,7 +29,7 @@ HOOKS: frozenset[str] = frozenset({
     "setup", "on_step", "on_path", "on_damage", "on_impact", "after_step", "after_settle",
     "needs_settle", "status_words", "may_act", "blocks_sight", "sight_blockers", "start_of_turn",
     "end_of_turn", "start_of_player_turn", "end_of_player_turn", "pending", "player_order",
-    "sits_out", "check", "state", "refusal", "apply", "wanted"})
+    "sits_out", "check", "state", "outcome", "refusal", "apply", "wanted"})
 #: Method names that read as a hook whatever follows (``start_of_…``, ``end_of_…``).
 _HOOK_PREFIXES = ("start_of_", "end_of_")
 #: The scene a conformance check names actions in.

@@ -704,6 +704,9 @@ class Game:
         if self.turn > MAX_TURN:
             return (f"the game reached the turn limit: turn {MAX_TURN} was the last a game may "
                     "have, so nothing more can be played")
+        if len(self.actions) >= limit("actions"):
+            return (f"the game's log holds {len(self.actions)} actions, the most a game keeps "
+                    f"({how_to_raise('actions')}), so nothing more can be played")
         if "turn" in action.model_fields_set and action.turn != self.turn:
             return f"it is turn {self.turn}, not turn {action.turn}"
         if action.player != self.current_player and not action.deployment:
@@ -1335,6 +1338,10 @@ class Game:
         if doc["file_checksum"] != save_file_checksum(doc):
             raise ReplayError(f"{p}: the save file does not match its file checksum: its "
                               "scene, actions or state were edited or corrupted")
+        logged = doc.get("actions")
+        if isinstance(logged, list) and len(logged) > limit("actions"):
+            raise ReplayError(f"{p}: actions: {len(logged)} actions, over the limit of "
+                              f"{limit('actions')} ({how_to_raise('actions')})")
         try:
             if not isinstance(doc.get("scene"), dict):
                 raise TypeError("scene is not a table")
@@ -1351,6 +1358,11 @@ class Game:
             referee = doc.get("referee", False)
             if not isinstance(referee, bool):
                 raise TypeError(f"referee must be true or false, got {str(referee)[:40]}")
+            sd = doc.get("scene_dir")
+            if sd is not None and not (isinstance(sd, str) and "\x00" not in sd
+                                       and len(sd) <= 4096):
+                raise TypeError(f"scene_dir must name a folder or a .brikpack, got "
+                                f"{type(sd).__name__} {repr(sd)[:40]}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"{p}: malformed save file: {exc}") from None
         except SceneError as exc:

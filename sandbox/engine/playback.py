@@ -327,7 +327,8 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
     Raises
     ------
     ReplayError
-        When the scene cannot be rebuilt (a missing model names the folder looked in).
+        When the scene cannot be rebuilt or its actions replayed: naming the replay's file
+        (:attr:`Replay.source`) and the folder models were looked up in.
     """
     from ..core.brikpack import resolve_scene_dir
     from .game import Game
@@ -347,8 +348,12 @@ def replay_assets(replay: Replay, base_dir: str | Path | None = None,
             return kept.every()
         finally:
             game.close()
-    except ReplayError:
-        raise
     except SandboxError as exc:
-        raise ReplayError(f"cannot rebuild the bodies of the replay of "
-                          f"{replay.scene.get('name')!r} from {base}: {exc}") from exc
+        src = replay.source
+        if isinstance(exc, ReplayError) and (src is None or src in str(exc)):
+            raise
+        if src is None:  # a replay made in memory (a game's): the scene's folder
+            raise ReplayError(f"cannot rebuild the bodies of the replay of "
+                              f"{replay.scene.get('name')!r} from {base}: {exc}") from exc
+        raise ReplayError(f"{src}: cannot rebuild the bodies of the replay of "
+                          f"{replay.scene.get('name')!r} (models from {base}): {exc}") from exc

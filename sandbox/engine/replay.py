@@ -239,6 +239,8 @@ class Replay:
         Where it was recorded (``scene_dir``), for re-simulation.
     frame_times : list of float
         Simulated seconds of every frame, (frames,); empty means ``frame * frame_dt``.
+    source : str, optional
+        The file it was read from (:func:`load_replay`): errors about it name it.
     """
 
     scene: dict
@@ -250,6 +252,7 @@ class Replay:
     frames: int
     meta: dict = field(default_factory=dict)
     frame_times: list[float] = field(default_factory=list)
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def times(self) -> np.ndarray:
         """Simulated seconds of every frame, (frames,) float64, non-decreasing."""
@@ -528,6 +531,9 @@ def load_replay(path: str | Path) -> Replay:
               and isinstance(e.get("turn", 0), int)
               for e in header["events"]), where,
           "an event is not a table with a 'type', a 'text', a 'time' and a 'turn'")
+    if len(header["actions"]) > limit("actions"):
+        _malformed(where, f"{len(header['actions'])} actions, over the limit of "
+                   f"{limit('actions')} ({how_to_raise('actions')})")
     _need(all(isinstance(a, dict) for a in header["actions"]), where,
           "an action is not a table")
     bodies = header["bodies"]
@@ -573,4 +579,4 @@ def load_replay(path: str | Path) -> Replay:
             raise ReplayError(f"{path}: {len(times)} frame times for {frames} frames")
     return Replay(scene=header["scene"], seed=seed, actions=list(header["actions"]),
                   events=list(header["events"]), tracks=tracks, frame_dt=float(fdt),
-                  frames=frames, meta=dict(meta), frame_times=times)
+                  frames=frames, meta=dict(meta), frame_times=times, source=str(path))

@@ -39,7 +39,7 @@ from ..core.dice import MAX_SEED
 from ..core.errors import RulesError, SceneError
 from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
 from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
-from .actions import MAX_TURN, RETIRED, Action, action_union, registry_key
+from .actions import MAX_TURN, Action, action_union, registry_key, type_refusal
 from .kinds import all_kinds
 from .scene_types import ColourCode, Vec3
 
@@ -120,6 +120,7 @@ class WeaponSpec(_Strict):
             raise ValueError("give either 'type' and 'size' or 'bastard'")
         if self.bastard is None and self.size is None:
             raise ValueError(f"weapon {self.type!r} needs a 'size' in inches")
+        all_kinds()  # every game's weapon checks registered, whatever was imported before
         for check in WEAPON_CHECKS:  # the games' weapon tables (BrikWars 8.1, 8.4)
             check(self)
         return self
@@ -480,9 +481,15 @@ def _precheck(data, source: str) -> None:
         raise SceneError(f"{source}: format: scene format version {fmt!r} is not supported "
                          f"(this build reads {', '.join(map(str, SCENE_FORMATS))})")
     actions = data.get("actions")
+    if isinstance(actions, list) and len(actions) > limit("actions"):
+        raise SceneError(f"{source}: actions: {len(actions)} actions, over the limit of "
+                         f"{limit('actions')} ({how_to_raise('actions')})")
+    if isinstance(actions, list) and actions:
+        all_kinds()  # every game's action types registered
     for i, a in enumerate(actions if isinstance(actions, list) else []):
-        if isinstance(a, dict) and isinstance(a.get("type"), str) and a["type"] in RETIRED:
-            raise SceneError(f"{source}: actions[{i}]: {RETIRED[a['type']]}")
+        why = type_refusal(a) if isinstance(a, dict) else ""
+        if why:  # "no type", a retired one, or an unknown one and the closest names
+            raise SceneError(f"{source}: actions[{i}]: {why}")
     stack: list[tuple[tuple, object]] = [((), data)]
     seen = 0
     while stack:

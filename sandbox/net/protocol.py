@@ -41,8 +41,10 @@ MAX_MESSAGE_BYTES = 64 * 1024
 #: Largest message a client reads (the server's save, with the whole scene, can be large).
 CLIENT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 #: Messages a connection may send in one second before it is disconnected. Not counted: a
-#: client's hash reply to an entry it had not yet answered, and an action the server accepted
-#: (playing the game is never cut off; refused actions, chat, syncs and the rest count).
+#: client's hash reply to an entry it had not yet answered. Actions the server accepted are
+#: counted apart, at the same rate: over it the server waits for the second to end before it
+#: reads the connection's next message (playing is slowed, never cut off); refused actions,
+#: chat, syncs and the rest count and cut it off.
 RATE_LIMIT_PER_S = 50
 #: Seconds a new TCP connection has to complete the WebSocket handshake.
 OPEN_TIMEOUT_S = 10.0

@@ -128,6 +128,8 @@ class Connection:
     last_sync: float = -1e9    # time.monotonic() of the last sync sent
     window_start: float = 0.0
     window_count: int = 0
+    acts_start: float = 0.0    # the same for accepted actions, paced rather than cut off
+    acts_count: int = 0
     bad: int = 0
     closing: bool = False
     hashed: int = -1           # the last entry this connection sent a hash for
@@ -158,7 +160,10 @@ class GameServer:
         Where the game is saved: at :meth:`start` (so an unwritable path is found at once),
         after every ``save_every`` changes (default 1: every accepted action, undo or finish;
         0: only when the server stops), and when the server stops. Atomic: a crash or a kill
-        leaves the previous save.
+        leaves the previous save. Each save writes the whole game, so saving every change
+        costs a game of n changes O(n^2) bytes: bounded, as accepted actions are paced to the
+        rate limit and a game's log holds at most the ``actions`` limit; changes that come
+        while a save waits are written by that one save.
     limits : Limits
         Message size, rate, time-outs (see :mod:`sandbox.net.protocol`).
     on_log : callable, optional
@@ -198,6 +203,7 @@ class GameServer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-game")
         self._server = None
         self._save_queued = False
+        self.paced = 0  # times an accepted action waited for the rate (:meth:`_pace`)
         self._next_spectator_sync = 0.0
         self._record_state(0)
 
@@ -359,6 +365,24 @@ class GameServer:
         conn.window_count += 1
         return conn.window_count <= self.limits.rate_per_s
 
+    async def _pace(self, conn: Connection) -> None:
+        """Count an accepted action toward the connection's rate (``rate_per_s`` accepted
+        actions a second, counted apart from its other messages): over it, wait for the
+        second to end before reading the connection's next message. Playing is
+        never cut off, but a seat sending free actions without end is slowed to the rate (its
+        log is bounded by the ``actions`` limit, :mod:`sandbox.core.limits`)."""
+        now = time.monotonic()
+        if now - conn.acts_start >= 1.0:
+            conn.acts_start, conn.acts_count = now, 0
+        conn.acts_count += 1
+        if conn.acts_count <= self.limits.rate_per_s:
+            return
+        self.paced += 1
+        wait = conn.acts_start + 1.0 - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+        conn.acts_start, conn.acts_count = time.monotonic(), 0
+
     async def _drop(self, conn: Connection) -> None:
         if conn in self.conns:
             self.conns.remove(conn)
@@ -458,15 +482,19 @@ class GameServer:
 
     # ------------------------------------------------------------------ messages
     async def _on_message(self, conn: Connection, raw) -> bool:
-        """Handle one message; True when it counts against the rate limit (everything but a
-        hash reply to a new entry and an accepted action: playing is never cut off)."""
+        """Handle one message; True when it counts against the rate limit, to cut the
+        connection off (everything but a hash reply to a new entry and an accepted action: an
+        accepted action counts too, but over the rate it is paced, :meth:`_pace`)."""
         try:
             msg = parse_client_message(raw)
         except NetError as exc:
             await self._bad(conn, str(exc))
             return True
         if isinstance(msg, ActionMsg):
-            return not await self._on_action(conn, msg)
+            if await self._on_action(conn, msg):
+                await self._pace(conn)  # counted: paced over the rate, never cut off
+                return False
+            return True
         if isinstance(msg, HashMsg):
             reply = conn.hashed < msg.seq <= self.seq
             if reply:

@@ -1287,7 +1287,8 @@ class PhysicsWorld:
         cache[body.uid] = (body, pts)
         return pts
 
-    def step(self, impacts: bool = True) -> list[ImpactEvent]:
+    def step(self, impacts: bool = True, _known: list[tuple] | None = None
+             ) -> list[ImpactEvent]:
         """Advance one fixed time step; return impacts that began during it.
 
         Bodies that would move more than :data:`GUARD_MIN_STEP_IN` this step are first
@@ -1296,12 +1297,18 @@ class PhysicsWorld:
 
         ``impacts=False`` (a quiet settle, :meth:`step_until_rest`): no impacts are looked
         for; the pairs in contact are only noted as to be fetched (:meth:`_fetch_pairs`).
+
+        ``_known`` (:meth:`step_until_rest` only): every movable body's ``(linear, angular)``
+        speeds as pybullet gives them, in :meth:`_dynamic_bodies` order, read since the last
+        step with nothing changed in between (its rest check's reading): used instead of
+        reading them again (issue 26: one read per body and step in a settle, not two).
         """
         if self.dormant:  # the whole table sleeps (see SLEEPING): time only
             self.steps += 1
             self.time = self.steps * self.time_step
             return []
         get_vel = self._get_velocity
+        known = iter(_known) if _known is not None else None
         velocities: dict[int, tuple] = {}
         guarded = self._guarded_now
         limit = GUARD_MIN_STEP_IN / self.time_step
@@ -1313,10 +1320,11 @@ class PhysicsWorld:
         rested, dt = self._rested, self.time_step
         sleepy = self.sleeping and not guarded
         for b in self._dynamic_bodies():  # never changed in place: a removal makes a new one
+            got = next(known) if known is not None else None
             if b.key in guarded:
                 rested[b.key] = 0.0
                 continue  # guarded by the caller (pose and velocity may have changed)
-            lin, ang = get_vel(b.uid)
+            lin, ang = got if got is not None else get_vel(b.uid)
             # Bullet's sleep rule (btMultiBody::checkMotionAndSleepIfRequired), kept here
             if (ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] + lin[0] * lin[0]
                     + lin[1] * lin[1] + lin[2] * lin[2]) < SLEEP_THRESHOLD:
@@ -1440,8 +1448,11 @@ class PhysicsWorld:
         if self.dormant:
             return True  # every body exactly still
         get_vel = self._get_velocity
-        for b in self._dynamic_bodies():
-            lin, ang = get_vel(b.uid)
+        return self._at_rest([get_vel(b.uid) for b in self._dynamic_bodies()])
+
+    def _at_rest(self, velocities: list[tuple]) -> bool:
+        """:meth:`is_at_rest` of speeds read (``(linear, angular)`` per movable body)."""
+        for lin, ang in velocities:
             if ((self._maybe_over(lin, REST_LINEAR_IN_S) and np.linalg.norm(lin) > REST_LINEAR_IN_S)
                     or (self._maybe_over(ang, REST_ANGULAR_RAD_S)
                         and np.linalg.norm(ang) > REST_ANGULAR_RAD_S)):
@@ -1479,15 +1490,25 @@ class PhysicsWorld:
         start = self.time
         hold_steps_needed = max(1, int(round(REST_HOLD_S / self.time_step)))
         rest_steps = 0
+        get_vel = self._get_velocity
         try:
+            known = None
             while self.time - start < max_seconds - 1e-12:
-                ev = self.step(impacts)
+                ev = self.step(impacts, known)
+                known = None
                 events.extend(ev)
                 if on_step is not None:
                     on_step(self, ev)
                 if self.time - start < min_seconds:
                     continue
-                rest_steps = rest_steps + 1 if self.is_at_rest() else 0
+                if self.dormant:
+                    at_rest = True  # every body exactly still
+                else:
+                    # read once: the rest check's speeds are the next step's (nothing runs
+                    # between them), so that step does not read them again
+                    known = [get_vel(b.uid) for b in self._dynamic_bodies()]
+                    at_rest = self._at_rest(known)
+                rest_steps = rest_steps + 1 if at_rest else 0
                 if rest_steps >= hold_steps_needed:
                     break
         finally:

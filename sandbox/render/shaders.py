@@ -109,34 +109,20 @@ void main() {
 }
 """
 
-#: The same lighting without shadows (issue 26): no shadow-map coordinates per vertex, no
-#: 2 x 9 shadow-map look-ups per pixel. Used when the sun casts no shadow (the default on
-#: software GL, where every look-up is CPU time); the picture is the shadowed one's with every
-#: point in full sun.
+#: The same lighting without shadows (issue 26), lit per vertex: no shadow-map coordinates,
+#: no 2 x 9 shadow-map look-ups, and the hemisphere and the two suns are worked out once per
+#: corner instead of once per pixel. Used when the sun casts no shadow (the default on software
+#: GL, where every pixel's program is CPU time). Every triangle the renderer draws has one
+#: normal on all three corners (``bricks.mesh``, ``bricks.visible``, the table, the markers),
+#: so its three corners get the same light and the picture is the per-pixel one's (within a
+#: rounding of the interpolation). Back faces are culled (Panda3D's default; the meshes carry
+#: both windings of every triangle whose winding is not BFC certified, each with its own
+#: normal), so no back face needs the turned normal the per-pixel program gives it.
 VERTEX_UNSHADOWED = """
 #version 130
 uniform mat4 p3d_ModelViewProjectionMatrix;
 uniform mat3 p3d_NormalMatrix;
 uniform mat4 p3d_ViewMatrix;
-
-in vec4 p3d_Vertex;
-in vec3 p3d_Normal;
-in vec4 p3d_Color;
-
-out vec3 v_normal;
-out vec4 v_colour;
-out vec3 v_up;
-
-void main() {
-    v_normal = normalize(p3d_NormalMatrix * p3d_Normal);
-    v_colour = p3d_Color;
-    v_up = normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz);
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
-}
-"""
-
-FRAGMENT_UNSHADOWED = """
-#version 130
 uniform struct p3d_LightSourceParameters {
     vec4 color;
     vec4 position;
@@ -145,23 +131,38 @@ uniform vec4 p3d_ColorScale;
 uniform vec4 u_sky;
 uniform vec4 u_ground;
 
-in vec3 v_normal;
-in vec4 v_colour;
-in vec3 v_up;
+in vec4 p3d_Vertex;
+in vec3 p3d_Normal;
+in vec4 p3d_Color;
 
-out vec4 o_colour;
+out vec4 v_colour;
 
-void main() {
-    vec3 n = normalize(v_normal);
-    if (!gl_FrontFacing) n = -n;
-    vec4 base = v_colour * p3d_ColorScale;
-    float up = dot(n, v_up) * 0.5 + 0.5;
-    vec3 light = mix(u_ground.rgb, u_sky.rgb, up);
+vec3 light_for(vec3 n, vec3 up) {
+    vec3 light = mix(u_ground.rgb, u_sky.rgb, dot(n, up) * 0.5 + 0.5);
     for (int i = 0; i < 2; ++i) {
         vec3 l = normalize(p3d_LightSource[i].position.xyz);
         light += p3d_LightSource[i].color.rgb * max(dot(n, l), 0.0);
     }
-    o_colour = vec4(base.rgb * light, base.a);
+    return light;
+}
+
+void main() {
+    vec3 n = normalize(p3d_NormalMatrix * p3d_Normal);
+    vec3 up = normalize((p3d_ViewMatrix * vec4(0.0, 0.0, 1.0, 0.0)).xyz);
+    vec4 base = p3d_Color * p3d_ColorScale;
+    v_colour = vec4(base.rgb * light_for(n, up), base.a);
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+FRAGMENT_UNSHADOWED = """
+#version 130
+in vec4 v_colour;
+
+out vec4 o_colour;
+
+void main() {
+    o_colour = v_colour;
 }
 """
 

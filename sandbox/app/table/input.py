@@ -180,7 +180,8 @@ class InputLayer:
     def key(self, name: str) -> None:
         """A key press, by Panda3D's key name ('e', 'enter', 'escape', 'f5', '1', ...): a
         typed box or the saved-games dialog first, then the key map's rows for the game, the
-        mode and the seat, in order, until one uses it."""
+        mode and the seat, in order, until one uses it; at a player's table a referee's tool's
+        key flashes one line saying it is one (open the table with ``--referee``)."""
         app = self.app
         n = name.lower()
         if app.entry is not None:  # a typed box is open: keys edit it
@@ -194,6 +195,11 @@ class InputLayer:
         for row in commands_for(n, tags, self.mode, app.referee, self.keys):
             if row.run(self, n) is not False:
                 return
+        if not app.referee:  # a referee's tool at a player's table: say so, do nothing
+            tools = [r for r in commands_for(n, tags, self.mode, True, self.keys) if r.referee]
+            if tools:
+                app.flash(f"{tools[0].label}, {tools[0].help}: a referee's tool (open the "
+                          "table with sandbox play --referee)", error=True)
 
     def entry_key(self, n: str) -> None:
         """A key while a typed box is open: Enter, Esc and Backspace edit it; the characters

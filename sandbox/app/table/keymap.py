@@ -11,9 +11,10 @@ behaviour, one :class:`~sandbox.app.table.mode.Mode` class.
 
 Game tags (:func:`game_tags`): the game kind's name (``brikwars``, ``brigandine``,
 ``micro_brick_war``) and what its window module adds (``escapade``: a BrikWars Escapade, ch.
-13). Referee tools (``referee=True``) are bound and shown only in a window opened with
+13). Referee tools (``referee=True``) work and are shown only in a window opened with
 ``sandbox play --referee``: they place effects no player's unit pays for (a free missile strike
-of any size, setting a body alight) and move any body.
+of any size, setting a body alight) and move any body; elsewhere their keys only flash that
+they are a referee's tools.
 """
 
 from __future__ import annotations
@@ -223,10 +224,15 @@ def bound_keys(referee: bool,
                table: Iterable[KeyCommand] | None = None) -> list[tuple[str, str]]:
     """``(Panda3D event, key)`` pairs to bind: every key of the table (default: every game's,
     so a save of another game loads into the same window; its auto-repeat too where the row
-    says so), less the referee's tools outside referee mode."""
+    says so). The referee's tools are bound outside referee mode too, their auto-repeat not:
+    there a press only says that the key is a referee's tool (:meth:`InputLayer.key`)."""
     out: dict[str, str] = {}
     for c in key_map() if table is None else table:
-        if c.run is None or (c.referee and not referee):
+        if c.run is None:
+            continue
+        if c.referee and not referee:
+            for k in c.keys:
+                out.setdefault(k, k)
             continue
         for k in c.keys:
             out.setdefault(k, k)

@@ -28,6 +28,7 @@ import numpy as np
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import action_dict
 from ...engine.assets import build_part_asset
+from ...engine.events import possessive
 from ...engine.measure import footprint_gap
 from ...engine.outcome import Outcome
 from ...engine.table import System, handles, refuses
@@ -283,7 +284,7 @@ class BrigandineCombat(System):
         if u is None:
             return None, f"{key!r} is not a Brigandine unit (have {sorted(self.units)})"
         if u.owner != action.player:
-            return None, f"{self._name(key)} is not {action.player}'s"
+            return None, f"{self._name(key)} is not {possessive(action.player)}"
         if not u.standing:
             return None, f"{self._name(key)} is out of the fight"
         return u, ""
@@ -293,7 +294,7 @@ class BrigandineCombat(System):
         if t is None:
             return None, f"{key!r} is not a Brigandine unit"
         if t.owner == action.player:
-            return None, f"{self._name(key)} is {action.player}'s own"
+            return None, f"{self._name(key)} is {possessive(action.player)} own"
         if not t.standing:
             return None, f"{self._name(key)} is out of the fight"
         return t, ""
@@ -315,7 +316,7 @@ class BrigandineCombat(System):
         away while a player gives hidden orders)."""
         rnd, phase = round_phase(max(1, turn))
         hidden = " (hidden: pass the screen)" if phase in (2, 3, 4, 5, 7, 8) else ""
-        return f"Round {rnd}, phase {R.phase_name(phase)}: {player}'s orders{hidden}"
+        return f"Round {rnd}, phase {R.phase_name(phase)}: {possessive(player)} orders{hidden}"
 
     # ------------------------------------------------------------------ hooks
     def setup(self) -> None:
@@ -603,7 +604,7 @@ class BrigandineCombat(System):
         mine = self._init(a.unit)
         own = self.side.get(a.unit)
         if not any(v > mine for p, v in self.initiative.items() if p != own):
-            return (f"Defensive Action is refused: {a.player}'s initiative {mine} is not "
+            return (f"Defensive Action is refused: {possessive(a.player)} initiative {mine} is not "
                     f"lower than an attacker's")
         return ""
 

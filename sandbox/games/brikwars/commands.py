@@ -31,6 +31,7 @@ import numpy as np
 from ...app.commands import CommandRefused, TableCommands
 from ...core.errors import RulesError, SandboxError
 from ...engine.actions import AttackAction, ReloadWeaponAction
+from ...engine.events import possessive
 from ...rules.explosives import Variant, explosive_dice
 from .close_combat import AngryInchAction, GrabAction, ParryOrder, ShoveAction
 from .hazard_scene import Ignite, MarkTarget, StopDropRoll
@@ -231,7 +232,7 @@ class BrikWarsCommands(TableCommands):
             raise CommandRefused(f"Missile strike: {exc} (8.4 Explosive Variants)") from None
         return MissileStrike(type="missile", player=self._player(), turn=self.s.turn,
                              point=tuple(round(float(v), 4) for v in p), xsize=int(xsize),
-                             variant=variant, name=f"{self._player()}'s missile")
+                             variant=variant, name=f"{possessive(self._player())} missile")
 
     @staticmethod
     def missile_dice(xsize: int, variant: str) -> str:

@@ -45,6 +45,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...engine.actions import MoveAction
+from ...engine.events import possessive
 from ...engine.outcome import Outcome
 from ...engine.table import System, handles, refuses
 from ...rules.escapade import (
@@ -817,7 +818,8 @@ class EscapadeDriver(System):
         except StopIteration:
             raise SceneError(f"{where}.force {a.force!r} is not a force of the Escapade") from None
         if player != a.player:
-            raise RulesError(f"{where}: {a.force} is {player}'s force, not {a.player}'s")
+            raise RulesError(f"{where}: {a.force} is {possessive(player)} force, not "
+                             f"{possessive(a.player)}")
         if a.what == "losing_battle":
             led.fight_losing_battle(a.force)
             text = f"{a.force} is Fighting a Losing Battle"

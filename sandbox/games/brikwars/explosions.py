@@ -49,18 +49,15 @@ import copy
 import functools
 import math
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-from ...bricks.connectivity import components, connection_graph
+from ...bricks.connectivity import StudGraph, components, stud_graph
 from ...core.dice import DiceExpression, DiceSum, ExpressionRoll
 from ...core.errors import RulesError
 from ...core.transforms import quat_to_matrix
 from ...engine.assets import BodyAsset, PieceAsset, rigid_matrix
+from ...engine.events import possessive
 from ...engine.scene import Stats, parse_armor
 from ...engine.table import System
 from ...physics.breakage import (
@@ -141,7 +138,7 @@ class Structure:
     ----------
     root : str
         Key of the creation in the scene.
-    graph : networkx.Graph
+    graph : StudGraph
         Stud connection graph; node = part index = collision box tag.
     armor_roll : int or None
         The creation's one Armor Roll.
@@ -156,7 +153,7 @@ class Structure:
     """
 
     root: str
-    graph: nx.Graph
+    graph: StudGraph
     armor_roll: int | None
     part_damage: dict[int, int]
     destroyed: set[int]
@@ -379,7 +376,7 @@ class Blasts(System):
             return None
         graph = asset.stud_graph  # made at load (game.assets)
         if graph is None:
-            graph = connection_graph(asset.model, asset.placements, boxes=None)
+            graph = stud_graph(asset.model, asset.placements, boxes=None)
         s = Structure(key, graph, st.damage.armor_roll, {n: 0 for n in graph.nodes}, set(),
                       {key: [b.tag for b in asset.boxes]}, {key: st.damage.cumulative_damage})
         self.structures[key] = s
@@ -411,7 +408,8 @@ class Blasts(System):
         point = np.asarray(action.point, float)
         damage_dice = action.xsize - action.hazard_dice
         kind = ", ".join(action.variants) if action.variants else action.variant
-        g.log("action", f"{action.player}'s {name} ({action.xsize} XSize, {kind}) strikes "
+        whose = "" if name.startswith(action.player) else f"{possessive(action.player)} "
+        g.log("action", f"{whose}{name} ({action.xsize} XSize, {kind}) strikes "
               f"{np.round(point, 3).tolist()}", action="missile", player=action.player,
               point=[float(v) for v in point], xsize=action.xsize, variant=action.variant,
               **({"variants": list(action.variants)} if action.variants else {}))

@@ -63,6 +63,7 @@ import numpy as np
 
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import quat_to_matrix
+from ...engine.events import possessive
 from ...engine.table import System, handles, refuses
 from ...rules.attacks import ActionRoll, Modifier
 from ...rules.damage import explosive_power_in
@@ -562,12 +563,13 @@ class Manning(System):
             refusal = self.turret_status(unit)
         if not refusal and (weapon in self.now.fired.get(unit, [])
                             or not self.ledger.can_operate(wkey, player)):
-            refusal = f"{player}'s forces fire the {w.name} only once a turn (8.5 Controls)"
+            refusal = (f"{possessive(player)} forces fire the {w.name} only once a turn "
+                       "(8.5 Controls)")
         ally = next((a for a in self.allies(player)
                      if wkey in self.ledger.used.get(a, set())), None)
         if not refusal and ally is not None:
-            refusal = (f"{player}'s ally {ally} used the {w.name} on their previous turn: allies "
-                       "cannot each operate it on their own turns (8.5 Controls)")
+            refusal = (f"{possessive(player)} ally {ally} used the {w.name} on their previous "
+                       "turn: allies cannot each operate it on their own turns (8.5 Controls)")
         kind = attack_kind(w, mode)
         first = self.now.first.get(unit)
         if not refusal and first is not None and first != (target, kind):

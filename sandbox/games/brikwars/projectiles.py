@@ -55,6 +55,7 @@ from ...core.dice import DiceExpression
 from ...core.errors import RulesError, SceneError
 from ...core.transforms import matrix_to_quat, quat_to_matrix
 from ...engine.assets import build_part_asset
+from ...engine.events import possessive
 from ...engine.scene import Stats, parse_armor
 from ...engine.table import System, handles, refuses
 from ...physics import projectiles as pj
@@ -403,7 +404,8 @@ class FlightControl(System):
             return f"no Launcher called {weapon!r}"
         if m not in self.launchers(player):
             owner = self.game.bodies[m.creation].owner if m.creation in self.game.bodies else None
-            return f"{m.id} is not {player}'s to fire" + (f" (it is {owner}'s)" if owner else "")
+            return (f"{m.id} is not {possessive(player)} to fire"
+                    + (f" (it is {possessive(owner)})" if owner else ""))
         state = self.weapons.get(m.id)
         if firing and state is not None and state.fired_turn == self.game.turn:
             return f"{m.id} has already fired this turn"

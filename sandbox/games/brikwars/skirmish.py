@@ -66,6 +66,10 @@ from ...rules.weapons import WeaponProfile, WeaponType, bastard_gun, weapon_prof
 from . import effects
 from .arcs import ArcHit, bodies_in_arc, cover_fraction
 
+#: Shortest move, inches: a ``move`` to (about) where the unit stands is refused ("already
+#: there"), never logged.
+MIN_MOVE: float = 0.01
+
 
 class FaceAction(Action):
     """``unit`` turns in place by ``degrees`` (counter-clockwise seen from above; negative:
@@ -513,6 +517,12 @@ class Skirmish(System):
         dist = float(np.linalg.norm(np.asarray(to, float) - g.footprint_centre(action.unit)))
         left = self.move_allowance(action.unit)
         st = g.bodies[action.unit]
+        if dist < MIN_MOVE:  # nothing to move: refused, not logged (a log of 0" moves
+            # is a save that takes minutes to load, and online a free action without end)
+            if action.clamp and left < MIN_MOVE:
+                return f'{st.name} may move {left:.2f}" more this turn (Move {st.stats.move:g}")'
+            return (f"{st.name} is already at ({to[0]:.2f}, {to[1]:.2f}): a move of "
+                    f'{dist:.3f}" changes nothing (a move is at least {MIN_MOVE:g}")')
         if action.sprint and action.unit not in self.turn_state.sprint_in:
             if dist <= left + 1e-9:
                 return f'{st.name} can move {dist:.2f}" without Sprinting ({left:.2f}" left)'

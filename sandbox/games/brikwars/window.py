@@ -26,6 +26,7 @@ from ...app.table.mode import Drawn, Mode
 from ...app.table.modes_common import PickMode, SelectMode, edge_point
 from ...core.errors import SandboxError
 from ...engine.actions import MoveAction
+from ...engine.events import possessive
 from ...render.escapade_markers import escapade_markers
 from ...render.hazard_markers import hazard_markers
 from ...render.view import Marker
@@ -323,7 +324,7 @@ class DropMode(Mode):
         if self.app.runner.busy:
             return ""
         return (f"   Strategy bricks {self.bricks} of {s.bombardment.strategy_pile()} in "
-                f"{s.current_player}'s pile ([ and ] to change)")
+                f"{possessive(s.current_player)} pile ([ and ] to change)")
 
     def draw(self, d: Drawn) -> None:
         from ...rules.collision import big_drop_height
