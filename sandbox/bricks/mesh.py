@@ -114,6 +114,32 @@ def check_mesh_memory(model: Model, placements: list) -> int:
     return need
 
 
+def _placed_triangles(model: Model, pls: list[PartPlacement], double_sided_uncertified: bool):
+    """Each placement's triangles where the model puts them, grouped by part: yields
+    (placement index, its part's mesh, the placement, triangles (t, 3, 3) LDU with the winding
+    made counter-clockwise, ``back``: the mask of the part's uncertified triangles whose
+    reversed copies follow the triangles, or None when none were added)."""
+    by_part: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pls):
+        by_part[p.part].append(i)
+    for name, members in by_part.items():
+        pm = model.parts[name]
+        tris = pm.triangles
+        if len(tris) == 0:
+            continue
+        cert = pm.certified
+        back = ~cert if double_sided_uncertified and not cert.all() else None
+        for i in members:
+            p = pls[i]
+            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
+            placed = tris @ a.T + t
+            if (np.linalg.det(a) < 0) != p.inverted:
+                placed = placed[:, [0, 2, 1]]
+            if back is not None:
+                placed = np.concatenate([placed, placed[back][:, [0, 2, 1]]])
+            yield i, pm, p, placed, back
+
+
 def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, *,
                double_sided_uncertified: bool = True) -> MeshArrays:
     """Concatenate the placed part meshes into one world-frame triangle soup.
@@ -135,29 +161,13 @@ def model_mesh(model: Model, placements: Iterable[PartPlacement] | None = None, 
     pls = list(model.placements if placements is None else placements)
     check_mesh_memory(model, pls)
     verts, cols, idx = [], [], []
-    by_part: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(pls):
-        by_part[p.part].append(i)
-    for name, members in by_part.items():
-        pm = model.parts[name]
-        tris = pm.triangles
-        if len(tris) == 0:
-            continue
-        cert = pm.certified
-        for i in members:
-            p = pls[i]
-            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
-            placed = tris @ a.T + t
-            if (np.linalg.det(a) < 0) != p.inverted:
-                placed = placed[:, [0, 2, 1]]
-            rgba = _resolve_codes(pm.colours, p.colour, model)
-            if double_sided_uncertified and not cert.all():
-                back = placed[~cert][:, [0, 2, 1]]
-                placed = np.concatenate([placed, back])
-                rgba = np.concatenate([rgba, rgba[~cert]])
-            verts.append(placed)
-            cols.append(rgba)
-            idx.append(np.full(len(placed), i, dtype=np.int32))
+    for i, pm, p, placed, back in _placed_triangles(model, pls, double_sided_uncertified):
+        rgba = _resolve_codes(pm.colours, p.colour, model)
+        if back is not None:
+            rgba = np.concatenate([rgba, rgba[back]])
+        verts.append(placed)
+        cols.append(rgba)
+        idx.append(np.full(len(placed), i, dtype=np.int32))
     if not verts:
         z = np.zeros((0, 3), dtype=np.float32)
         return MeshArrays(z, z.copy(), np.zeros((0, 4), np.float32), np.zeros(0, np.int32))
@@ -183,25 +193,8 @@ def model_vertices(model: Model, placements: Iterable[PartPlacement] | None = No
     model puts it is set down by the whole model's bounds, which need only these)."""
     pls = list(model.placements if placements is None else placements)
     check_mesh_memory(model, pls)
-    verts = []
-    by_part: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(pls):
-        by_part[p.part].append(i)
-    for name, members in by_part.items():
-        pm = model.parts[name]
-        tris = pm.triangles
-        if len(tris) == 0:
-            continue
-        cert = pm.certified
-        for i in members:
-            p = pls[i]
-            a, t = p.matrix[:3, :3], p.matrix[:3, 3]
-            placed = tris @ a.T + t
-            if (np.linalg.det(a) < 0) != p.inverted:
-                placed = placed[:, [0, 2, 1]]
-            if double_sided_uncertified and not cert.all():
-                placed = np.concatenate([placed, placed[~cert][:, [0, 2, 1]]])
-            verts.append(placed)
+    verts = [placed for _, _, _, placed, _ in
+             _placed_triangles(model, pls, double_sided_uncertified)]
     if not verts:
         return np.zeros((0, 3), dtype=np.float32)
     return ldraw_points_to_world(np.concatenate(verts)).astype(np.float32).reshape(-1, 3)
