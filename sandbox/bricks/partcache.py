@@ -59,7 +59,7 @@ OFF_VALUES = frozenset(("off", "0", "no", "false", "none"))
 FORMAT = 1
 #: Largest entry written or read, bytes.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
-#: The folder is pruned to this size (oldest entries first) after a write, bytes.
+#: The folder is pruned to this size (oldest entries first) when a write takes it over, bytes.
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 #: Largest JSON header read, bytes.
 _MAX_HEADER_BYTES = 4 * 1024 * 1024
@@ -83,7 +83,7 @@ _ARRAYS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
 _FEATURES = ("features_triangles", "features_edges", "features_optional")
 _SOURCES = ("library", "catalogue")
 
-_STATE: dict = {"dir": None, "dir_env": None, "broken": False, "code": None}
+_STATE: dict = {"dir": None, "dir_env": None, "broken": False, "code": None, "bytes": {}}
 _FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
@@ -309,7 +309,14 @@ def store(key: str, pm: PartMesh, deps: list[tuple[str, str]]) -> None:
     finally:
         if tmp is not None:
             _remove(Path(tmp))
-    _prune(d)
+    # the folder is read once a process, then its size is counted as entries are written
+    # (an overwritten entry counts twice: a prune the sooner, which measures it again)
+    used = _STATE["bytes"].get(str(d))
+    if used is None or used + len(data) > MAX_CACHE_BYTES:
+        used = _prune(d)
+    else:
+        used += len(data)
+    _STATE["bytes"][str(d)] = used
 
 
 def _remove(path: Path) -> None:
@@ -319,8 +326,9 @@ def _remove(path: Path) -> None:
         pass
 
 
-def _prune(d: Path, limit: int = MAX_CACHE_BYTES) -> None:
-    """Remove the oldest entries until the folder holds at most ``limit`` bytes."""
+def _prune(d: Path, limit: int = MAX_CACHE_BYTES) -> int:
+    """Remove the oldest entries until the folder holds at most ``limit`` bytes; returns the
+    bytes its entries then hold (0 when it cannot be read)."""
     try:
         entries = []
         for e in os.scandir(d):
@@ -328,13 +336,14 @@ def _prune(d: Path, limit: int = MAX_CACHE_BYTES) -> None:
                 st = e.stat(follow_symlinks=False)
                 entries.append((st.st_mtime_ns, st.st_size, e.path))
     except OSError:
-        return
+        return 0
     total = sum(s for _, s, _ in entries)
     for _, size, p in sorted(entries):
         if total <= limit:
             break
         _remove(Path(p))
         total -= size
+    return total
 
 
 def clear() -> int:
