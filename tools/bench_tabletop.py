@@ -35,6 +35,8 @@ def main() -> int:
     ap.add_argument("--hide-bodies", action="store_true",
                     help="draw the window without the bodies (the table, grid and HUD alone: "
                     "the frame's cost that is not the bricks')")
+    ap.add_argument("--screenshot", default=None,
+                    help="write the last frame to this PNG (to look at what was timed)")
     args = ap.parse_args()
     if args.detail:
         os.environ["SANDBOX_DETAIL"] = args.detail
@@ -74,6 +76,10 @@ def main() -> int:
         app.step(n)
         fps = n / (time.perf_counter() - start)
         cpu_ms = (time.process_time() - cpu0) / n * 1000
+        if args.screenshot:
+            from panda3d.core import Filename
+
+            app.base.win.save_screenshot(Filename.from_os_specific(args.screenshot))
         parts = sum(a.part_count for a in session.assets.values())
         body_geoms = sum(np_.node().get_num_geoms()
                          for np_ in app.bodies_np.find_all_matches("**/+GeomNode"))
