@@ -24,6 +24,10 @@ and so is an entry (:data:`MAX_ENTRY_BYTES`, larger parts are not kept). An entr
 be read or does not hold what it should (a truncated file, another format, wrong shapes) is
 ignored with one warning on the log (``logging``, never a traceback) and rebuilt.
 
+Other results made from parts share the folder and its bound through :func:`store_arrays`
+and :func:`load_arrays` (named arrays and a JSON header, keyed by their caller: the hidden
+studs of a creation, :mod:`sandbox.bricks.hiddencache`).
+
 Where: ``$SANDBOX_PART_CACHE`` if set (a folder; ``off``, ``0`` or ``no`` switch the cache off),
 else ``$XDG_CACHE_HOME/brikwars-sandbox/parts``, else ``~/.cache/brikwars-sandbox/parts``
 (the XDG Base Directory rule). A folder that cannot be made or written switches the cache off
@@ -293,7 +297,12 @@ def store(key: str, pm: PartMesh, deps: list[tuple[str, str]]) -> None:
     d = _usable_dir()
     if d is None:
         return
-    data = encode(pm, deps)
+    _write(d, key, encode(pm, deps))
+
+
+def _write(d: Path, key: str, data: bytes) -> None:
+    """Write entry ``key``'s bytes atomically, then keep the folder bounded (quietly nothing
+    for an entry over :data:`MAX_ENTRY_BYTES` or a folder that cannot be written)."""
     if len(data) > MAX_ENTRY_BYTES:
         return
     tmp = None
@@ -317,6 +326,74 @@ def store(key: str, pm: PartMesh, deps: list[tuple[str, str]]) -> None:
     else:
         used += len(data)
     _STATE["bytes"][str(d)] = used
+
+
+def store_arrays(key: str, arrays: dict[str, np.ndarray], header: dict) -> None:
+    """Write named arrays and a JSON ``header`` as the entry ``key`` (another result than a
+    part's mesh, such as :mod:`sandbox.bricks.hiddencache`'s), atomically and bounded as
+    :func:`store`. Quietly does nothing when the cache is off or cannot be written."""
+    d = _usable_dir()
+    if d is None:
+        return
+    out: dict[str, Any] = {name: np.asarray(a) for name, a in arrays.items()}
+    out["header"] = np.frombuffer(json.dumps({"format": FORMAT, **header}).encode(),
+                                  dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez(buf, allow_pickle=False, **out)
+    _write(d, key, buf.getvalue())
+
+
+def load_arrays(key: str, names: frozenset[str] | set[str], what: str
+                ) -> tuple[dict[str, np.ndarray], dict] | None:
+    """The arrays and header of entry ``key`` written by :func:`store_arrays`, or None (no
+    entry, cache off, or a bad entry: one that is not an ``.npz`` of exactly the arrays
+    ``names`` and a JSON header of this format, which is logged once as :func:`load` does
+    and removed). The arrays are read only; their types and shapes are the caller's to
+    check (raise :class:`EntryError` and call :func:`discard`). ``what`` names the entry in
+    the log."""
+    d = _usable_dir()
+    if d is None:
+        return None
+    path = _entry_path(d, key)
+    try:
+        size = path.stat().st_size
+        if size > MAX_ENTRY_BYTES:
+            raise EntryError(f"{size} bytes, over {MAX_ENTRY_BYTES}")
+        data = path.read_bytes()
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                if set(z.files) != set(names) | {"header"}:
+                    raise EntryError(f"holds {sorted(z.files)[:12]}, not {what}")
+                raw = z["header"]
+                if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > _MAX_HEADER_BYTES:
+                    raise EntryError("its header is not JSON text")
+                header = json.loads(raw.tobytes().decode("utf-8"))
+                arrays = {name: z[name] for name in names}
+        except EntryError:
+            raise
+        except (ValueError, OSError, EOFError, KeyError, RecursionError,
+                zipfile.BadZipFile) as exc:  # truncated or foreign (UnicodeError: ValueError)
+            raise EntryError(f"unreadable ({type(exc).__name__}: {str(exc)[:120]})") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise EntryError("another cache format")
+    except FileNotFoundError:
+        return None
+    except (EntryError, OSError) as exc:
+        discard(key, what, exc)
+        return None
+    for a in arrays.values():
+        a.setflags(write=False)
+    return arrays, header
+
+
+def discard(key: str, what: str, why: object) -> None:
+    """Log once that entry ``key`` (``what``) was ignored for ``why``, and remove it."""
+    d = _usable_dir()
+    if d is None:
+        return
+    path = _entry_path(d, key)
+    log.warning("%s: part cache entry for %s ignored (%s); it is made again", path, what, why)
+    _remove(path)
 
 
 def _remove(path: Path) -> None:

@@ -291,6 +291,21 @@ def hidden_features(model: Model, placements: Sequence[PartPlacement] | None = N
     return Hidden(tuple(studs), tuple(tubes), closed)
 
 
+def cached_hidden_features(model: Model,
+                           placements: Sequence[PartPlacement] | None = None) -> Hidden:
+    """:func:`hidden_features`, the same arrays bit for bit, read from the disk cache when a
+    run before computed them (:mod:`sandbox.bricks.hiddencache`)."""
+    from sandbox.bricks import hiddencache
+
+    pls = list(model.placements if placements is None else placements)
+
+    def compute() -> tuple:
+        h = hidden_features(model, pls)
+        return h.studs, h.tubes, h.closed
+
+    return Hidden(*hiddencache.cached(model, pls, [_opaque(model, p) for p in pls], compute))
+
+
 def _keep(features: np.ndarray, studs: np.ndarray, tubes: np.ndarray) -> np.ndarray | None:
     """Mask of the rows to draw, or None for all."""
     if not studs.any() and not tubes.any():
@@ -434,7 +449,7 @@ def creation_geometry(model: Model, placements: Sequence[PartPlacement], tags: n
         if hit is not None and hit[0] is placements:
             return hit[1], hit[2]
     subset = [placements[int(t)] for t in tags]
-    hidden = hidden_features(model, subset) if cull else None
+    hidden = cached_hidden_features(model, subset) if cull else None
     mesh, lines = visible_mesh(model, subset, hidden=hidden, low_res=low_res)
     mesh = MeshArrays(mesh.vertices, mesh.normals, mesh.colours,
                       tags[mesh.placement_index].astype(np.int32))
@@ -451,5 +466,5 @@ def creation_geometry(model: Model, placements: Sequence[PartPlacement], tags: n
     return mesh, lines
 
 
-__all__ = ["CELL_LDU", "Hidden", "creation_geometry", "hidden_features", "stud_enclosed",
-           "visible_mesh"]
+__all__ = ["CELL_LDU", "Hidden", "cached_hidden_features", "creation_geometry",
+           "hidden_features", "stud_enclosed", "visible_mesh"]
