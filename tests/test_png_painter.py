@@ -1,13 +1,14 @@
-"""``sandbox run`` draws its PNG in a thread of its own that got ready while the game played
-(issue 26: :class:`sandbox.app.headless.PngPainter`): the picture is the one drawn in the
-main thread byte for byte, and offscreen renderers in the main thread work before and after
-it (a GL pipe shared between threads, or one that goes with its thread, breaks them)."""
+"""``sandbox run`` draws its PNG in a process of its own that got ready while the game played
+(issue 26: :class:`sandbox.app.headless.PngPainter`, :mod:`sandbox.render.png_process`): the
+picture is the one drawn in this process byte for byte, offscreen renderers here work before
+and after it, and the process's failures come back as errors here."""
 
 from __future__ import annotations
 
 import io
 
 import numpy as np
+import pytest
 from conftest import REPO
 from PIL import Image
 
@@ -15,7 +16,8 @@ from sandbox.app.headless import PngPainter, render_game_png_bytes, run_scene
 from sandbox.engine.game import Game
 from sandbox.engine.scene import load_scene
 from sandbox.render.offscreen import render_array
-from sandbox.render.view import Camera, RenderBody, RenderMesh, SceneView
+from sandbox.render.png_process import Painter
+from sandbox.render.view import Camera, RenderBody, RenderError, RenderMesh, SceneView
 
 SCENE = REPO / "scenes" / "grenade_throw.toml"
 
@@ -41,7 +43,7 @@ def test_painter_png_is_the_main_threads_and_main_thread_renders_still_work(ldra
             painter.draw(game)
             threaded = painter.png()
         main = render_game_png_bytes(game, 320, 240)
-        with PngPainter(320, 240) as painter:  # the thread is used again
+        with PngPainter(320, 240) as painter:  # a second one in the same process
             painter.draw(game)
             again = painter.png()
     finally:
@@ -59,3 +61,26 @@ def test_a_painter_left_without_a_picture_stops_and_the_next_one_draws(tmp_path,
     res = run_scene(SCENE, tmp_path / "out", ldrawdir=ldrawdir)
     assert res.png_path is not None and res.png_path.stat().st_size > 1000
     assert Image.open(res.png_path).size == (960, 720)
+
+
+def test_the_process_draws_a_view_and_says_what_went_wrong():
+    painter = Painter(160, 120, False)
+    painter.draw(_view())
+    assert Image.open(io.BytesIO(painter.png())).size == (160, 120)
+    assert painter._proc.returncode == 0  # it ended after its picture
+    bad = Painter(160, 120, False)
+    bad.draw("not a view")
+    with pytest.raises(RenderError, match="needs a SceneView"):
+        bad.png()  # the child's own error, raised here
+
+
+def test_a_process_that_dies_gives_a_render_error_and_close_ends_a_waiting_one():
+    dead = Painter(160, 120, False)
+    dead._proc.kill()
+    dead.draw(_view())
+    with pytest.raises(RenderError, match="ended without a picture"):
+        dead.png()
+    waiting = Painter(160, 120, False)
+    waiting.close()  # no view: it ends without drawing
+    assert waiting._proc.returncode is not None
+    waiting.close()  # twice is safe

@@ -188,34 +188,27 @@ def _game_view(game: Game, width: int, height: int, edges: bool):
                       + escapade_markers(game))
 
 
-def _png_bytes(rgb: np.ndarray) -> bytes:
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.fromarray(rgb).save(buf, format="PNG")
-    return buf.getvalue()
-
-
 def render_game_png_bytes(game: Game, width: int = 960, height: int = 720, *,
                           edges: bool = False) -> bytes:
     """The game's current state as PNG bytes (offscreen Panda3D); ``edges`` draws the LDraw
     edge lines (type 2, and optional type-5 lines on silhouettes) over the bricks."""
     from ..render.offscreen import render_array
+    from ..render.png_process import png_bytes
 
-    return _png_bytes(render_array(_game_view(game, width, height, edges), width, height))
+    return png_bytes(render_array(_game_view(game, width, height, edges), width, height))
 
 
 class PngPainter:
-    """The PNG's offscreen renderer, made ready in a thread of its own while the game plays
-    (issue 26: ``sandbox run``'s main job). The thread imports Panda3D, opens the offscreen
-    buffer and draws a small stand-in scene into a corner of a few pixels (which compiles
-    the shaders and makes the shadow buffer: :meth:`OffscreenRenderer.prime`), then waits
-    for the final view; every Panda3D call is made in that one thread. The picture is the
-    one :func:`render_game_png_bytes` draws, byte for byte.
+    """The PNG's offscreen renderer, made ready in a process of its own while the game plays
+    (issue 26: ``sandbox run``'s main job; :mod:`sandbox.render.png_process`). The process
+    imports Panda3D, opens the offscreen buffer and draws a small stand-in scene into a corner
+    of a few pixels (which compiles the shaders and makes the shadow buffer:
+    :meth:`OffscreenRenderer.prime`), then waits for the final view, draws it and encodes the
+    PNG. A thread would do the same work but hold the interpreter's lock for most of it,
+    which the game's build then waits for. The picture is the one
+    :func:`render_game_png_bytes` draws, byte for byte.
 
-    Use it as a context manager: leaving it without :meth:`png` stops the thread.
+    Use it as a context manager: leaving it without :meth:`png` ends the process.
 
     Parameters
     ----------
@@ -226,37 +219,15 @@ class PngPainter:
     """
 
     def __init__(self, width: int = 960, height: int = 720, *, edges: bool = False):
-        import queue
-        import threading
+        from ..render.png_process import Painter
 
         self.width, self.height, self.edges = int(width), int(height), bool(edges)
-        self._views: queue.Queue = queue.Queue(maxsize=1)
-        self._result: queue.Queue = queue.Queue(maxsize=1)
-        self._done = threading.Event()
-        _render_thread().submit(self._work)
-
-    def _work(self) -> None:
-        try:
-            from ..render.offscreen import OffscreenRenderer
-
-            renderer = OffscreenRenderer(self.width, self.height, shadows=True)
-            try:
-                renderer.prime(_stand_in_view(self.width / self.height, self.edges))
-                view = self._views.get()
-                if view is None:
-                    return
-                self._result.put((renderer.render(view)[:, :, :3].copy(), None))
-            finally:
-                renderer.close()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller of png()
-            self._result.put((None, exc))
-        finally:
-            self._done.set()
+        self._painter = Painter(self.width, self.height, self.edges)
 
     def draw(self, game: Game) -> None:
-        """Hand the game's current state to the thread, which draws it while the caller goes
-        on (the view is made here, from the game: the thread reads only the view)."""
-        self._views.put(_game_view(game, self.width, self.height, self.edges))
+        """Hand the game's current state to the process, which draws it while the caller
+        goes on (the view is made here, from the game: the process gets only the view)."""
+        self._painter.draw(_game_view(game, self.width, self.height, self.edges))
 
     def png(self) -> bytes:
         """The picture of the state handed to :meth:`draw`, as PNG bytes (waits for it).
@@ -264,59 +235,20 @@ class PngPainter:
         Raises
         ------
         RenderError
-            As :func:`render_game_png_bytes` (no GL pipe, no buffer, a failed draw).
+            As :func:`render_game_png_bytes` (no GL pipe, no buffer, a failed draw), or the
+            process ended without a picture.
         """
-        rgb, exc = self._result.get()
-        self._done.wait()
-        if exc is not None:
-            raise exc
-        return _png_bytes(rgb)
+        return self._painter.png()
 
     def close(self) -> None:
-        """Stop the thread without a picture (after a failed run). Safe to call twice."""
-        if not self._done.is_set():
-            try:
-                self._views.put_nowait(None)
-            except Exception:  # noqa: BLE001 - a view is already queued: it ends anyway
-                pass
-            self._done.wait()
+        """End the process without a picture (after a failed run). Safe to call twice."""
+        self._painter.close()
 
     def __enter__(self) -> PngPainter:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-_RENDER_THREAD = None
-
-
-def _render_thread():
-    """The process's one thread for :class:`PngPainter` (made at first use, kept: its GL pipe
-    lives as long as it does, and a pipe that goes takes the driver's display with it)."""
-    global _RENDER_THREAD
-    if _RENDER_THREAD is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _RENDER_THREAD = ThreadPoolExecutor(1, thread_name_prefix="png-renderer")
-    return _RENDER_THREAD
-
-
-def _stand_in_view(aspect: float, edges: bool):
-    """A small scene with the states a game's picture uses (a lit, shadowed brick with its
-    edge lines, the table and its grid) for :meth:`OffscreenRenderer.prime`."""
-    from ..render.geometry import box_triangles
-    from ..render.view import Camera, RenderBody, RenderMesh, SceneView
-
-    lo, hi = np.array([-0.5, -0.5, 0.0]), np.array([0.5, 0.5, 0.4])
-    v, n = box_triangles(lo, hi)
-    cols = np.tile(np.array([[0.8, 0.1, 0.1, 1.0]], np.float32), (len(v), 1))
-    seg = np.array([[[-0.5, -0.5, 0.4], [0.5, -0.5, 0.4]]], np.float32)
-    mesh = RenderMesh(v.astype(np.float32), n.astype(np.float32), cols,
-                      edges=seg if edges else None, name="stand-in")
-    body = RenderBody(mesh, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), key="stand-in")
-    return SceneView(bodies=[body], battlefield=(4.0, 4.0), edges=edges,
-                     camera=Camera.framing(lo.tolist(), hi.tolist(), aspect=aspect))
 
 
 def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | None = None,

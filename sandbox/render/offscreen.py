@@ -152,8 +152,9 @@ _PIPE_THREAD: int | None = None
 
 def _pipe() -> GraphicsPipe:
     """The thread's headless GL pipe (made once a thread: a pipe is a driver handle, not a
-    scene). The main thread's is :data:`_PIPE`; another thread (``sandbox run`` draws its
-    PNG in one, :class:`sandbox.app.headless.PngPainter`) gets one of its own."""
+    scene). The main thread's is :data:`_PIPE`; another thread that renders (a program's
+    own: ``sandbox run`` draws its PNG in a process, :mod:`sandbox.render.png_process`)
+    gets one of its own."""
     global _PIPE, _PIPE_THREAD
     me = threading.get_ident()
     if _PIPE is not None and _PIPE_THREAD == me:
