@@ -84,3 +84,22 @@ def test_a_process_that_dies_gives_a_render_error_and_close_ends_a_waiting_one()
     waiting.close()  # no view: it ends without drawing
     assert waiting._proc.returncode is not None
     waiting.close()  # twice is safe
+
+
+def test_without_a_child_process_the_picture_is_drawn_here(ldrawdir, monkeypatch):
+    import sandbox.render.png_process as png_process
+
+    def no_child(self, *_a):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(png_process.Painter, "__init__", no_child)
+    spec, base = load_scene(SCENE)
+    game = Game(spec, base, ldrawdir=ldrawdir)
+    try:
+        game.run()
+        with PngPainter(320, 240) as painter:
+            painter.draw(game)
+            here = painter.png()
+        assert here == render_game_png_bytes(game, 320, 240)
+    finally:
+        game.close()

@@ -219,10 +219,14 @@ class PngPainter:
     """
 
     def __init__(self, width: int = 960, height: int = 720, *, edges: bool = False):
-        from ..render.png_process import Painter
+        from ..render.png_process import InProcessPainter, Painter
 
         self.width, self.height, self.edges = int(width), int(height), bool(edges)
-        self._painter = Painter(self.width, self.height, self.edges)
+        try:
+            self._painter: Painter | InProcessPainter = Painter(self.width, self.height,
+                                                                self.edges)
+        except (OSError, ValueError):  # no child process here: the same picture, drawn here
+            self._painter = InProcessPainter(self.width, self.height, self.edges)
 
     def draw(self, game: Game) -> None:
         """Hand the game's current state to the process, which draws it while the caller

@@ -91,7 +91,9 @@ def _receive(inp: BinaryIO) -> Any:
 
 
 def serve(width: int, height: int, edges: bool) -> None:
-    """The child's work (see the module text); ends the process."""
+    """The child's work (see the module text); ends the process. Ctrl-C, which the terminal
+    sends to the child too, is ignored there: the parent stops, closes the pipe, and the
+    child ends at its end of input, without a traceback."""
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what libraries print goes to standard error, not into the protocol
     inp = sys.stdin.buffer
@@ -129,6 +131,12 @@ class Painter:
     the view with :meth:`draw`; take the PNG with :meth:`png`; :meth:`close` ends it without
     a picture (safe after :meth:`png`, and twice).
 
+    Raises
+    ------
+    OSError, ValueError
+        The child could not be started (no interpreter to run: :data:`sys.executable`
+        empty); :class:`InProcessPainter` draws the same picture here instead.
+
     Parameters
     ----------
     width, height : int
@@ -138,9 +146,12 @@ class Painter:
     """
 
     def __init__(self, width: int, height: int, edges: bool):
-        code = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
+        code = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                f"sys.path.insert(0, {_ROOT!r}); "
                 f"from sandbox.render.png_process import serve; "
                 f"serve({int(width)}, {int(height)}, {bool(edges)})")
+        if not sys.executable:
+            raise ValueError("no Python interpreter to start (sys.executable is empty)")
         self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, close_fds=True)
 
@@ -194,4 +205,27 @@ class Painter:
             p.wait()
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "Painter", "png_bytes", "serve", "stand_in_view"]
+class InProcessPainter:
+    """:class:`Painter`'s interface drawing in this process, at :meth:`png` (when no child
+    can be started): the same picture, without the head start."""
+
+    def __init__(self, width: int, height: int, edges: bool):
+        self.width, self.height, self._view = int(width), int(height), None
+
+    def draw(self, view) -> None:
+        self._view = view
+
+    def png(self) -> bytes:
+        from .offscreen import render_array
+        from .view import RenderError
+
+        if self._view is None:
+            raise RenderError("png() before draw()")
+        return png_bytes(render_array(self._view, self.width, self.height))
+
+    def close(self) -> None:
+        self._view = None
+
+
+__all__ = ["MAX_MESSAGE_BYTES", "InProcessPainter", "Painter", "png_bytes", "serve",
+           "stand_in_view"]
