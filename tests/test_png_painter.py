@@ -103,3 +103,11 @@ def test_without_a_child_process_the_picture_is_drawn_here(ldrawdir, monkeypatch
         assert here == render_game_png_bytes(game, 320, 240)
     finally:
         game.close()
+
+
+def test_a_module_in_the_current_folder_does_not_shadow_the_childs(tmp_path, monkeypatch):
+    (tmp_path / "numpy.py").write_text("raise SystemExit('a numpy.py of the user')\n")
+    monkeypatch.chdir(tmp_path)
+    painter = Painter(160, 120, False)
+    painter.draw(_view())
+    assert Image.open(io.BytesIO(painter.png())).size == (160, 120)

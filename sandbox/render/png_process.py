@@ -152,7 +152,9 @@ class Painter:
                 f"serve({int(width)}, {int(height)}, {bool(edges)})")
         if not sys.executable:
             raise ValueError("no Python interpreter to start (sys.executable is empty)")
-        self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+        # -P: the current folder is not put on the child's path (a numpy.py there would
+        # shadow numpy); this package's folder is, first (the same sandbox as the parent's)
+        self._proc = subprocess.Popen([sys.executable, "-P", "-c", code], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, close_fds=True)
 
     def draw(self, view) -> None:
