@@ -35,11 +35,19 @@ def main() -> int:
     ap.add_argument("--hide-bodies", action="store_true",
                     help="draw the window without the bodies (the table, grid and HUD alone: "
                     "the frame's cost that is not the bricks')")
+    ap.add_argument("--far", choices=("on", "off"), default=None,
+                    help="SANDBOX_FAR: bodies far from the camera at their far level of detail "
+                    "(default: the window's own choice, on with software GL)")
+    ap.add_argument("--distance", type=float, default=None,
+                    help="the camera this far from its target, inches (default: the table's "
+                    "framing)")
     ap.add_argument("--screenshot", default=None,
                     help="write the last frame to this PNG (to look at what was timed)")
     args = ap.parse_args()
     if args.detail:
         os.environ["SANDBOX_DETAIL"] = args.detail
+    if args.far:
+        os.environ["SANDBOX_FAR"] = args.far
     if args.msaa is not None:
         os.environ["SANDBOX_MSAA"] = str(args.msaa)
     xvfb = None
@@ -66,6 +74,8 @@ def main() -> int:
             app.toggle_edges()
         if args.hide_bodies:
             app.bodies_np.hide()
+        if args.distance is not None:
+            app.rig.distance = args.distance
         app.step(1)
         t_first = time.perf_counter()  # the first picture is drawn
         app.step(4)
@@ -121,7 +131,8 @@ def main() -> int:
               f"{'on' if app.show_edges else 'off'}, detail {default_detail()}")
         print(f"triangles drawn  {tris} (near levels alone: {near_tris}; bodies drawn near "
               f"{levels['near']}, far {levels['far']}, without a far level "
-              f"{levels['one level']}; far beyond {app.far_switch:.1f} in)")
+              f"{levels['one level']}; far level "
+              f"{'off' if app.far_switch is None else f'beyond {app.far_switch:.1f} in'})")
         print(f"bodies / parts   {len(session.assets)} / {parts}")
         print(f"body Geoms       {body_geoms} (a mesh, its edge Geoms, a far mesh per body)")
         print(f"all draw calls   {all_geoms} (table, grid, overlays included)")
