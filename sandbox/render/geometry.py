@@ -36,7 +36,7 @@ from sandbox.render.view import Marker, MarkerKind, RenderMesh
 OVERLAY_LIFT = 0.01
 #: A body is drawn at its far level of detail (:mod:`sandbox.bricks.lod`) when one stud pitch
 #: (20 LDU, 0.315") at its centre spans fewer pixels than this on screen.
-FAR_STUD_PIXELS: float = 6.0
+FAR_STUD_PIXELS: float = 8.0
 #: A body gets a far level only when its far mesh has at most this fraction of the near
 #: mesh's triangles.
 FAR_WORTH: float = 0.8
