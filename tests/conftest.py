@@ -13,6 +13,10 @@ REPO = Path(__file__).resolve().parents[1]
 # software GL (issue 26) unless $SANDBOX_EDGES says on, so the test session (and the windows
 # it starts) says on; tests/test_render_cull.py checks the default itself.
 os.environ.setdefault("SANDBOX_EDGES", "on")
+# Likewise the windows' far level of detail (issue 26: on by default on software GL): the
+# window tests and goldens look at bodies close up as a GPU draws them; tests/test_far_lod.py
+# turns it on and checks it.
+os.environ.setdefault("SANDBOX_FAR", "off")
 
 # The part cache (issue 26) of the test session: a folder of its own, removed at the end (not
 # the user's ~/.cache); the child processes tests start inherit it.

@@ -35,11 +35,19 @@ def main() -> int:
     ap.add_argument("--hide-bodies", action="store_true",
                     help="draw the window without the bodies (the table, grid and HUD alone: "
                     "the frame's cost that is not the bricks')")
+    ap.add_argument("--far", choices=("on", "off"), default=None,
+                    help="SANDBOX_FAR: bodies far from the camera at their far level of detail "
+                    "(default: the window's own choice, on with software GL)")
+    ap.add_argument("--distance", type=float, default=None,
+                    help="the camera this far from its target, inches (default: the table's "
+                    "framing)")
     ap.add_argument("--screenshot", default=None,
                     help="write the last frame to this PNG (to look at what was timed)")
     args = ap.parse_args()
     if args.detail:
         os.environ["SANDBOX_DETAIL"] = args.detail
+    if args.far:
+        os.environ["SANDBOX_FAR"] = args.far
     if args.msaa is not None:
         os.environ["SANDBOX_MSAA"] = str(args.msaa)
     xvfb = None
@@ -66,6 +74,8 @@ def main() -> int:
             app.toggle_edges()
         if args.hide_bodies:
             app.bodies_np.hide()
+        if args.distance is not None:
+            app.rig.distance = args.distance
         app.step(1)
         t_first = time.perf_counter()  # the first picture is drawn
         app.step(4)
@@ -87,20 +97,44 @@ def main() -> int:
                         for np_ in app.root.find_all_matches("**/+GeomNode"))
         print(f"scene            {session.spec.name}")
         print(f"renderer         {app.gl_renderer}")
-        tris = 0
-        for np_ in app.bodies_np.find_all_matches("**/+GeomNode"):
-            for i in range(np_.node().get_num_geoms()):
-                geom = np_.node().get_geom(i)
-                if geom.get_primitive_type() == geom.PT_polygons:
-                    tris += geom.get_primitive(0).get_num_faces()
+        from panda3d.core import GeomNode, LODNode, LPoint3
+
+        def faces(np_) -> int:
+            n = 0
+            for g in [np_, *np_.find_all_matches("**/+GeomNode")]:
+                if not isinstance(g.node(), GeomNode):
+                    continue
+                for i in range(g.node().get_num_geoms()):
+                    geom = g.node().get_geom(i)
+                    if geom.get_primitive_type() == geom.PT_polygons:
+                        n += geom.get_primitive(0).get_num_faces()
+            return n
+
+        tris = near_tris = 0
+        levels = {"near": 0, "far": 0, "one level": 0}
+        for np_ in app._nodes.values():
+            lod = np_.node()
+            if not isinstance(lod, LODNode):
+                levels["one level"] += 1
+                tris += faces(np_)
+                near_tris += faces(np_)
+                continue
+            eye = np_.get_relative_point(app.base.cam, LPoint3(0, 0, 0))
+            far = (eye - lod.get_center()).length() >= lod.get_in(0)
+            levels["far" if far else "near"] += 1
+            tris += faces(np_.get_child(1 if far else 0))
+            near_tris += faces(np_.get_child(0))
         from sandbox.render.from_game import default_detail
 
         print(f"window           {w}x{h}, shadows {'on' if app.shadows else 'off'}, "
               f"MSAA {app.base.win.get_fb_properties().get_multisamples()}x, edge lines "
               f"{'on' if app.show_edges else 'off'}, detail {default_detail()}")
-        print(f"triangles drawn  {tris}")
+        print(f"triangles drawn  {tris} (near levels alone: {near_tris}; bodies drawn near "
+              f"{levels['near']}, far {levels['far']}, without a far level "
+              f"{levels['one level']}; far level "
+              f"{'off' if app.far_switch is None else f'beyond {app.far_switch:.1f} in'})")
         print(f"bodies / parts   {len(session.assets)} / {parts}")
-        print(f"body draw calls  {body_geoms} (one mesh + one edge Geom per body)")
+        print(f"body Geoms       {body_geoms} (a mesh, its edge Geoms, a far mesh per body)")
         print(f"all draw calls   {all_geoms} (table, grid, overlays included)")
         print(f"load game        {t1 - t0:.2f} s, open window {t2 - t1:.2f} s")
         print(f"first picture    {t_first - t0:.2f} s after the start of loading")

@@ -67,6 +67,7 @@ from ..engine.playback import ReplayPlayback
 from ..engine.replay import Replay
 from ..engine.replay_index import DramaticMoment, bodies_present
 from ..render import geometry, shaders
+from ..render.from_game import far_mesh_of
 from ..render.orbit_camera import OrbitCamera
 from ..render.replay_view import EXPLOSION_SHOW_S, ReplayDrawing
 from ..render.view import Marker
@@ -211,17 +212,23 @@ class ReplayViewer:
         self._sun_node = sun_node
         self._table(root)
         self.body_nodes: dict[str, tuple[NodePath, NodePath, NodePath]] = {}
+        # bodies draw their far level of detail where a stud pitch is a few pixels (the
+        # minimum field of view spans the window's smaller side)
+        far_switch = geometry.far_switch_distance(
+            (min(self.base.win.get_x_size(), self.base.win.get_y_size()) / 2)
+            / math.tan(math.radians(FOV_DEG) / 2)) \
+            if shaders.default_far_level(self.base.win.get_gsg().get_driver_renderer()) else None
         bodies = root.attach_new_node("bodies")
         for key in self.drawing.assets:
             holder = bodies.attach_new_node(key)
             parts = []
             for destroyed in (False, True):
                 mesh = self.drawing.mesh(key, destroyed)
-                node = GeomNode(f"{key}:{'scorched' if destroyed else 'whole'}")
-                node.add_geom(geometry.mesh_geom(mesh))
-                np_mesh = holder.attach_new_node(node)
-                geometry.attach_edges(np_mesh, f"{key}:edges", geometry.edge_geom(mesh),
-                                      geometry.optional_geom(mesh))
+                far = None if far_switch is None else far_mesh_of(self.drawing.assets[key],
+                                                                  destroyed)
+                np_mesh = geometry.body_node(f"{key}:{'scorched' if destroyed else 'whole'}",
+                                             mesh, far, far_switch)
+                np_mesh.reparent_to(holder)
                 parts.append(np_mesh)
             parts[1].hide()
             holder.hide()

@@ -131,7 +131,7 @@ def code_fingerprint() -> str:
     if _STATE["code"] is None:
         h = hashlib.sha256(f"partcache {FORMAT}".encode())
         here = Path(__file__).resolve().parent
-        for name in ("ldraw.py", "partmesh.py", "catalogue.py", "colours.py", "lowres.py",
+        for name in ("ldraw.py", "partmesh.py", "catalogue.py", "colours.py", "lowres.py", "lod.py",
                      "partcache.py"):
             try:
                 h.update((here / name).read_bytes())

@@ -323,7 +323,8 @@ def _keep(features: np.ndarray, studs: np.ndarray, tubes: np.ndarray) -> np.ndar
 
 def visible_mesh(model: Model, placements: Sequence[PartPlacement] | None = None, *,
                  hidden: Hidden | None = None, low_res: bool = False,
-                 double_sided_uncertified: bool = True) -> tuple[MeshArrays, LineArrays]:
+                 double_sided_uncertified: bool = True,
+                 far: bool = False) -> tuple[MeshArrays, LineArrays]:
     """The placed parts' triangles and edge lines without hidden studs and tubes.
 
     As :func:`~sandbox.bricks.mesh.model_mesh` and :func:`~sandbox.bricks.mesh.model_lines`
@@ -340,7 +341,11 @@ def visible_mesh(model: Model, placements: Sequence[PartPlacement] | None = None
         Default: nothing hidden (pass :func:`hidden_features` of the same placements).
     low_res : bool
         Low-resolution stud primitives (:func:`~sandbox.bricks.lowres.low_res_part`).
+    far : bool
+        Each part's far mesh instead (:func:`~sandbox.bricks.lod.far_part`: 4-segment studs
+        and tubes, no lines, detailed parts decimated); ``low_res`` is then unused.
     """
+    from sandbox.bricks.lod import far_part
     from sandbox.bricks.lowres import low_res_part
 
     pls = list(model.placements if placements is None else placements)
@@ -348,7 +353,10 @@ def visible_mesh(model: Model, placements: Sequence[PartPlacement] | None = None
     verts, cols, idx = [], [], []
     lines: dict[str, list] = {k: [] for k in ("e", "ec", "ei", "o", "oc", "oi")}
     for i, p in enumerate(pls):
-        pm = low_res_part(model, p.part) if low_res else model.parts[p.part]
+        if far:
+            pm = far_part(model, p.part)
+        else:
+            pm = low_res_part(model, p.part) if low_res else model.parts[p.part]
         ft, fe, fo = feature_arrays(pm)
         hs = hidden.studs[i] if hidden is not None else np.zeros(0, bool)
         ht = hidden.tubes[i] if hidden is not None else np.zeros(0, bool)
@@ -416,8 +424,26 @@ _GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 GEOMETRY_CACHE_SIZE: int = 128
 
 
+def _hidden_of(model: Model, placements: Sequence[PartPlacement], tags: np.ndarray,
+               subset: list[PartPlacement]) -> Hidden:
+    """:func:`hidden_features` of ``subset`` (the parts ``tags`` of ``placements``), made once
+    for the near and the far geometry alike."""
+    key = ("hidden", id(placements), tags.tobytes())
+    with _GEOMETRY_LOCK:
+        hit = _GEOMETRY.setdefault(model, {}).get(key)
+        if hit is not None and hit[0] is placements:
+            return hit[1]
+    hidden = cached_hidden_features(model, subset)  # from disk after a first run
+    with _GEOMETRY_LOCK:
+        per_model = _GEOMETRY.setdefault(model, {})
+        while len(per_model) >= GEOMETRY_CACHE_SIZE:
+            per_model.pop(next(iter(per_model)))
+        per_model[key] = (placements, hidden)
+    return hidden
+
+
 def creation_geometry(model: Model, placements: Sequence[PartPlacement], tags: np.ndarray, *,
-                      cull: bool = True, low_res: bool = True
+                      cull: bool = True, low_res: bool = True, far: bool = False
                       ) -> tuple[MeshArrays, LineArrays]:
     """The render geometry of the parts ``tags`` of ``placements``, made once and shared.
 
@@ -434,6 +460,9 @@ def creation_geometry(model: Model, placements: Sequence[PartPlacement], tags: n
         Drop the studs and tubes the parts hide (:func:`hidden_features`).
     low_res : bool
         Low-resolution stud primitives.
+    far : bool
+        The far level of detail instead (:mod:`sandbox.bricks.lod`: 4-segment studs and
+        tubes, no lines, detailed parts decimated; ``low_res`` unused).
 
     Returns
     -------
@@ -442,15 +471,16 @@ def creation_geometry(model: Model, placements: Sequence[PartPlacement], tags: n
         ``optional_index`` are indices into ``placements`` (tags). Shared: read only.
     """
     tags = np.asarray(tags, dtype=np.int64)
-    key = (id(placements), tags.tobytes(), bool(cull), bool(low_res))
+    far = bool(far)
+    key = (id(placements), tags.tobytes(), bool(cull), bool(low_res) and not far, far)
     with _GEOMETRY_LOCK:
         per_model = _GEOMETRY.setdefault(model, {})
         hit = per_model.get(key)
         if hit is not None and hit[0] is placements:
             return hit[1], hit[2]
     subset = [placements[int(t)] for t in tags]
-    hidden = cached_hidden_features(model, subset) if cull else None
-    mesh, lines = visible_mesh(model, subset, hidden=hidden, low_res=low_res)
+    hidden = _hidden_of(model, placements, tags, subset) if cull else None
+    mesh, lines = visible_mesh(model, subset, hidden=hidden, low_res=low_res, far=far)
     mesh = MeshArrays(mesh.vertices, mesh.normals, mesh.colours,
                       tags[mesh.placement_index].astype(np.int32))
     lines = LineArrays(lines.edges, lines.edge_colours, tags[lines.edge_index].astype(np.int32),

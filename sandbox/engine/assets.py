@@ -218,12 +218,14 @@ class BodyAsset:
                 tags[lines.optional_index].astype(np.int32))
         return self._lines
 
-    def visible_geometry(self, *, cull: bool = True, low_res: bool = True) -> tuple | None:
+    def visible_geometry(self, *, cull: bool = True, low_res: bool = True,
+                         far: bool = False) -> tuple | None:
         """What a renderer draws of this body (issue 26): the triangles and edge lines of the
         parts it holds, without the studs and tubes its own parts hide (``cull``; a piece of
         a broken body computes them from its own parts, so a break shows the studs it
         uncovers) and with low-resolution stud primitives (``low_res``); see
-        :mod:`sandbox.bricks.visible`.
+        :mod:`sandbox.bricks.visible`. With ``far``, the far level of detail instead
+        (:mod:`sandbox.bricks.lod`: no studs, tubes or lines, detailed parts decimated).
 
         Returns
         -------
@@ -239,20 +241,21 @@ class BodyAsset:
         from ..bricks.visible import creation_geometry
 
         frame = np.asarray(self.model_frame, dtype=float)
-        key = (bool(cull), bool(low_res), frame.tobytes())
+        key = (bool(cull), bool(low_res), bool(far), frame.tobytes())
         store = self.__dict__.setdefault("_visible", {})
         got = store.get(key)
         if got is None:
             tags = np.unique(np.asarray(self.placement_index))
             mesh, lines = creation_geometry(self.model, self.placements, tags, cull=cull,
-                                            low_res=low_res)
+                                            low_res=low_res, far=far)
             r, t = frame[:3, :3], frame[:3, 3]
             got = ((mesh.vertices @ r.T + t).astype(np.float32),
                    (mesh.normals @ r.T).astype(np.float32), mesh.colours,
                    LineArrays((lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
                               lines.edge_index, (lines.optional @ r.T + t).astype(np.float32),
                               lines.optional_colours, lines.optional_index))
-            store.clear()
+            for old in [k for k in store if k[3] != key[3] or k[:3] == key[:3]]:
+                del store[old]  # another frame (the body was rebuilt): drop what was made
             store[key] = got
         return got
 

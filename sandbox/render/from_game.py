@@ -108,6 +108,26 @@ def render_mesh_of(asset, destroyed: bool = False, edges: bool = False,
                       optional=lines.optional, optional_colours=ocol)
 
 
+def far_mesh_of(asset, destroyed: bool = False) -> RenderMesh | None:
+    """The far level of detail of a game asset in its body frame, or None when it has none.
+
+    A body built from an LDraw model is drawn from afar without studs, tubes and edge lines,
+    its detailed parts decimated (:mod:`sandbox.bricks.lod`); the window draws it instead of
+    :func:`render_mesh_of` when a stud would be a few pixels (``FAR_STUD_PIXELS`` in
+    :mod:`sandbox.render.geometry`). Other assets (boxes, the catalogue's stand-ins without a
+    model) have no far level: None.
+    """
+    if not hasattr(asset, "visible_geometry"):
+        return None
+    seen = asset.visible_geometry(far=True)
+    if seen is None:
+        return None
+    vertices, normals, colours, _lines = seen
+    if destroyed:
+        colours = _scorch(colours)
+    return RenderMesh(vertices, normals, colours, name=asset.name + " (far)")
+
+
 def _world_bounds(body: RenderBody) -> np.ndarray:
     """Exact (2, 3) world bounds of a posed body's vertices (tighter than a rotated box)."""
     v = body.mesh.vertices

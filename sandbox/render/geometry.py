@@ -21,16 +21,25 @@ from panda3d.core import (
     GeomVertexData,
     GeomVertexFormat,
     InternalName,
+    LODNode,
+    LPoint3,
     NodePath,
     Shader,
     TransparencyAttrib,
 )
 
+from sandbox.core.units import INCH_PER_LDU, STUD_PITCH_LDU
 from sandbox.render.view import Marker, MarkerKind, RenderMesh
 
 #: Grid lines and rings float this far (inches) above their surface; together with a depth
 #: offset this keeps them visible from straight above, where a depth offset alone is not enough.
 OVERLAY_LIFT = 0.01
+#: A body is drawn at its far level of detail (:mod:`sandbox.bricks.lod`) when one stud pitch
+#: (20 LDU, 0.315") at its centre spans fewer pixels than this on screen.
+FAR_STUD_PIXELS: float = 8.0
+#: A body gets a far level only when its far mesh has at most this fraction of the near
+#: mesh's triangles.
+FAR_WORTH: float = 0.8
 #: Camera mask bit of the sun's shadow camera (what is hidden from it casts no shadow).
 SHADOW_MASK = BitMask32.bit(1)
 
@@ -40,6 +49,11 @@ __all__ = [
     "edge_geom",
     "optional_geom",
     "attach_edges",
+    "body_node",
+    "far_switch_distance",
+    "set_far_switch",
+    "FAR_STUD_PIXELS",
+    "FAR_WORTH",
     "lines_geom",
     "triangles_geom",
     "marker_geom",
@@ -208,6 +222,60 @@ def attach_edges(parent: NodePath, name: str, edges: Geom | None,
         node.add_geom(optional)
         holder.attach_new_node(node).set_shader(_optional_shader(), 1)
     return holder
+
+
+def far_switch_distance(focal_px: float) -> float:
+    """Distance from the camera (inches) beyond which a stud pitch spans fewer than
+    :data:`FAR_STUD_PIXELS` pixels, for a lens of focal length ``focal_px`` pixels
+    (``(height / 2) / tan(vertical fov / 2)``)."""
+    return STUD_PITCH_LDU * INCH_PER_LDU * float(focal_px) / FAR_STUD_PIXELS
+
+
+def body_node(key: str, mesh: RenderMesh, far: RenderMesh | None = None,
+              switch_distance: float | None = None, show_edges: bool = True) -> NodePath:
+    """One body's node for a window: its mesh (with its edge lines under it, a node named
+    ``key + ":edges"``, hidden unless ``show_edges``), or, given ``far`` and
+    ``switch_distance``, an ``LODNode`` that draws ``mesh`` (and its lines) while the camera
+    is nearer its centre than ``switch_distance`` inches and ``far`` (no lines) beyond
+    (:func:`far_switch_distance`; change it with :func:`set_far_switch`). A far mesh with
+    more than :data:`FAR_WORTH` of the near one's triangles is not used (one Geom is then
+    cheaper than two).
+
+    Returns
+    -------
+    NodePath
+        Detached (reparent it); named ``key``.
+    """
+    if far is not None and far.n_triangles > FAR_WORTH * mesh.n_triangles:
+        far = None
+    near_node = GeomNode(key if far is None or switch_distance is None else key + ":near")
+    near_node.add_geom(mesh_geom(mesh))
+    near_np = NodePath(near_node)
+    e = attach_edges(near_np, key + ":edges", edge_geom(mesh), optional_geom(mesh))
+    if e is not None and not show_edges:
+        e.hide()
+    if far is None or switch_distance is None:
+        return near_np
+    lod = LODNode(key)
+    lo, hi = mesh.bounds()
+    lod.set_center(LPoint3(*((np.asarray(lo) + np.asarray(hi)) / 2)))
+    holder = NodePath(lod)
+    near_np.reparent_to(holder)
+    lod.add_switch(float(switch_distance), 0.0)
+    far_node = GeomNode(key + ":far")
+    far_node.add_geom(mesh_geom(far))
+    holder.attach_new_node(far_node)
+    lod.add_switch(1e9, float(switch_distance))
+    return holder
+
+
+def set_far_switch(np_body: NodePath, switch_distance: float) -> None:
+    """Move the switch of a :func:`body_node` with a far level to ``switch_distance``
+    inches (a window whose height changed); no-op for a node without one."""
+    node = np_body.node()
+    if isinstance(node, LODNode) and node.get_num_switches() == 2:
+        node.set_switch(0, float(switch_distance), 0.0)
+        node.set_switch(1, 1e9, float(switch_distance))
 
 
 def box_triangles(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

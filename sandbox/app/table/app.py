@@ -58,7 +58,7 @@ from ...core.errors import SandboxError
 from ...engine.game import Game as GameSession
 from ...render import geometry, shaders
 from ...render import offscreen as _offscreen  # the shared scene-building helpers
-from ...render.from_game import render_mesh_of
+from ...render.from_game import far_mesh_of, render_mesh_of
 from ...render.orbit_camera import OrbitCamera
 from ..table_hands import SlotDialog, TextEntry
 from .files import FilesMixin
@@ -71,6 +71,8 @@ from .window import LoadingView, open_window, write_ready
 #: Seconds between two frames of the loading view while the table's models are built.
 LOADING_EVERY_S: float = 0.25
 _HIGHLIGHT_SCALE = _offscreen._HIGHLIGHT_SCALE
+#: The 3D view's vertical field of view, degrees.
+VIEW_V_FOV_DEG = 40.0
 _SHADOW_MASK = _offscreen._SHADOW_MASK
 _VIEW_MASK = _offscreen._VIEW_MASK
 
@@ -206,6 +208,11 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         #: LDraw edge lines (type 2 and optional type 5) over the bricks; F4 toggles them. At
         #: start: ``$SANDBOX_EDGES``, else on with a GPU, off on software GL (issue 26).
         self.show_edges = shaders.default_edges(self.gl_renderer)
+        #: Camera distance (inches) beyond which bodies draw their far level of detail
+        #: (None: never; ``$SANDBOX_FAR``, by default on software GL only).
+        self.far_switch: float | None = geometry.far_switch_distance(
+            (self.height / 2) / math.tan(math.radians(VIEW_V_FOV_DEG) / 2)) \
+            if shaders.default_far_level(self.gl_renderer) else None
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
@@ -263,8 +270,9 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         self.view_region.set_clear_color(LColor(0.70, 0.80, 0.90, 1))
         self.view_region.set_clear_depth_active(True)
         b.cam.node().set_camera_mask(_VIEW_MASK)
-        b.camLens.set_fov(_offscreen._h_fov(40.0, self.width * (1 - LOG_COLUMN) / self.height),
-                          40.0)
+        b.camLens.set_fov(_offscreen._h_fov(VIEW_V_FOV_DEG,
+                                            self.width * (1 - LOG_COLUMN) / self.height),
+                          VIEW_V_FOV_DEG)
         self._sun_node = DirectionalLight("sun")
         self._sun_node.set_color(LColor(0.78, 0.75, 0.68, 1))
         self._sun = self.root.attach_new_node(self._sun_node)
@@ -367,14 +375,10 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         g = self.session
         destroyed = key in g.bodies and g.bodies[key].damage.destroyed
         mesh = render_mesh_of(asset, destroyed, edges=True)
-        node = GeomNode(key)
-        node.add_geom(geometry.mesh_geom(mesh))
-        np_body = self.bodies_np.attach_new_node(node)
+        far = far_mesh_of(asset, destroyed) if self.far_switch is not None else None
+        np_body = geometry.body_node(key, mesh, far, self.far_switch, self.show_edges)
+        np_body.reparent_to(self.bodies_np)
         np_body.set_python_tag("body", key)
-        e = geometry.attach_edges(np_body, key + ":edges", geometry.edge_geom(mesh),
-                                  geometry.optional_geom(mesh))
-        if e is not None and not self.show_edges:
-            e.hide()
         self._nodes[key] = np_body
 
     def _sync_from_session(self) -> None:
@@ -560,9 +564,8 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         """F4: the LDraw edge lines of every body on the table, or none."""
         self.show_edges = not self.show_edges
         for key, np_body in self._nodes.items():
-            for e in np_body.get_children():
-                if e.get_name() != key + ":edges":
-                    continue
+            near = [np_body, *np_body.get_children()]  # the GeomNode, or an LODNode's near child
+            for e in [c for n in near for c in n.get_children() if c.get_name() == key + ":edges"]:
                 if self.show_edges:
                     e.show()
                 else:
