@@ -254,6 +254,15 @@ def decode(data: bytes, cls: type[PartMesh]) -> tuple[PartMesh, list[tuple[str, 
     return pm, deps
 
 
+def _read_entry(path: Path) -> bytes:
+    """The bytes of entry file ``path``: EntryError when over :data:`MAX_ENTRY_BYTES`,
+    FileNotFoundError when there is none."""
+    size = path.stat().st_size
+    if size > MAX_ENTRY_BYTES:
+        raise EntryError(f"{size} bytes, over {MAX_ENTRY_BYTES}")
+    return path.read_bytes()
+
+
 def load(key: str, name: str, deps_now: Callable[[str], str],
          cls: type[PartMesh]) -> PartMesh | None:
     """The cached part for ``key`` (a ``cls``), or None (no entry, cache off, a stale or bad
@@ -267,11 +276,7 @@ def load(key: str, name: str, deps_now: Callable[[str], str],
         return None
     path = _entry_path(d, key)
     try:
-        size = path.stat().st_size
-        if size > MAX_ENTRY_BYTES:
-            raise EntryError(f"{size} bytes, over {MAX_ENTRY_BYTES}")
-        data = path.read_bytes()
-        pm, deps = decode(data, cls)
+        pm, deps = decode(_read_entry(path), cls)
         if pm.name != name:
             raise EntryError(f"holds part {pm.name!r}, not {name!r}")
     except FileNotFoundError:
@@ -356,10 +361,7 @@ def load_arrays(key: str, names: frozenset[str] | set[str], what: str
         return None
     path = _entry_path(d, key)
     try:
-        size = path.stat().st_size
-        if size > MAX_ENTRY_BYTES:
-            raise EntryError(f"{size} bytes, over {MAX_ENTRY_BYTES}")
-        data = path.read_bytes()
+        data = _read_entry(path)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 if set(z.files) != set(names) | {"header"}:
