@@ -499,27 +499,47 @@ def fig_main_job(tmp: Path) -> dict:
             "caches": "bytecode and part cache warm (one warm-up run first)"}
 
 
-def fig_window() -> list[dict]:
-    p = subprocess.run([PY, str(REPO / "tools" / "bench_tabletop.py"), "--frames", "60"],
+def _window_fps(extra: list[str]) -> tuple[float | None, int, str]:
+    """frames/s of tools/bench_tabletop.py with ``extra`` arguments, its exit status and last
+    error line."""
+    p = subprocess.run([PY, str(REPO / "tools" / "bench_tabletop.py"), "--frames", "120", *extra],
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    out = {line.split("  ")[0].strip(): line for line in p.stdout.splitlines()}
-    fps = load = None
+    fps = None
     for line in p.stdout.splitlines():
         if line.startswith("frames/second"):
             fps = float(line.split()[1])
-        if line.startswith("load game"):
-            parts = line.replace(",", "").split()
-            load = float(parts[2]) + float(parts[6])
-    del out
-    return [
-        {"figure": "window_fps", "label": "window, King's Castle, 1280x720, software GL",
-         "value": fps, "unit": "frames/s", "raw": None, "ratio": None, "goal": ">= 30 fps",
-         "met": fps is not None and fps >= 30, "rc": p.returncode,
-         **({"error": (p.stderr.strip().splitlines() or ["?"])[-1]} if p.returncode else {})},
-        {"figure": "window_open", "label": "opening the castle in the window (load + window)",
-         "value": load, "unit": "s", "raw": None, "ratio": None, "goal": "first picture < 1.5 s",
-         "met": load is not None and load < 1.5},
-    ]
+    return fps, p.returncode, (p.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def fig_window() -> list[dict]:
+    """The window goals of issue 26 on this display (software GL under Xvfb when no DISPLAY):
+    the gatehouse scene and the whole King's Castle at the table's framing, 1280x720, the
+    window's own defaults; the first picture of ``sandbox play``."""
+    out = []
+    castle = Path(os.environ.get("LDRAWDIR", REPO.parent / "shared" / "ldraw")) / "models" / \
+        "6080 - Kings Castle.mpd"
+    for figure, label, extra in (
+            ("window_fps", "window, the King's Castle gatehouse scene, 1280x720", []),
+            ("window_castle_fps", "window, the whole King's Castle (6080), table's framing, "
+             "1280x720", ["--model", str(castle)])):
+        fps, rc, err = _window_fps(extra)
+        out.append({"figure": figure, "label": label, "value": fps, "unit": "frames/s",
+                    "raw": None, "ratio": None, "goal": ">= 30 fps",
+                    "met": fps is not None and fps >= 30, "rc": rc,
+                    **({"error": err} if rc else {})})
+    p = subprocess.run([PY, str(REPO / "tools" / "bench_window_open.py"),
+                        str(REPO / "scenes" / "big_drop_kings_castle.toml")],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    first = table = None
+    for line in p.stdout.splitlines():
+        if line.startswith("{"):
+            got = json.loads(line)
+            first, table = got.get("first_picture_s"), got.get("table_s")
+    out.append({"figure": "first_picture", "label": "sandbox play of the gatehouse scene: the "
+                f"loading view (the table at {table} s)", "value": first, "unit": "s",
+                "raw": None, "ratio": None, "goal": "< 2 s",
+                "met": first is not None and first < 2.0, "rc": p.returncode})
+    return out
 
 
 def child(name: str, quick: bool, rounds: int | None = None) -> list[dict]:

@@ -17,10 +17,42 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _model_scene(model: Path) -> str:
+    """A scene file (in a temporary folder) with ``model`` as its one creation."""
+    import json
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-tabletop-"))
+    scene = folder / "model.toml"
+    scene.write_text(f"""name = "bench 1 x {model.stem}"
+seed = 1
+format = 1
+
+[battlefield]
+width = 44.0
+depth = 34.0
+
+[[players]]
+name = "Defenders"
+
+[[creations]]
+id = "c0"
+model = {json.dumps(str(model))}
+owner = "Defenders"
+position = [0.0, 0.0, 0.0]
+stats = {{ size = 6.0, armor = "3d10", weight_class = 4, move = 0.0 }}
+""")
+    return str(scene)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=120)
     ap.add_argument("--scene", default=str(REPO / "scenes" / "big_drop_kings_castle.toml"))
+    ap.add_argument("--model", default=None,
+                    help="instead of --scene: one creation of this LDraw model at the centre of "
+                    "a 44 x 34 inch table (e.g. LDRAWDIR's 'models/6080 - Kings Castle.mpd', the "
+                    "whole castle of issue 26's window goal)")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--no-shadows", action="store_true", help="the window without shadows")
     ap.add_argument("--shadows", action="store_true",
@@ -44,6 +76,8 @@ def main() -> int:
     ap.add_argument("--screenshot", default=None,
                     help="write the last frame to this PNG (to look at what was timed)")
     args = ap.parse_args()
+    if args.model:
+        args.scene = _model_scene(Path(args.model).resolve())
     if args.detail:
         os.environ["SANDBOX_DETAIL"] = args.detail
     if args.far:
