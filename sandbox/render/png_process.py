@@ -135,10 +135,12 @@ def read_answer(data: bytes) -> bytes:
 
     head, newline, body = bytes(data).partition(b"\n")
     try:
-        answer = json.loads(head.decode("utf-8")) if newline else None
+        answer = json.loads(head.decode("utf-8")) if newline else {}
     except (ValueError, RecursionError):  # UnicodeError and JSONDecodeError too
-        answer = None
-    kind = answer.get("answer") if isinstance(answer, dict) else None
+        answer = {}
+    if not isinstance(answer, dict):
+        answer = {}
+    kind = answer.get("answer")
     if kind == "png" and set(answer) == {"answer"} and body:
         return body
     if kind == "error" and set(answer) == {"answer", "type", "message"} and not body \
