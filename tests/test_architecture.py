@@ -103,6 +103,44 @@ def test_pybullet_is_imported_only_in_physics():
             assert not any(n.split(".")[0] == "pybullet" for n in names), p
 
 
+#: Modules that load code or objects from bytes: no module of ``sandbox`` imports one, not
+#: even for a private pipe (every file is untrusted; issue 26, :mod:`sandbox.render.view_codec`).
+UNPICKLERS = {"pickle", "_pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle",
+              "joblib", "jsonpickle"}
+
+
+def _loads_objects(tree: ast.AST) -> list[str]:
+    """What in ``tree`` imports an unpickler, or passes ``allow_pickle=True``."""
+    hits = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                 else [])
+        hits += [f"line {node.lineno}: import {n}" for n in names
+                 if n.split(".")[0] in UNPICKLERS]
+        if isinstance(node, ast.Call):
+            hits += [f"line {node.lineno}: allow_pickle=True" for k in node.keywords
+                     if k.arg == "allow_pickle" and not (isinstance(k.value, ast.Constant)
+                                                         and k.value.value is False)]
+    return hits
+
+
+def test_no_module_imports_pickle_or_loads_pickled_arrays():
+    bad = [f"{p.relative_to(PKG.parent)} {hit}" for p in sorted(PKG.rglob("*.py"))
+           for hit in _loads_objects(ast.parse(p.read_text(encoding="utf-8")))]
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_scan_finds_pickle():
+    src = ("import os, pickle\nfrom marshal import loads\nimport shelve as s\n"
+           "from _pickle import Unpickler\nnp.load(f, allow_pickle=True)\n"
+           "np.load(f, allow_pickle=flag)\nnp.load(f, allow_pickle=False)\n"
+           "from .pickle import x\nimport pickletools_not\n")
+    assert _loads_objects(ast.parse(src)) == [
+        "line 1: import pickle", "line 2: import marshal", "line 3: import shelve",
+        "line 4: import _pickle", "line 5: allow_pickle=True", "line 6: allow_pickle=True"]
+
+
 def test_every_action_type_is_played_by_a_system(tmp_path):
     from sandbox.engine.game import open_game
 

@@ -1,7 +1,8 @@
 """``sandbox run`` draws its PNG in a process of its own that got ready while the game played
 (issue 26: :class:`sandbox.app.headless.PngPainter`, :mod:`sandbox.render.png_process`): the
 picture is the one drawn in this process byte for byte, offscreen renderers here work before
-and after it, and the process's failures come back as errors here."""
+and after it, and the process's failures come back as one-line ``RenderError``s here, through
+messages without pickle (a malformed one either way is a ``RenderError`` too)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from sandbox.app.headless import PngPainter, render_game_png_bytes, run_scene
 from sandbox.engine.game import Game
 from sandbox.engine.scene import load_scene
 from sandbox.render.offscreen import render_array
-from sandbox.render.png_process import Painter
+from sandbox.render.png_process import Painter, _send, answer_bytes, read_answer
 from sandbox.render.view import Camera, RenderBody, RenderError, RenderMesh, SceneView
+from sandbox.render.view_codec import view_to_bytes
 
 SCENE = REPO / "scenes" / "grenade_throw.toml"
 
@@ -70,8 +72,44 @@ def test_the_process_draws_a_view_and_says_what_went_wrong():
     assert painter._proc.returncode == 0  # it ended after its picture
     bad = Painter(160, 120, False)
     bad.draw("not a view")
-    with pytest.raises(RenderError, match="needs a SceneView"):
-        bad.png()  # the child's own error, raised here
+    with pytest.raises(RenderError, match="must be a SceneView, got str"):
+        bad.png()  # not sent: refused here, as the child would
+    assert bad._proc.returncode is not None  # and the child ended
+    # a view the child refuses: its own error, raised here, on one line
+    good = view_to_bytes(_view())
+    with np.load(io.BytesIO(good), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    text = arrays.pop("header").tobytes().replace(b'"fov_deg":40.0', b'"fov_deg":500', 1)
+    buf = io.BytesIO()
+    np.savez(buf, header=np.frombuffer(text, np.uint8), **arrays)
+    odd = Painter(160, 120, False)
+    _send(odd._proc.stdin, buf.getvalue())
+    with pytest.raises(RenderError, match=r"^malformed view message: view.camera: camera "
+                                          r"fov_deg must be in \[1, 150\], got 500$"):
+        odd.png()
+    cut = Painter(160, 120, False)
+    _send(cut._proc.stdin, good[: len(good) // 2])
+    with pytest.raises(RenderError, match="^malformed view message: archive: not a zip"):
+        cut.png()
+
+
+def test_the_childs_answer_is_png_bytes_or_a_one_line_error():
+    png = b"\x89PNG\r\n\x1a\n\n rest"
+    assert read_answer(answer_bytes(png)) == png
+    with pytest.raises(RenderError, match=r"^no headless GL pipe \(p3headlessgl\)$"):
+        read_answer(answer_bytes(error=RenderError("no headless GL pipe (p3headlessgl)")))
+    with pytest.raises(RenderError) as got:  # another type: named, its lines folded
+        read_answer(answer_bytes(error=AssertionError("line one\n  line two\n")))
+    assert str(got.value) == "the PNG process failed: AssertionError: line one line two"
+    with pytest.raises(RenderError, match=r"failed: MemoryError: x{1990}"):
+        read_answer(answer_bytes(error=MemoryError("x" * 5000)))
+    for bad in (b"", b"no header line", b'{"answer": "png"}\n', b"[1, 2]\nx",
+                b'{"answer": "png", "x": 1}\nPNG', b'{"answer": "error"}\n',
+                b'{"answer": "error", "type": "E", "message": 3}\n',
+                b'{"answer": "error", "type": "E", "message": "m"}\ntrailing',
+                b'{"answer": "exec", "code": "print(1)"}\n', b"\xff\xfe\n"):
+        with pytest.raises(RenderError, match="malformed answer"):
+            read_answer(bad)
 
 
 def test_a_process_that_dies_gives_a_render_error_and_close_ends_a_waiting_one():

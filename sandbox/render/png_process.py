@@ -12,30 +12,46 @@ The child (:func:`serve`, started as ``python -c`` by :class:`Painter`) imports 
 a ``width`` x ``height`` offscreen buffer with shadows and primes it
 (:meth:`~sandbox.render.offscreen.OffscreenRenderer.prime` with :func:`stand_in_view`), then
 waits for one :class:`~sandbox.render.view.SceneView` on its standard input, draws it,
-encodes the PNG (:func:`png_bytes`) and writes it back, then exits. Messages are an 8-byte
-little-endian length and a pickle, one each way, between this process and the child it
-started (nobody else writes to these pipes). A failure in the child (no GL pipe, a failed
-draw) comes back as its exception and is raised by :meth:`Painter.png`; a child that dies
-gives a :class:`~sandbox.render.view.RenderError`. The child writes its protocol to a copy
-of its standard output and points its standard output at its standard error, so nothing a
-library prints can break the protocol. End of input (the parent closed the pipe, or died)
-ends the child without a picture.
+encodes the PNG (:func:`png_bytes`) and writes it back, then exits.
+
+Messages, one each way: an 8-byte little-endian length (at most :data:`MAX_MESSAGE_BYTES`),
+then the bytes. No pickle and nothing evaluated, even on this private pipe:
+
+- parent to child: the view as arrays and a JSON header
+  (:func:`~sandbox.render.view_codec.view_to_bytes`; read back by
+  :func:`~sandbox.render.view_codec.view_from_bytes`, which builds only the view's own
+  classes);
+- child to parent (:func:`answer_bytes`, read by :func:`read_answer`): a JSON header line,
+  ``{"answer": "png"}`` followed by the PNG's bytes, or ``{"answer": "error", "type": NAME,
+  "message": TEXT}``.
+
+A failure in the child comes back as the error's type name and message and is raised by
+:meth:`Painter.png` as a :class:`~sandbox.render.view.RenderError`: the child's
+``RenderError`` (no GL pipe, no buffer, a view it refuses, a malformed view message) with its
+message as it is, any other type as ``the PNG process failed: NAME: MESSAGE``; either on one
+line (line breaks folded) of at most :data:`MAX_ERROR_CHARS` characters. A malformed answer
+and a child that dies give a ``RenderError`` too, never a traceback. The child writes its
+protocol to a copy of its standard output and points its standard output at its standard
+error, so nothing a library prints can break the protocol. End of input (the parent closed
+the pipe, or died) ends the child without a picture.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
 import struct
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 
 #: Largest message read from either side, bytes (a castle's view is a few tens of MB).
 MAX_MESSAGE_BYTES = 1 << 30
+#: Longest error message the child sends back, characters.
+MAX_ERROR_CHARS = 2000
 _HEADER = struct.Struct("<Q")
 #: The package's parent folder: the child imports this same ``sandbox``.
 _ROOT = str(Path(__file__).resolve().parents[2])
@@ -69,15 +85,15 @@ def stand_in_view(aspect: float, edges: bool):
                      camera=Camera.framing(lo.tolist(), hi.tolist(), aspect=aspect))
 
 
-def _send(out: BinaryIO, obj: Any) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+def _send(out: BinaryIO, data: bytes) -> None:
     out.write(_HEADER.pack(len(data)))
     out.write(data)
     out.flush()
 
 
-def _receive(inp: BinaryIO) -> Any:
-    """The next message, or raise EOFError (the other side is gone or closed the pipe)."""
+def _receive(inp: BinaryIO) -> bytes:
+    """The next message's bytes, or raise EOFError (the other side is gone or closed the
+    pipe, or the message is cut short or too long)."""
     head = inp.read(_HEADER.size)
     if len(head) < _HEADER.size:
         raise EOFError("no message")
@@ -87,7 +103,54 @@ def _receive(inp: BinaryIO) -> Any:
     data = inp.read(size)
     if len(data) < size:
         raise EOFError("a message cut short")
-    return pickle.loads(data)  # noqa: S301 - from the process at the other end of our pipe
+    return data
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks folded into spaces, at most :data:`MAX_ERROR_CHARS`."""
+    if "\n" in text or "\r" in text:
+        text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return text[:MAX_ERROR_CHARS]
+
+
+def answer_bytes(png: bytes | None = None, error: BaseException | None = None) -> bytes:
+    """The child's answer (see the module text): ``png``'s bytes, or ``error``'s type name and
+    message (on one line)."""
+    if error is None:
+        return json.dumps({"answer": "png"}).encode() + b"\n" + bytes(png or b"")
+    return json.dumps({"answer": "error", "type": type(error).__name__,
+                       "message": _one_line(str(error))}).encode() + b"\n"
+
+
+def read_answer(data: bytes) -> bytes:
+    """The PNG's bytes from the child's answer.
+
+    Raises
+    ------
+    RenderError
+        The child's error (its ``RenderError``'s message as it is; another type as ``the PNG
+        process failed: NAME: MESSAGE``), or a malformed answer.
+    """
+    from .view import RenderError
+
+    head, newline, body = bytes(data).partition(b"\n")
+    try:
+        answer = json.loads(head.decode("utf-8")) if newline else {}
+    except (ValueError, RecursionError):  # UnicodeError and JSONDecodeError too
+        answer = {}
+    if not isinstance(answer, dict):
+        answer = {}
+    kind = answer.get("answer")
+    if kind == "png" and set(answer) == {"answer"} and body:
+        return body
+    if kind == "error" and set(answer) == {"answer", "type", "message"} and not body \
+            and isinstance(answer["type"], str) and isinstance(answer["message"], str):
+        name, message = answer["type"][:80], _one_line(answer["message"])
+        if name == "RenderError":
+            raise RenderError(message)
+        raise RenderError(f"the PNG process failed: {_one_line(name)}: {message}")
+    raise RenderError(f"the PNG process gave a malformed answer ({len(data)} bytes, "
+                      f"starting {bytes(data[:40])!r})")
 
 
 def serve(width: int, height: int, edges: bool) -> None:
@@ -98,6 +161,8 @@ def serve(width: int, height: int, edges: bool) -> None:
     os.dup2(2, 1)  # what libraries print goes to standard error, not into the protocol
     inp = sys.stdin.buffer
     renderer = failed = None
+    from .view_codec import view_from_bytes
+
     try:
         from .offscreen import OffscreenRenderer
 
@@ -106,21 +171,19 @@ def serve(width: int, height: int, edges: bool) -> None:
     except Exception as exc:  # noqa: BLE001 - handed to the parent with the view's answer
         failed = exc
     try:
-        view = _receive(inp)
+        message = _receive(inp)
     except EOFError:
         os._exit(0)
     try:
         if failed is not None:
             raise failed
         assert renderer is not None
-        answer: tuple = ("png", png_bytes(renderer.render(view)[:, :, :3].copy()))
-    except Exception as exc:  # noqa: BLE001 - raised again in the parent
-        answer = ("error", exc)
+        answer = answer_bytes(png_bytes(renderer.render(view_from_bytes(message))[:, :, :3]
+                                        .copy()))
+    except Exception as exc:  # noqa: BLE001 - raised in the parent as a RenderError
+        answer = answer_bytes(error=exc)
     try:
-        try:
-            _send(out, answer)
-        except (pickle.PicklingError, TypeError, AttributeError):  # an exception that does
-            _send(out, ("error", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
+        _send(out, answer)
     except OSError:  # the parent is gone
         pass
     os._exit(0)  # no teardown of Panda3D's objects: the picture is out
@@ -146,6 +209,7 @@ class Painter:
     """
 
     def __init__(self, width: int, height: int, edges: bool):
+        self._refused: Exception | None = None
         code = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
                 f"sys.path.insert(0, {_ROOT!r}); "
                 f"from sandbox.render.png_process import serve; "
@@ -159,9 +223,19 @@ class Painter:
 
     def draw(self, view) -> None:
         """Hand ``view`` (a :class:`~sandbox.render.view.SceneView`) to the child, which
-        draws it while the caller goes on."""
+        draws it while the caller goes on. A view that cannot be sent (not a SceneView) is
+        refused by :meth:`png`, as the child would refuse it."""
+        from .view import RenderError
+        from .view_codec import view_to_bytes
+
         try:
-            _send(self._proc.stdin, view)
+            data = view_to_bytes(view)
+        except RenderError as exc:
+            self._refused = exc
+            self.close()
+            return
+        try:
+            _send(self._proc.stdin, data)
             self._proc.stdin.close()
         except OSError:  # the child is gone: png() says so
             pass
@@ -172,23 +246,22 @@ class Painter:
         Raises
         ------
         RenderError
-            The child could not draw (no GL pipe, no buffer, a failed draw: its own error),
-            or it ended without an answer.
+            The child could not draw (no GL pipe, no buffer, a failed draw: its own error,
+            see the module text), the view could not be sent, the answer is malformed, or
+            the child ended without an answer.
         """
         from .view import RenderError
 
+        if self._refused is not None:
+            raise self._refused
         try:
-            kind, value = _receive(self._proc.stdout)
+            data = _receive(self._proc.stdout)
         except EOFError as exc:
             self.close()
             raise RenderError(f"the PNG process ended without a picture (exit status "
                               f"{self._proc.returncode}, {exc})") from None
         self.close()
-        if kind == "png" and isinstance(value, bytes):
-            return value
-        if isinstance(value, BaseException):
-            raise value
-        raise RenderError(f"the PNG process answered {kind!r}")
+        return read_answer(data)
 
     def close(self) -> None:
         """End the child (at once when it has no view; it exits by itself after a
@@ -229,5 +302,5 @@ class InProcessPainter:
         self._view = None
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "InProcessPainter", "Painter", "png_bytes", "serve",
-           "stand_in_view"]
+__all__ = ["MAX_ERROR_CHARS", "MAX_MESSAGE_BYTES", "InProcessPainter", "Painter", "answer_bytes",
+           "png_bytes", "read_answer", "serve", "stand_in_view"]
