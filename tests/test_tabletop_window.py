@@ -350,3 +350,18 @@ def test_shift_f8_twice_ends_the_battle_with_its_outcome(app):
     key(app, "e")
     app.wait_idle()
     assert not s.actions and "the game is over" in app.flashline.getText()
+
+
+def test_the_arrow_keys_orbit_and_shift_arrows_pan_the_camera(app):
+    """The arrows turn the camera about its target, Shift+arrows move the target (each key
+    press once, as a player presses it; they raised TypeError in the window before)."""
+    rig = app.rig
+    yaw, pitch, target = rig.yaw, rig.pitch, np.array(rig.target, float)
+    for name in ("arrow_left", "arrow_up"):
+        app.base.messenger.send(name)
+    app.step(2)
+    assert rig.yaw != yaw and rig.pitch != pitch
+    assert np.allclose(rig.target, target)
+    app.base.messenger.send("shift-arrow_right")
+    app.step(2)
+    assert not np.allclose(rig.target, target)

@@ -120,3 +120,31 @@ def test_every_mode_a_key_enters_exists_in_its_games_and_each_game_has_its_own_h
     # a key the map does not know is no command in any game
     assert commands_for("f1", BW, "select", True) == []
     assert keymap.help_text(MBW, "measure", False).startswith("click two things")
+
+
+def test_every_key_that_calls_a_method_calls_it_with_arguments_it_takes():
+    """Every row whose handler is a named call (input layer, window, commands) names a method
+    that exists and accepts the arguments the key passes (the arrows pass the key's name:
+    without it they raised TypeError in the window, issue 26's trial)."""
+    import inspect
+
+    from sandbox.app.commands import TableCommands, game_commands
+    from sandbox.app.table.app import TabletopApp
+    from sandbox.engine.kinds import all_kinds
+
+    commands = {TableCommands, *(game_commands(k) for k in all_kinds())}
+    targets = {"input": [InputLayer], "app": [TabletopApp], "commands": sorted(
+        commands, key=lambda c: c.__name__)}
+    calls = [(row, row.run) for row in KEY_MAP if isinstance(row.run, keymap.Call)]
+    assert len(calls) > 20
+    for row, call in calls:
+        args = (*call.args, row.keys[0] if row.keys else "x") if call.with_key else call.args
+        owners = [c for c in targets[call.on] if callable(getattr(c, call.method, None))]
+        assert owners, f"{row.label}: no {call.on} method {call.method!r}"
+        for owner in owners:
+            try:
+                inspect.signature(getattr(owner, call.method)).bind(None, *args)
+            except TypeError as exc:
+                raise AssertionError(f"{row.label} ({call.method}{args}): {exc}") from None
+    arrows = next(call for row, call in calls if call.method == "camera_key_of")
+    assert arrows.with_key

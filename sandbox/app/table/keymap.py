@@ -111,19 +111,40 @@ def enter_mode(name: str, **options) -> EnterMode:
     return EnterMode(name, tuple(sorted(options.items())))
 
 
+@dataclass(frozen=True)
+class Call:
+    """A key's handler that calls ``method`` of the input layer (``on = "input"``), of the
+    window (``"app"``) or of the table's commands (``"commands"``, run as a command) with
+    ``args``, and with the key's name after them when ``with_key`` (the arrows: which one).
+    Named, not a lambda, so that tests can check every such call against the method's
+    signature without a window (tests/test_window_keymap.py)."""
+
+    on: str
+    method: str
+    args: tuple = ()
+    with_key: bool = False
+
+    def __call__(self, inp: "InputLayer", n: str):
+        args = (*self.args, n) if self.with_key else self.args
+        if self.on == "commands":
+            return inp.command(lambda: getattr(inp.cmd, self.method)(*args))
+        return getattr(inp.app if self.on == "app" else inp, self.method)(*args)
+
+
 def command(name: str, *args) -> Handler:
     """A command key whose action needs nothing but the selection (``TableCommands.name``)."""
-    return lambda inp, n: inp.command(lambda: getattr(inp.cmd, name)(*args))
+    return Call("commands", name, args)
 
 
 def app_call(method: str, *args) -> Handler:
     """A key that calls the window's ``method``."""
-    return lambda inp, n: getattr(inp.app, method)(*args)
+    return Call("app", method, args)
 
 
-def input_call(method: str, *args) -> Handler:
-    """A key that calls the input layer's ``method``."""
-    return lambda inp, n: getattr(inp, method)(*args)
+def input_call(method: str, *args, with_key: bool = False) -> Handler:
+    """A key that calls the input layer's ``method`` (with the key's name last when
+    ``with_key``)."""
+    return Call("input", method, args, with_key)
 
 
 def _zoom(inp: "InputLayer", n: str):
@@ -178,7 +199,7 @@ COMMON_KEYS: tuple[KeyCommand, ...] = (
     K(("t",), "T", "top view", input_call("top_view")),
     K(("f",), "F", "focus", input_call("focus")),
     K(_ARROWS + tuple("shift-" + a for a in _ARROWS), "arrows", "orbit (Shift: pan)",
-      input_call("camera_key_of"), repeat=True),
+      input_call("camera_key_of", with_key=True), repeat=True),
     K(("page_up", "page_down", "+", "=", "-"), "+ -", "zoom", _zoom, repeat=True),
     K(("g",), "G", "grid", app_call("toggle_grid")),
     K(("f2",), "F2", "log filter", app_call("cycle_log_filter")),
