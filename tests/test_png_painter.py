@@ -149,3 +149,47 @@ def test_a_module_in_the_current_folder_does_not_shadow_the_childs(tmp_path, mon
     painter = Painter(160, 120, False)
     painter.draw(_view())
     assert Image.open(io.BytesIO(painter.png())).size == (160, 120)
+
+
+def test_ctrl_c_in_a_terminal_stops_the_run_and_never_reaches_the_starting_child(tmp_path):
+    """A terminal's Ctrl-C goes to its foreground process group: ``sandbox run`` gets it,
+    the PNG process (a session of its own) does not, even while its interpreter is starting
+    (it printed "Fatal Python error: init_import_site" and a traceback when it did). The run
+    ends with status 130 without a traceback and leaves no process behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    run = subprocess.Popen(
+        [sys.executable, "-c", "from sandbox.cli import main; main()", "run",
+         str(REPO / "scenes" / "big_drop_kings_castle.toml"), "--out", str(tmp_path / "o"),
+         "--quiet"], cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    children = Path(f"/proc/{run.pid}/task/{run.pid}/children")
+    child = None
+    deadline = time.monotonic() + 120
+    while child is None and run.poll() is None and time.monotonic() < deadline:
+        for pid in (children.read_text().split() if children.exists() else []):
+            try:  # the PNG process once it runs its own code (its session made before)
+                if b"png_process" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    child = int(pid)
+            except OSError:
+                pass
+    assert child is not None, "the run started no PNG process"
+    assert os.getpgid(child) != os.getpgid(run.pid)  # out of the terminal's group
+    os.killpg(run.pid, signal.SIGINT)  # the terminal's Ctrl-C, as the child starts
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err[-800:]
+    assert "Traceback" not in err and "Fatal Python error" not in err, err[-800:]
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        try:  # a zombie of ours is reaped by its parent's exit; wait for it to go
+            if Path(f"/proc/{child}/stat").read_text().split()[2] == "Z":
+                break
+        except OSError:
+            break
+    stat = Path(f"/proc/{child}/stat")
+    assert not stat.exists() or stat.read_text().split()[2] == "Z"

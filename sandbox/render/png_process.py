@@ -217,9 +217,14 @@ class Painter:
         if not sys.executable:
             raise ValueError("no Python interpreter to start (sys.executable is empty)")
         # -P: the current folder is not put on the child's path (a numpy.py there would
-        # shadow numpy); this package's folder is, first (the same sandbox as the parent's)
+        # shadow numpy); this package's folder is, first (the same sandbox as the parent's).
+        # A session of its own: a terminal's Ctrl-C goes to its foreground process group,
+        # and reached the child too while its interpreter was still starting, before its
+        # code could ignore it ("Fatal Python error: init_import_site" and a traceback); now
+        # only the parent gets it, and the child ends at the end of its input.
         self._proc = subprocess.Popen([sys.executable, "-P", "-c", code], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, close_fds=True)
+                                      stdout=subprocess.PIPE, close_fds=True,
+                                      start_new_session=True)
 
     def draw(self, view) -> None:
         """Hand ``view`` (a :class:`~sandbox.render.view.SceneView`) to the child, which
