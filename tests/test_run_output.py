@@ -127,3 +127,34 @@ def test_summary_keeps_the_log_in_time_order_and_names_the_wreck():
                      "1 impact between pieces of blast wall", "end"]
     assert [e["time"] for e in shown] == [0.1, 0.2, 0.3, 0.9]
     assert shown[0]["summary"] is True and shown[0]["impacts"] == 2
+
+
+def test_a_bad_picture_setting_or_a_folder_in_an_outputs_place_stops_the_run_before_it_plays(
+        tmp_path, monkeypatch):
+    """``SANDBOX_DETAIL=x`` and a folder named like the PNG are refused in one line before the
+    game is built (they were reported after the whole game had played, and no output was
+    written); with ``--no-png`` neither concerns the run."""
+    import sandbox.app.headless as headless
+    from sandbox.app.headless import run_scene
+    from sandbox.app.outputs import OutputError
+    from sandbox.render.view import RenderError
+
+    def no_game(*a, **k):
+        raise AssertionError("the game was built")
+
+    monkeypatch.setattr(headless, "Game", no_game)
+    scene = REPO / "scenes" / "big_drop_guard_tower.toml"
+    monkeypatch.setenv("SANDBOX_DETAIL", "x")
+    with pytest.raises(RenderError, match="SANDBOX_DETAIL='x' is not a detail level"):
+        run_scene(scene, tmp_path / "a")
+    monkeypatch.delenv("SANDBOX_DETAIL")
+    (tmp_path / "b" / "big_drop_guard_tower.png").mkdir(parents=True)
+    with pytest.raises(OutputError, match="'big_drop_guard_tower.png' there is a folder"):
+        run_scene(scene, tmp_path / "b")
+    monkeypatch.setenv("SANDBOX_DETAIL", "x")
+    with pytest.raises(AssertionError, match="the game was built"):  # nothing refused
+        run_scene(scene, tmp_path / "b", png=False)
+    r = sandbox("run", str(scene), "--out", str(tmp_path / "c"), "--quiet",
+                env_extra={"SANDBOX_DETAIL": "x"})
+    assert r.returncode != 0 and r.stderr.strip().splitlines()[-1].startswith("error: ")
+    assert "Traceback" not in r.stderr and not (tmp_path / "c" / "events.jsonl").exists()

@@ -286,7 +286,14 @@ def run_scene(scene: str | Path, out_dir: str | Path | None = None, seed: int | 
     slug = _slug(Path(scene).name.removesuffix(".brikpack").removesuffix(".toml")
                  if pack is not None else Path(scene).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / slug
-    check_output_dir(out)  # before the run: a bad folder is reported at once
+    # before the run: a bad folder, a folder where an output goes and a bad picture setting
+    # are reported at once, not after the game has played
+    check_output_dir(out, names=("events.jsonl", f"{slug}.replay")
+                     + ((f"{slug}.png",) if png else ()))
+    if png:
+        from ..render.from_game import default_detail
+
+        default_detail()  # $SANDBOX_DETAIL: RenderError naming it
     painter = PngPainter(edges=edges) if png else None  # gets ready while the game plays
     try:
         return _run_scene(scene, pack, spec, base, slug, out, seed, ldrawdir, painter,

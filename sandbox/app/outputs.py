@@ -33,14 +33,17 @@ _SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
 _STAGE = ".new-"
 
 
-def check_output_dir(out: str | Path, option: str = "--out") -> Path:
-    """Make sure ``out`` is (or can become) a writable folder; create it.
+def check_output_dir(out: str | Path, option: str = "--out",
+                     names: tuple[str, ...] = ()) -> Path:
+    """Make sure ``out`` is (or can become) a writable folder; create it. ``names``: the
+    files the run will write there; a folder by such a name is refused now (not after the
+    run).
 
     Raises
     ------
     OutputError
         One line: a file in the way, a system folder (``/proc``), no permission, a read-only
-        file system.
+        file system, a folder where an output file goes.
     """
     out = Path(out)
     shown = f"{option} {str(out)!r}"
@@ -65,6 +68,10 @@ def check_output_dir(out: str | Path, option: str = "--out") -> Path:
     except OSError as exc:
         raise OutputError(f"{shown}: cannot write into the output folder "
                           f"({exc.strerror or type(exc).__name__})") from None
+    for name in names:
+        if (out / name).is_dir():
+            raise OutputError(f"{shown}: {name!r} there is a folder; the run writes a file by "
+                              "that name (move the folder away)")
     return out
 
 
