@@ -99,6 +99,43 @@ def test_a_corrupt_entry_is_ignored_with_a_warning_and_rebuilt(ldrawdir, cache, 
         assert entry.read_bytes() == good  # written again, whole
 
 
+def test_an_entry_replaced_by_a_folder_is_repaired(ldrawdir, cache, caplog):
+    """A folder where an entry goes is removed with the warning, and the part written again
+    in its place (it stayed, and every later run warned again)."""
+    want = fresh(ldrawdir).part_mesh("3001.dat")
+    (entry,) = entries(cache)
+    entry.unlink()
+    (entry / "inside").mkdir(parents=True)
+    with caplog.at_level(logging.WARNING, logger="sandbox.bricks.partcache"):
+        got = fresh(ldrawdir).part_mesh("3001.dat")
+    same_part(want, got)
+    assert any("ignored" in r.getMessage() for r in caplog.records)
+    assert entry.is_file()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="sandbox.bricks.partcache"):
+        same_part(want, fresh(ldrawdir).part_mesh("3001.dat"))
+    assert not caplog.records  # repaired: nothing more to say
+
+
+def test_a_damaged_folder_says_so_in_a_few_lines_not_one_per_part(ldrawdir, cache, caplog):
+    """Eight damaged entries: the first five each in a line, then one line for the rest;
+    every part built again the same."""
+    names = ["3001.dat", "3002.dat", "3003.dat", "3004.dat", "3005.dat", "3008.dat",
+             "3009.dat", "3010.dat"]
+    r = fresh(ldrawdir)
+    want = {n: r.part_mesh(n) for n in names}
+    for entry in entries(cache):
+        entry.write_bytes(b"garbage")
+    with caplog.at_level(logging.WARNING, logger="sandbox.bricks.partcache"):
+        r = fresh(ldrawdir)
+        for n in names:
+            same_part(want[n], r.part_mesh(n))
+    lines = [rec.getMessage() for rec in caplog.records]
+    assert len(entries(cache)) >= len(names)
+    assert len(lines) == partcache.MAX_BAD_LOGGED + 1, lines
+    assert "rebuilt without a line each" in lines[-1]
+
+
 def test_an_entry_of_the_wrong_shape_is_refused(ldrawdir):
     pm = fresh(ldrawdir).part_mesh("3001.dat")
     bad = PartMesh(pm.name, pm.title, pm.triangles.reshape(-1, 3), pm.colours, pm.certified,

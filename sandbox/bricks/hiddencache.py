@@ -21,10 +21,12 @@ recoloured part: each gives another key, so a stale answer is never read. Nothin
 different files share an entry.
 
 An entry is an ``.npz`` (read with ``allow_pickle=False``) of three bool arrays, the
-placements' stud flags and tube flags concatenated and the ``closed`` flags; one whose arrays
-are not exactly the lengths the parts give (a truncated, foreign or tampered file) is logged
-once, removed and computed again. With the cache off (``SANDBOX_PART_CACHE=off``) the answer
-is computed every time.
+placements' stud flags and tube flags concatenated and the ``closed`` flags; one that cannot
+be read, or whose arrays are not exactly the lengths the parts give (a truncated or foreign
+file), is logged, removed and computed again. An entry edited on purpose with flags of the
+right lengths is not detected (like every cache, this one trusts the user's own folder; the
+flags only decide which studs are drawn, never the game). With the cache off
+(``SANDBOX_PART_CACHE=off``) the answer is computed every time.
 """
 
 from __future__ import annotations

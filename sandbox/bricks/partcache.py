@@ -89,6 +89,9 @@ _SOURCES = ("library", "catalogue")
 
 _STATE: dict = {"dir": None, "dir_env": None, "broken": False, "code": None, "bytes": {}}
 _FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+#: Damaged entries logged one by one per folder (then one line for the rest).
+MAX_BAD_LOGGED: int = 5
+_BAD_SEEN: dict[str, int] = {}
 
 
 class EntryError(ValueError):
@@ -282,8 +285,8 @@ def load(key: str, name: str, deps_now: Callable[[str], str],
     except FileNotFoundError:
         return None
     except (EntryError, OSError) as exc:
-        log.warning("%s: part cache entry for %s ignored (%s); the part is built again",
-                    path, name, exc)
+        _report_bad(path, f"{path}: part cache entry for {name} ignored ({exc}); the part is "
+                    "built again")
         _remove(path)
         return None
     for dep, digest in deps:
@@ -394,13 +397,33 @@ def discard(key: str, what: str, why: object) -> None:
     if d is None:
         return
     path = _entry_path(d, key)
-    log.warning("%s: part cache entry for %s ignored (%s); it is made again", path, what, why)
+    _report_bad(path, f"{path}: part cache entry for {what} ignored ({why}); it is made again")
     _remove(path)
 
 
+def _report_bad(path: Path, message: str) -> None:
+    """Log a damaged entry: the first :data:`MAX_BAD_LOGGED` of a folder each in a line,
+    then one line saying that the rest are rebuilt without one (a damaged folder gave a line
+    per part: 300 for the castle's window)."""
+    folder = str(path.parent)
+    n = _BAD_SEEN[folder] = _BAD_SEEN.get(folder, 0) + 1
+    if n <= MAX_BAD_LOGGED:
+        log.warning("%s", message)
+    elif n == MAX_BAD_LOGGED + 1:
+        log.warning("%s: more damaged part cache entries; they are rebuilt without a line "
+                    "each (remove the folder, or SANDBOX_PART_CACHE=off)", folder)
+
+
 def _remove(path: Path) -> None:
+    """Remove an entry: a file or link, or a folder put in its place (else an entry that is a
+    folder was never replaced: os.replace cannot put a file over it)."""
     try:
-        path.unlink()
+        if path.is_dir() and not path.is_symlink():
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            path.unlink()
     except OSError:
         pass
 
