@@ -52,6 +52,7 @@ from ..core.limits import (
     reason,
     strict_json_loads,
 )
+from ..core.npy import NpyError, parse_npy
 
 FORMAT_NAME = "brikwars-replay"
 FORMAT_VERSION = 2
@@ -422,28 +423,10 @@ def _read_npz(raw: bytes, where: str) -> dict[str, np.ndarray]:
 
 
 def _parse_npy(blob: bytes, where: str) -> np.ndarray:
-    fh = io.BytesIO(blob)
     try:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"npy version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError, TypeError, MemoryError) as exc:
-        raise ReplayError(f"{where}: bad array header ({type(exc).__name__})") from None
-    if dtype.str not in _ARRAY_DTYPES or fortran:
-        raise ReplayError(f"{where}: unexpected array type {dtype.str!r}")
-    if len(shape) > 3 or any(d < 0 for d in shape):
-        raise ReplayError(f"{where}: unexpected array shape {shape}")
-    count = 1
-    for d in shape:
-        count *= int(d)
-    body = blob[fh.tell():]
-    if count * dtype.itemsize != len(body):
-        raise ReplayError(f"{where}: declares {shape} but holds {len(body)} bytes")
-    return np.frombuffer(body, dtype=dtype).reshape(shape)
+        return parse_npy(blob, _ARRAY_DTYPES)
+    except NpyError as exc:
+        raise ReplayError(f"{where}: {exc}") from None
 
 
 def _need(cond: bool, where: str, what: str) -> None:

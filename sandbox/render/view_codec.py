@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.npy import NpyError, parse_npy
 from .view import Camera, Marker, MarkerKind, RenderBody, RenderError, RenderMesh, SceneView
 
 #: The ``format`` of the header this module writes and reads.
@@ -192,24 +193,11 @@ def _read_members(data: bytes) -> dict[str, np.ndarray]:
 
 
 def _parse_npy(blob: bytes, key: str) -> np.ndarray:
-    fh = io.BytesIO(blob)
-    try:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"npy version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError, TypeError, MemoryError) as exc:
-        raise _bad(key, f"bad array header ({type(exc).__name__})") from None
     allowed = {np.dtype(np.uint8).str} if key == _HEADER_KEY else _DTYPES
-    if dtype.str not in allowed or fortran or len(shape) > 3:
-        raise _bad(key, f"unexpected array type {dtype.str!r} or shape {shape}")
-    body = memoryview(blob)[fh.tell():]
-    if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize != len(body):
-        raise _bad(key, f"declares {shape} but holds {len(body)} bytes")
-    return np.frombuffer(body, dtype=dtype).reshape(shape)
+    try:
+        return parse_npy(blob, allowed)
+    except NpyError as exc:
+        raise _bad(key, str(exc)) from None
 
 
 class _Reader:
