@@ -59,6 +59,14 @@ def placement_studs(model: Model, placements: Sequence[PartPlacement]
     owner : (s,) int
         Index into ``placements`` of each stud's part.
     """
+    pos, axes, owner = placement_studs_ldu(model, placements)
+    return ldraw_points_to_world(pos), ldraw_directions_to_world(axes), owner
+
+
+def placement_studs_ldu(model: Model, placements: Sequence[PartPlacement]
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`placement_studs` in the model's LDraw frame: (s, 3) stud base centres in LDU,
+    (s, 3) unit axes, (s,) int owners."""
     pos, axes, owner = [], [], []
     for i, p in enumerate(placements):
         pm = model.parts[p.part]
@@ -72,9 +80,7 @@ def placement_studs(model: Model, placements: Sequence[PartPlacement]
         owner.append(np.full(len(pm.studs), i, dtype=np.int64))
     if not pos:
         return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
-    return (ldraw_points_to_world(np.concatenate(pos)),
-            ldraw_directions_to_world(np.concatenate(axes)),
-            np.concatenate(owner))
+    return np.concatenate(pos), np.concatenate(axes), np.concatenate(owner)
 
 
 def _box_arrays(boxes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

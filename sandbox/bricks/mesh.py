@@ -267,8 +267,15 @@ def model_lines(model: Model, placements: Iterable[PartPlacement] | None = None)
                 out["oc"].append(_resolve_codes(pm.optional_colours, p.colour, model))
                 out["oi"].append(np.full(len(optional), i, dtype=np.int32))
 
+    return line_arrays_of(out)
+
+
+def line_arrays_of(parts: dict[str, list]) -> LineArrays:
+    """:class:`LineArrays` from placed pieces in the LDraw frame (LDU): ``parts["e"]`` edge
+    segments (k, 2, 3), ``"ec"`` their RGBA, ``"ei"`` their placement indices, and ``"o"``,
+    ``"oc"``, ``"oi"`` the same for optional lines (k, 4, 3); empty lists give empty arrays."""
     def cat(key: str, shape: tuple, dtype) -> np.ndarray:
-        return np.concatenate(out[key]).astype(dtype) if out[key] else np.zeros(shape, dtype)
+        return np.concatenate(parts[key]).astype(dtype) if parts[key] else np.zeros(shape, dtype)
 
     return LineArrays(
         edges=ldraw_points_to_world(cat("e", (0, 2, 3), np.float64)).astype(np.float32),

@@ -37,13 +37,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sandbox.bricks.connectivity import placement_studs, stud_receivers
+from sandbox.bricks.connectivity import placement_studs, placement_studs_ldu, stud_receivers
 from sandbox.bricks.mesh import (
     LineArrays,
     MeshArrays,
     _body_bounds,
     _resolve_codes,
     check_mesh_memory,
+    line_arrays_of,
     placement_boxes,
 )
 from sandbox.bricks.model import Model, PartPlacement
@@ -98,18 +99,8 @@ def _opaque(model: Model, p: PartPlacement) -> bool:
 def _studs_ldu(model: Model, pls: Sequence[PartPlacement]) -> tuple[np.ndarray, np.ndarray]:
     """Stud base centres and unit axes in the model's LDraw frame (LDU), in the order of
     :func:`~sandbox.bricks.connectivity.placement_studs`."""
-    pos, axes = [], []
-    for p in pls:
-        pm = model.parts[p.part]
-        if not len(pm.studs):
-            continue
-        a, t = p.matrix[:3, :3], p.matrix[:3, 3]
-        pos.append(pm.studs @ a.T + t)
-        ax = pm.stud_axes @ a.T
-        axes.append(ax / np.maximum(np.linalg.norm(ax, axis=1, keepdims=True), 1e-12))
-    if not pos:
-        return np.zeros((0, 3)), np.zeros((0, 3))
-    return np.concatenate(pos), np.concatenate(axes)
+    pos, axes, _owner = placement_studs_ldu(model, pls)
+    return pos, axes
 
 
 def _cells(model: Model, p: PartPlacement) -> tuple[np.ndarray, float] | None:
@@ -388,17 +379,7 @@ def visible_mesh(model: Model, placements: Sequence[PartPlacement] | None = None
                 lines[k + "c"].append(_resolve_codes(codes_l, p.colour, model))
                 lines[k + "i"].append(np.full(len(arr), i, dtype=np.int32))
 
-    def cat(key: str, shape: tuple, dtype) -> np.ndarray:
-        return np.concatenate(lines[key]).astype(dtype) if lines[key] else np.zeros(shape, dtype)
-
-    line_arrays = LineArrays(
-        edges=ldraw_points_to_world(cat("e", (0, 2, 3), np.float64)).astype(np.float32),
-        edge_colours=cat("ec", (0, 4), np.float32),
-        edge_index=cat("ei", (0,), np.int32),
-        optional=ldraw_points_to_world(cat("o", (0, 4, 3), np.float64)).astype(np.float32),
-        optional_colours=cat("oc", (0, 4), np.float32),
-        optional_index=cat("oi", (0,), np.int32),
-    )
+    line_arrays = line_arrays_of(lines)
     if not verts:
         z = np.zeros((0, 3), dtype=np.float32)
         return (MeshArrays(z, z.copy(), np.zeros((0, 4), np.float32), np.zeros(0, np.int32)),
