@@ -198,9 +198,9 @@ EDGES_ENV = "SANDBOX_EDGES"
 FAR_ENV = "SANDBOX_FAR"
 
 
-def _switch(env: str, renderer: str) -> bool:
+def _switch(env: str, renderer: str, on_gpu: bool = True) -> bool:
     """``$env`` as on/off (also ``1``/``0``, ``yes``/``no``, ``true``/``false``) when set,
-    else True on a GPU and False on software GL (:func:`is_software_gl`).
+    else ``on_gpu`` on a GPU and its opposite on software GL (:func:`is_software_gl`).
 
     Raises
     ------
@@ -213,7 +213,7 @@ def _switch(env: str, renderer: str) -> bool:
 
     want = os.environ.get(env, "").strip().lower()
     if not want:
-        return not is_software_gl(renderer)
+        return on_gpu != is_software_gl(renderer)
     if want in ("on", "1", "yes", "true"):
         return True
     if want in ("off", "0", "no", "false"):
@@ -262,11 +262,7 @@ def default_far_level(renderer: str) -> bool:
     RenderError
         For another value of the variable (naming it).
     """
-    import os
-
-    if not os.environ.get(FAR_ENV, "").strip():
-        return is_software_gl(renderer)
-    return _switch(FAR_ENV, renderer)
+    return _switch(FAR_ENV, renderer, on_gpu=False)
 
 
 #: Optional lines (LDraw type 5), after LDView and LeoCAD: a segment is drawn only where its
