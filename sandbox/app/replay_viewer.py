@@ -215,8 +215,7 @@ class ReplayViewer:
         # bodies draw their far level of detail where a stud pitch is a few pixels (the
         # minimum field of view spans the window's smaller side)
         far_switch = geometry.far_switch_distance(
-            (min(self.base.win.get_x_size(), self.base.win.get_y_size()) / 2)
-            / math.tan(math.radians(FOV_DEG) / 2)) \
+            min(self.base.win.get_x_size(), self.base.win.get_y_size()), FOV_DEG) \
             if shaders.default_far_level(self.base.win.get_gsg().get_driver_renderer()) else None
         bodies = root.attach_new_node("bodies")
         for key in self.drawing.assets:

@@ -254,7 +254,7 @@ class BodyAsset:
                    LineArrays((lines.edges @ r.T + t).astype(np.float32), lines.edge_colours,
                               lines.edge_index, (lines.optional @ r.T + t).astype(np.float32),
                               lines.optional_colours, lines.optional_index))
-            for old in [k for k in store if k[3] != key[3] or k[:3] == key[:3]]:
+            for old in [k for k in store if k[3] != key[3]]:
                 del store[old]  # another frame (the body was rebuilt): drop what was made
             store[key] = got
         return got

@@ -224,11 +224,12 @@ def attach_edges(parent: NodePath, name: str, edges: Geom | None,
     return holder
 
 
-def far_switch_distance(focal_px: float) -> float:
+def far_switch_distance(view_px: float, fov_deg: float) -> float:
     """Distance from the camera (inches) beyond which a stud pitch spans fewer than
-    :data:`FAR_STUD_PIXELS` pixels, for a lens of focal length ``focal_px`` pixels
-    (``(height / 2) / tan(vertical fov / 2)``)."""
-    return STUD_PITCH_LDU * INCH_PER_LDU * float(focal_px) / FAR_STUD_PIXELS
+    :data:`FAR_STUD_PIXELS` pixels, for a lens whose field of view ``fov_deg`` (degrees)
+    spans ``view_px`` pixels (a window's height and its vertical field of view)."""
+    focal_px = (float(view_px) / 2) / math.tan(math.radians(fov_deg) / 2)
+    return STUD_PITCH_LDU * INCH_PER_LDU * focal_px / FAR_STUD_PIXELS
 
 
 def body_node(key: str, mesh: RenderMesh, far: RenderMesh | None = None,

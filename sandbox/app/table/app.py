@@ -211,8 +211,7 @@ class TabletopApp(FilesMixin, HudMixin, OverlaysMixin):
         #: Camera distance (inches) beyond which bodies draw their far level of detail
         #: (None: never; ``$SANDBOX_FAR``, by default on software GL only).
         self.far_switch: float | None = geometry.far_switch_distance(
-            (self.height / 2) / math.tan(math.radians(VIEW_V_FOV_DEG) / 2)) \
-            if shaders.default_far_level(self.gl_renderer) else None
+            self.height, VIEW_V_FOV_DEG) if shaders.default_far_level(self.gl_renderer) else None
         self._after: str | None = None
         #: The online link (sandbox.net.window.NetLink) when joined to a server, else None.
         self.net = None
