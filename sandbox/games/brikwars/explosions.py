@@ -589,12 +589,14 @@ class Blasts(System):
             return rings
         targets = [k for k in g.world.bodies if k != "ground" and k not in exclude]
         hits: dict[str, dict[int, float]] = {}
+        boxes_at: dict[str, list[BoxShape]] = {}  # each hit body's boxes where it is now
         for key in targets:
             now = boxes_now(g.world, key, self._boxes(key))
             dist = point_box_distances(point, now)
             close = np.flatnonzero(dist <= radius + 1e-9).tolist()
             if close:  # tag -> inches, in box order (part_distances, the parts within reach)
                 hits[key] = {now[i].tag: float(dist[i]) for i in close}
+                boxes_at[key] = now
         self._ground(point, rings, variant)
         thrown: list[tuple[str, ExplosionRing]] = []  # (body, the ring that throws it)
         for key, near in hits.items():
@@ -606,7 +608,8 @@ class Blasts(System):
                 continue
             s = self._structure(key) if not st.damage.destroyed else None
             if s is not None:
-                thrown.extend(self._hit_structure(key, s, near, rings, variant, point))
+                thrown.extend(self._hit_structure(key, s, near, boxes_at[key], rings,
+                                                  variant))
                 continue
             d = min(near.values())
             ring = _ring_at(rings, d)
@@ -643,8 +646,10 @@ class Blasts(System):
         g.log("crater", f"The ground within {outer:g}\" of the blast is destroyed (Armor Roll "
               f"{armor}): a crater {radius:.2f}\" in radius", **crater)
 
-    def _hit_structure(self, key, s: Structure, near: dict[int, float], rings, variant, point):
-        """Ring Damage to a creation's parts; split it; return what is thrown."""
+    def _hit_structure(self, key, s: Structure, near: dict[int, float], now: list[BoxShape],
+                       rings, variant):
+        """Ring Damage to a creation's parts (``now``: its boxes where it is); split it;
+        return what is thrown."""
         g = self.game
         st = g.bodies[key]
         armor = self._armor_roll(s)
@@ -681,35 +686,25 @@ class Blasts(System):
         st.damage.cumulative_damage = max([s.part_damage[t] for t in alive], default=0)
         s.synced[key] = st.damage.cumulative_damage
         if not newly:
-            return self._loose_whole(key, near, rings)
-        return self._split(key, s, near, rings, newly)
+            return self._loose_whole(key, near, now, rings)
+        return self._split(key, s, near, now, rings, newly)
 
-    def _loose_whole(self, key, near, rings):
+    def _loose_whole(self, key, near, now: list[BoxShape], rings):
         """An unbroken creation in the blast is thrown only if nothing nails it down."""
-        g = self.game
-        body = g.world.bodies[key]
-        if body.static:
-            return []
-        now = boxes_now(g.world, key, self._boxes(key))
-        if any(self._on_ground(b) for b in now):
+        body = self.game.world.bodies[key]
+        if body.static or any(self._on_ground_many(now)):
             return []
         ring = _ring_at(rings, min(near.values()))
         return [(key, ring)] if ring.knockback_in > 0 else []
 
-    @staticmethod
-    def _on_ground(box: BoxShape) -> bool:
-        r = np.asarray(box.rotation, float)
-        lowest = box.centre[2] - float(np.sum(np.abs(r[2, :]) * np.asarray(box.half_extents)))
-        return lowest <= GROUND_TOUCH_IN
-
-    def _split(self, key, s: Structure, near, rings, newly):
+    def _split(self, key, s: Structure, near, now_boxes: list[BoxShape], rings, newly):
         g = self.game
         st = g.bodies[key]
         world = g.world
         static = world.bodies[key].static
         tags = s.body_tags.pop(key)
         s.synced.pop(key, None)
-        now = {b.tag: b for b in boxes_now(world, key, self._boxes(key))}
+        now = {b.tag: b for b in now_boxes}
         old_asset = g.assets[key]
         pos, orn = world.pose(key)
         r_old = quat_to_matrix(orn)
@@ -734,8 +729,7 @@ class Blasts(System):
         if old_asset.placement_index is None or not old_asset.has_body_mesh():
             raise RulesError(f"{old_asset.name}: no per-part mesh to break apart")
         split = _TriangleSplit(old_asset.placement_index, plans)
-        # nailed down: a part's box reaching the table top, every box at once (_on_ground's
-        # arithmetic, row by row)
+        # nailed down: a part's box reaching the table top, every box at once
         grounded = dict(zip(now, self._on_ground_many(list(now.values())), strict=True))
         for i, (plan, kind) in enumerate(zip(plans, kinds, strict=True)):
             body = new[plan.key]
@@ -785,7 +779,8 @@ class Blasts(System):
 
     @staticmethod
     def _on_ground_many(boxes: list[BoxShape]) -> list[bool]:
-        """:meth:`_on_ground` of every box at once (the same arithmetic, row by row)."""
+        """Whether each box reaches down to the table top (:data:`GROUND_TOUCH_IN`), every box
+        at once."""
         if not boxes:
             return []
         r = np.array([b.rotation for b in boxes], dtype=float)
