@@ -67,6 +67,13 @@ def how_to_raise(name: str) -> str:
     return f"raise it with {opt} or {env}"
 
 
+def over_limit(name: str, count: int, what: str) -> str:
+    """``"{count} {what}, over the limit of N (raise it with ...)"`` when ``count`` is over
+    limit ``name``, else ``""`` (the one wording of every reader that counts)."""
+    n = limit(name)
+    return f"{count} {what}, over the limit of {n} ({how_to_raise(name)})" if count > n else ""
+
+
 def set_limit(name: str, value: int | None) -> None:
     """Set limit ``name`` for this process and its children (None leaves it unchanged)."""
     if value is not None:

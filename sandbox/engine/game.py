@@ -45,6 +45,7 @@ from ..core.limits import (
     FileRefused,
     how_to_raise,
     limit,
+    over_limit,
     read_input_bytes,
     reason,
     strict_json_loads,
@@ -1339,9 +1340,10 @@ class Game:
             raise ReplayError(f"{p}: the save file does not match its file checksum: its "
                               "scene, actions or state were edited or corrupted")
         logged = doc.get("actions")
-        if isinstance(logged, list) and len(logged) > limit("actions"):
-            raise ReplayError(f"{p}: actions: {len(logged)} actions, over the limit of "
-                              f"{limit('actions')} ({how_to_raise('actions')})")
+        too_many = over_limit("actions", len(logged), "actions") if isinstance(logged, list) \
+            else ""
+        if too_many:
+            raise ReplayError(f"{p}: actions: {too_many}")
         try:
             if not isinstance(doc.get("scene"), dict):
                 raise TypeError("scene is not a table")

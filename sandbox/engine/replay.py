@@ -48,6 +48,7 @@ from ..core.limits import (
     check_output_file,
     how_to_raise,
     limit,
+    over_limit,
     read_input_bytes,
     reason,
     strict_json_loads,
@@ -514,9 +515,9 @@ def load_replay(path: str | Path) -> Replay:
               and isinstance(e.get("turn", 0), int)
               for e in header["events"]), where,
           "an event is not a table with a 'type', a 'text', a 'time' and a 'turn'")
-    if len(header["actions"]) > limit("actions"):
-        _malformed(where, f"{len(header['actions'])} actions, over the limit of "
-                   f"{limit('actions')} ({how_to_raise('actions')})")
+    too_many = over_limit("actions", len(header["actions"]), "actions")
+    if too_many:
+        _malformed(where, too_many)
     _need(all(isinstance(a, dict) for a in header["actions"]), where,
           "an action is not a table")
     bodies = header["bodies"]

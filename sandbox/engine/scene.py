@@ -37,7 +37,7 @@ from pydantic import (
 
 from ..core.dice import MAX_SEED
 from ..core.errors import RulesError, SceneError
-from ..core.limits import FileRefused, how_to_raise, limit, read_input_bytes, reason
+from ..core.limits import FileRefused, how_to_raise, limit, over_limit, read_input_bytes, reason
 from . import table_tools  # noqa: F401 - the players' hands' actions are the engine's own
 from .actions import MAX_TURN, Action, action_union, registry_key, type_refusal
 from .kinds import all_kinds
@@ -481,9 +481,9 @@ def _precheck(data, source: str) -> None:
         raise SceneError(f"{source}: format: scene format version {fmt!r} is not supported "
                          f"(this build reads {', '.join(map(str, SCENE_FORMATS))})")
     actions = data.get("actions")
-    if isinstance(actions, list) and len(actions) > limit("actions"):
-        raise SceneError(f"{source}: actions: {len(actions)} actions, over the limit of "
-                         f"{limit('actions')} ({how_to_raise('actions')})")
+    too_many = over_limit("actions", len(actions), "actions") if isinstance(actions, list) else ""
+    if too_many:
+        raise SceneError(f"{source}: actions: {too_many}")
     if isinstance(actions, list) and actions:
         all_kinds()  # every game's action types registered
     for i, a in enumerate(actions if isinstance(actions, list) else []):
