@@ -255,6 +255,11 @@ class Battlefield(_Strict):
     ground_colour: tuple[float, float, float] = Field(
         (0.36, 0.5, 0.3), description="red, green, blue from 0 to 1")
 
+    def off(self, point) -> bool:
+        """Whether ``point`` (x, y inches; more coordinates ignored) lies beyond the
+        battlefield's edge (it is centred on the origin)."""
+        return abs(float(point[0])) > self.width / 2 or abs(float(point[1])) > self.depth / 2
+
 
 class Expect(_Strict):
     """Expectations a CI scene checks after running (the games add their own tables:

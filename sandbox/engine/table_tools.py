@@ -257,9 +257,8 @@ class TableTools(System):
             return "a ruler needs two points"
         if a.kind == "template" and (len(a.points) != 1 or a.radius <= 0):
             return "a template needs one centre and a radius over 0 inches"
-        bf = self.game.spec.battlefield
         for p in a.points:
-            if abs(p[0]) > bf.width / 2 or abs(p[1]) > bf.depth / 2:
+            if self.game.spec.battlefield.off(p):
                 return f"({p[0]:.2f}, {p[1]:.2f}) is off the battlefield"
         return ""
 
@@ -378,7 +377,7 @@ class TableTools(System):
         if g.world.bodies[a.body].static:
             return f"{st.name} is fixed to the table"
         bf = g.spec.battlefield
-        if abs(a.to[0]) > bf.width / 2 or abs(a.to[1]) > bf.depth / 2:
+        if bf.off(a.to):
             return (f"({a.to[0]:.2f}, {a.to[1]:.2f}) is off the {bf.width:g}\" x "
                     f"{bf.depth:g}\" battlefield")
         return ""

@@ -137,8 +137,7 @@ class BrikWarsCommands(TableCommands):
 
     def off_table(self, point) -> bool:
         """Whether a point (x, y inches) is beyond the battlefield's edge."""
-        bf = self.s.spec.battlefield
-        return abs(float(point[0])) > bf.width / 2 or abs(float(point[1])) > bf.depth / 2
+        return self.s.spec.battlefield.off(point)
 
     # ---------------------------------------------------------------- strikes from above
     def marker(self, point) -> dict:

@@ -510,10 +510,10 @@ class Skirmish(System):
                 and action.unit in self.turn_state.acted:
             return (f"{g.bodies[action.unit].name} has already used its Action: "
                     "no Sprint this turn")
-        w, d = g.spec.battlefield.width, g.spec.battlefield.depth
-        to = action.to
-        if abs(to[0]) > w / 2 or abs(to[1]) > d / 2:
-            return f"({to[0]:.2f}, {to[1]:.2f}) is off the {w:g}\" x {d:g}\" battlefield"
+        bf, to = g.spec.battlefield, action.to
+        if bf.off(to):
+            return (f"({to[0]:.2f}, {to[1]:.2f}) is off the {bf.width:g}\" x {bf.depth:g}\" "
+                    "battlefield")
         dist = float(np.linalg.norm(np.asarray(to, float) - g.footprint_centre(action.unit)))
         left = self.move_allowance(action.unit)
         st = g.bodies[action.unit]
