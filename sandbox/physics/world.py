@@ -589,16 +589,18 @@ class PhysicsWorld:
         """
         if width <= 0 or depth <= 0:
             raise ValueError(f"battlefield size must be positive, got {width} x {depth}")
+        return self._register(self._make_ground("ground", width, depth, thickness))
+
+    def _make_ground(self, key: str, width: float, depth: float, thickness: float) -> Body:
+        """The ground's Bullet body (not registered): a static box whose top face is z = 0."""
         c = self.client
         shape = c.createCollisionShape(
             pybullet.GEOM_BOX, halfExtents=[width / 2, depth / 2, thickness / 2]
         )
         uid = c.createMultiBody(0, shape, -1, [0, 0, -thickness / 2], [0, 0, 0, 1])
         c.changeDynamics(uid, -1, lateralFriction=0.7, restitution=0.1)
-        return self._register(
-            Body("ground", uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True,
-                 recipe=("ground", width, depth, thickness))
-        )
+        return Body(key, uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True,
+                    recipe=("ground", width, depth, thickness))
 
     def add_compound(
         self,
@@ -921,13 +923,7 @@ class PhysicsWorld:
         if kind == "compound":
             new = self._make_compound(body.key, *args)
         elif kind == "ground":
-            width, depth, thickness = args
-            shape = self.client.createCollisionShape(
-                pybullet.GEOM_BOX, halfExtents=[width / 2, depth / 2, thickness / 2])
-            uid = self.client.createMultiBody(0, shape, -1, [0, 0, -thickness / 2],
-                                              [0, 0, 0, 1])
-            self.client.changeDynamics(uid, -1, lateralFriction=0.7, restitution=0.1)
-            new = Body(body.key, uid, 0.0, np.eye(3), np.zeros(3), [-1], static=True)
+            new = self._make_ground(body.key, *args)
         else:
             return False
         self.bodies[body.key] = body
